@@ -13,7 +13,7 @@
 //! );
 //! assert_eq!(
 //!     tgsi::print(&shader, tgsi::Style::Exact),
-//!     "FRAG\nIMM[0] FLT32 {       0.1,       1e-7,     0.5000,    -0.0000}\n  0: END\n"
+//!     "FRAG\nIMM[0] FLT32 {    0.1000,       1e-7,     0.5000,    -0.0000}\n  0: END\n"
 //! );
 //! ```
 

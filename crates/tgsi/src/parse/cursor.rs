@@ -8,8 +8,9 @@ pub(crate) struct Cursor<'a> {
     pub text: &'a str,
     pub bytes: &'a [u8],
     pub pos: usize,
-    line: u32,
-    line_start: usize,
+    /// A known (position, line, line start), moved forward as spans are
+    /// asked for in order, so locating them costs linear time in all.
+    line_cache: std::cell::Cell<(usize, u32, usize)>,
 }
 
 pub(crate) fn is_ident_start(b: u8) -> bool {
@@ -22,7 +23,7 @@ pub(crate) fn is_ident(b: u8) -> bool {
 
 impl<'a> Cursor<'a> {
     pub fn new(text: &'a str) -> Self {
-        Cursor { text, bytes: text.as_bytes(), pos: 0, line: 1, line_start: 0 }
+        Cursor { text, bytes: text.as_bytes(), pos: 0, line_cache: std::cell::Cell::new((0, 1, 0)) }
     }
 
     pub fn at_end(&self) -> bool {
@@ -43,12 +44,7 @@ impl<'a> Cursor<'a> {
         let start = self.pos;
         while let Some(&b) = self.bytes.get(self.pos) {
             match b {
-                b' ' | b'\t' | b'\r' => self.pos += 1,
-                b'\n' => {
-                    self.pos += 1;
-                    self.line += 1;
-                    self.line_start = self.pos;
-                }
+                b' ' | b'\t' | b'\r' | b'\n' => self.pos += 1,
                 b';' => {
                     while self.pos < self.bytes.len() && self.bytes[self.pos] != b'\n' {
                         self.pos += 1;
@@ -138,15 +134,17 @@ impl<'a> Cursor<'a> {
     /// A span of `start..end`, located by line and column.
     pub fn span(&self, start: usize, end: usize) -> Span {
         let start = start.min(self.bytes.len());
-        let (line, line_start) = if start >= self.line_start {
-            (self.line, self.line_start)
-        } else {
-            // Rare: an error about text before the current line.
-            let before = &self.bytes[..start];
-            let line = 1 + before.iter().filter(|&&b| b == b'\n').count() as u32;
-            let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            (line, line_start)
-        };
+        let (mut at, mut line, mut line_start) = self.line_cache.get();
+        if start < at {
+            (at, line, line_start) = (0, 1, 0);
+        }
+        for (i, &b) in self.bytes[at..start].iter().enumerate() {
+            if b == b'\n' {
+                line += 1;
+                line_start = at + i + 1;
+            }
+        }
+        self.line_cache.set((start, line, line_start));
         let column = 1 + self.text.get(line_start..start).map_or(0, |s| s.chars().count()) as u32;
         Span { start, end: end.max(start), line, column }
     }
@@ -169,7 +167,7 @@ impl<'a> Cursor<'a> {
         let (start, end) = self.offending(pos);
         match &self.text[start..end] {
             "" => "the end of the text".to_string(),
-            "\n" | "\r" => "the end of the line".to_string(),
+            "\n" | "\r" | ";" => "the end of the line".to_string(),
             s => format!("`{s}`"),
         }
     }
@@ -190,8 +188,17 @@ impl<'a> Cursor<'a> {
         ParseError { message: message.into(), span: self.span(start, end) }
     }
 
-    /// "expected X, found Y" at the cursor.
+    /// "expected X, found Y" at the cursor. When only whitespace that
+    /// crosses a line end separates the cursor from the text before it, the
+    /// error points at that line end instead.
     pub fn expected(&self, what: &str) -> ParseError {
+        let mut p = self.pos.min(self.bytes.len());
+        while p > 0 && matches!(self.bytes[p - 1], b' ' | b'\t' | b'\r' | b'\n') {
+            p -= 1;
+        }
+        if self.bytes[p..self.pos.min(self.bytes.len())].contains(&b'\n') {
+            return self.error_span(p, p, format!("expected {what}, found the end of the line"));
+        }
         self.error(format!("expected {what}, found {}", self.describe(self.pos)))
     }
 }

@@ -8,7 +8,8 @@
 //! let shader = tgsi::parse("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nMOV OUT[0], IN[0]\nEND\n").unwrap();
 //! assert_eq!(shader.instructions().count(), 2);
 //! let err = tgsi::parse("VERT\nMOV OUT[0, IN[0]\n").unwrap_err();
-//! assert_eq!((err.span.line, err.span.column), (2, 11));
+//! assert_eq!((err.span.line, err.span.column), (2, 10));
+//! assert_eq!(err.message, "expected `]`, found `,`");
 //! ```
 
 mod cursor;
