@@ -44,7 +44,6 @@ macro_rules! named_enum {
     };
 }
 
-
 named_enum! {
     /// The shader stage (`tgsi_processor`, Mesa's `MESA_SHADER_*` numbering).
     pub enum Processor {

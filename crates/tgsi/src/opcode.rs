@@ -490,8 +490,10 @@ impl Opcode {
         match (self, index) {
             (Ldexp | Dldexp, 1) => OperandType::Int,
             (Load, 1) | (Store, 0) => OperandType::Uint,
-            (Atomuadd | Atomxchg | Atomcas | Atomand | Atomor | Atomxor | Atomumin | Atomumax | Atomimin
-            | Atomimax, 1) => OperandType::Uint,
+            (
+                Atomuadd | Atomxchg | Atomcas | Atomand | Atomor | Atomxor | Atomumin | Atomumax | Atomimin | Atomimax,
+                1,
+            ) => OperandType::Uint,
             _ => self.info().src_type,
         }
     }
@@ -546,7 +548,10 @@ mod tests {
             .collect();
         assert_eq!(
             repl,
-            ["RCP", "RSQ", "DP3", "DP4", "SQRT", "EX2", "LG2", "POW", "COS", "PK2H", "PK2US", "PK4B", "PK4UB", "SIN", "DP2"]
+            [
+                "RCP", "RSQ", "DP3", "DP4", "SQRT", "EX2", "LG2", "POW", "COS", "PK2H", "PK2US", "PK4B", "PK4UB",
+                "SIN", "DP2"
+            ]
         );
     }
 

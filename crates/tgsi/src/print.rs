@@ -105,7 +105,10 @@ impl Printer<'_> {
 
     fn declaration(&mut self, d: &Declaration) {
         let patch = d.semantic.is_some_and(|s| {
-            matches!(s.name, SemanticName::Patch | SemanticName::TessInner | SemanticName::TessOuter | SemanticName::PrimId)
+            matches!(
+                s.name,
+                SemanticName::Patch | SemanticName::TessInner | SemanticName::TessOuter | SemanticName::PrimId
+            )
         });
         self.out.push_str("DCL ");
         self.out.push_str(d.file.name());
@@ -142,7 +145,8 @@ impl Printer<'_> {
             }
         }
         if d.file == File::Image {
-            let image = d.image.unwrap_or(ImageDecl { target: TextureTarget::Buffer, raw: false, writable: false, format: 0 });
+            let image =
+                d.image.unwrap_or(ImageDecl { target: TextureTarget::Buffer, raw: false, writable: false, format: 0 });
             let _ = write!(self.out, ", {}, {}", image.target, format_name(image.format));
             if image.writable {
                 self.out.push_str(", WR");
@@ -158,10 +162,9 @@ impl Printer<'_> {
             let _ = write!(self.out, ", {}", d.memory_type);
         }
         if d.file == File::SamplerView {
-            let sv = d.sampler_view.unwrap_or(SamplerViewDecl {
-                target: TextureTarget::Buffer,
-                return_types: [ReturnType::Unorm; 4],
-            });
+            let sv = d
+                .sampler_view
+                .unwrap_or(SamplerViewDecl { target: TextureTarget::Buffer, return_types: [ReturnType::Unorm; 4] });
             let _ = write!(self.out, ", {}, ", sv.target);
             let [x, y, z, w] = sv.return_types;
             if x == y && x == z && x == w {
@@ -192,8 +195,12 @@ impl Printer<'_> {
             ImmediateType::Float32 => d.iter().map(|&bits| self.float32(bits)).collect(),
             ImmediateType::Uint32 => d.iter().map(|v| v.to_string()).collect(),
             ImmediateType::Int32 => d.iter().map(|&v| (v as i32).to_string()).collect(),
-            ImmediateType::Float64 => [0, 2].iter().map(|&i| self.float64(d[i] as u64 | (d[i + 1] as u64) << 32)).collect(),
-            ImmediateType::Uint64 => [0, 2].iter().map(|&i| (d[i] as u64 | (d[i + 1] as u64) << 32).to_string()).collect(),
+            ImmediateType::Float64 => {
+                [0, 2].iter().map(|&i| self.float64(d[i] as u64 | (d[i + 1] as u64) << 32)).collect()
+            }
+            ImmediateType::Uint64 => {
+                [0, 2].iter().map(|&i| (d[i] as u64 | (d[i + 1] as u64) << 32).to_string()).collect()
+            }
             ImmediateType::Int64 => {
                 [0, 2].iter().map(|&i| ((d[i] as u64 | (d[i + 1] as u64) << 32) as i64).to_string()).collect()
             }

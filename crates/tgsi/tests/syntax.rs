@@ -95,7 +95,9 @@ fn two_dimensional_constant_buffers_and_arrays() {
 
 #[test]
 fn indirect_dimension() {
-    let (_, printed) = round_trip("GEOM\nPROPERTY GS_INPUT_PRIMITIVE POINTS\nDCL IN[][0]\nDCL OUT[0]\nMOV OUT[0], IN[ADDR[1].x][0]\nEND\n");
+    let (_, printed) = round_trip(
+        "GEOM\nPROPERTY GS_INPUT_PRIMITIVE POINTS\nDCL IN[][0]\nDCL OUT[0]\nMOV OUT[0], IN[ADDR[1].x][0]\nEND\n",
+    );
     assert!(printed.contains("MOV OUT[0], IN[ADDR[1].x][0]\n"));
 }
 
@@ -138,7 +140,8 @@ fn resource_declarations() {
 
 #[test]
 fn invariant_and_interpolation_on_outputs() {
-    let (shader, printed) = round_trip("VERT\nDCL OUT[0], POSITION, INVARIANT\nDCL OUT[1], GENERIC[0], CONSTANT\nEND\n");
+    let (shader, printed) =
+        round_trip("VERT\nDCL OUT[0], POSITION, INVARIANT\nDCL OUT[1], GENERIC[0], CONSTANT\nEND\n");
     assert!(first_declaration(&shader).invariant);
     assert!(printed.contains("DCL OUT[0], POSITION, INVARIANT\n"));
     // Mesa's dump drops the mode of non-fragment declarations; the exact
@@ -169,7 +172,8 @@ fn immediates_of_every_type() {
 
 #[test]
 fn immediates_without_an_index_and_special_floats() {
-    let (shader, printed) = round_trip("FRAG\nIMM FLT32 { inf, -inf, nan, -0.0 }\nIMM FLT32 { 0x3f800000, 1.5e+3, .25, 3. }\nEND\n");
+    let (shader, printed) =
+        round_trip("FRAG\nIMM FLT32 { inf, -inf, nan, -0.0 }\nIMM FLT32 { 0x3f800000, 1.5e+3, .25, 3. }\nEND\n");
     let imms: Vec<_> = shader.immediates().collect();
     assert_eq!(imms[0].data, [0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0x8000_0000]);
     // C's strtof reads `0x3f800000` as a hexadecimal number, as Mesa does.
@@ -310,7 +314,8 @@ fn resources_of_the_2011_compute_syntax() {
 
 #[test]
 fn crlf_line_ends_comments_and_lower_case() {
-    let (shader, printed) = round_trip("frag\r\n; a comment\r\ndcl in[0], color, linear ; trailing\r\nmov out[0], in[0].XYZW\r\nend\r\n");
+    let (shader, printed) =
+        round_trip("frag\r\n; a comment\r\ndcl in[0], color, linear ; trailing\r\nmov out[0], in[0].XYZW\r\nend\r\n");
     assert_eq!(shader.instructions().count(), 2);
     assert_eq!(printed, "FRAG\nDCL IN[0], COLOR, LINEAR\n  0: MOV OUT[0], IN[0]\n  1: END\n");
 }

@@ -236,7 +236,10 @@ impl<'a> Parser<'a> {
                 None => {
                     return Err(self.c.error_at(
                         start,
-                        format!("expected a register file (IN, OUT, TEMP, CONST, IMM, ...), found {}", self.c.describe(start)),
+                        format!(
+                            "expected a register file (IN, OUT, TEMP, CONST, IMM, ...), found {}",
+                            self.c.describe(start)
+                        ),
                     ))
                 }
             },
@@ -564,14 +567,20 @@ impl<'a> Parser<'a> {
                 FileName::Plain(f) => Some(f),
                 FileName::Legacy(_) => None,
             };
-            let drop_outer = match (self.processor, file) {
-                (Processor::Geometry | Processor::TessEval, Some(File::Input)) => true,
-                (Processor::TessCtrl, Some(File::Input | File::Output)) => true,
-                _ => false,
-            };
+            // Per-vertex inputs (and tessellation control outputs) are
+            // declared with a vertex bracket that Mesa drops.
+            let drop_outer = matches!(
+                (self.processor, file),
+                (Processor::Geometry | Processor::TessEval, Some(File::Input))
+                    | (Processor::TessCtrl, Some(File::Input | File::Output))
+            );
             if !drop_outer {
                 if range.0 != range.1 {
-                    return Err(self.c.error_span(range_start, save, "the outer index of a 2-D declaration is one index"));
+                    return Err(self.c.error_span(
+                        range_start,
+                        save,
+                        "the outer index of a 2-D declaration is one index",
+                    ));
                 }
                 dimension = Some(range.0 as u16);
             }
@@ -821,10 +830,7 @@ impl<'a> Parser<'a> {
             [x, y, z, w] => [*x, *y, *z, *w],
             _ => {
                 // Mesa keeps only the first of two or three types.
-                return Err(self.c.error(format!(
-                    "a sampler view has one return type or four, not {}",
-                    types.len()
-                )));
+                return Err(self.c.error(format!("a sampler view has one return type or four, not {}", types.len())));
             }
         };
         decl.sampler_view = Some(SamplerViewDecl { target, return_types });
@@ -964,7 +970,8 @@ impl<'a> Parser<'a> {
         if !self.c.skip_ws() {
             return Err(self.c.expected("a space after `PROPERTY`"));
         }
-        let name = self.name_of(PropertyName::ALL, PropertyName::name).ok_or_else(|| self.c.expected("a property name"))?;
+        let name =
+            self.name_of(PropertyName::ALL, PropertyName::name).ok_or_else(|| self.c.expected("a property name"))?;
         self.c.skip_ws();
         let value = match name.value_kind() {
             PropertyValueKind::Primitive => {

@@ -244,7 +244,9 @@ pub(crate) fn c_integer_len(s: &[u8]) -> usize {
     if matches!(s.first(), Some(b'+' | b'-')) {
         i += 1;
     }
-    if s.get(i) == Some(&b'0') && s.get(i + 1).is_some_and(|b| b | 0x20 == b'x') && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+    if s.get(i) == Some(&b'0')
+        && s.get(i + 1).is_some_and(|b| b | 0x20 == b'x')
+        && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
     {
         let mut j = i + 2;
         while s.get(j).is_some_and(u8::is_ascii_hexdigit) {
