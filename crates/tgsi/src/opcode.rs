@@ -72,7 +72,9 @@ pub mod flags {
     /// Has an effect beyond its destination: no pass may drop it or move
     /// anything across it.
     pub const SIDE_EFFECT: u16 = 1 << 5;
-    /// Carries a memory-qualifier token (LOAD..ATOMIMAX, RESQ).
+    /// Carries a memory-qualifier token: Mesa's parser sets it for every
+    /// opcode numbered LOAD..ATOMIMAX (which includes IMG2HND, SAMP2HND and
+    /// BARRIER) and for RESQ.
     pub const MEMORY: u16 = 1 << 6;
     /// A resource-sampling opcode (SAMPLE..GATHER4): carries a texture token
     /// with target UNKNOWN but takes no target operand in text.
@@ -315,9 +317,9 @@ opcodes! {
     Issg "ISSG" 160 1 1 Componentwise Int Int [];
     Load "LOAD" 161 1 2 Other Float Float [MEMORY];
     Store "STORE" 162 1 2 Other Float Float [STORE MEMORY SIDE_EFFECT];
-    Img2hnd "IMG2HND" 163 1 1 Other Float Float [];
-    Samp2hnd "SAMP2HND" 164 1 1 Other Float Float [TEX];
-    Barrier "BARRIER" 166 0 0 Other Float Float [SIDE_EFFECT];
+    Img2hnd "IMG2HND" 163 1 1 Other Float Float [MEMORY];
+    Samp2hnd "SAMP2HND" 164 1 1 Other Float Float [TEX MEMORY];
+    Barrier "BARRIER" 166 0 0 Other Float Float [MEMORY SIDE_EFFECT];
     Atomuadd "ATOMUADD" 167 1 3 Other Float Float [STORE MEMORY SIDE_EFFECT];
     Atomxchg "ATOMXCHG" 168 1 3 Other Float Float [STORE MEMORY SIDE_EFFECT];
     Atomcas "ATOMCAS" 169 1 4 Other Float Float [STORE MEMORY SIDE_EFFECT];
