@@ -138,11 +138,10 @@ impl<'a> Cursor<'a> {
         if start < at {
             (at, line, line_start) = (0, 1, 0);
         }
-        for (i, &b) in self.bytes[at..start].iter().enumerate() {
-            if b == b'\n' {
-                line += 1;
-                line_start = at + i + 1;
-            }
+        let skipped = &self.bytes[at..start];
+        if let Some(last) = skipped.iter().rposition(|&b| b == b'\n') {
+            line += skipped.iter().filter(|&&b| b == b'\n').count() as u32;
+            line_start = at + last + 1;
         }
         self.line_cache.set((start, line, line_start));
         let column = 1 + self.text.get(line_start..start).map_or(0, |s| s.chars().count()) as u32;

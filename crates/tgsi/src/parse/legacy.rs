@@ -205,6 +205,7 @@ impl Legacy {
         }
         let at = items.iter().position(|i| matches!(i, Item::Instruction(_))).unwrap_or(items.len());
         let span = spans.get(at).copied().unwrap_or_default();
+        let with_spans = !spans.is_empty();
         let mut sorted = self.memory.clone();
         sorted.sort_by_key(|&ty| memory_index(ty));
         for (k, ty) in sorted.into_iter().enumerate() {
@@ -212,7 +213,9 @@ impl Legacy {
             let mut decl = Declaration::new(File::Memory, index, index);
             decl.memory_type = ty;
             items.insert(at + k, Item::Declaration(decl));
-            spans.insert(at + k, span);
+            if with_spans {
+                spans.insert(at + k, span);
+            }
         }
     }
 }

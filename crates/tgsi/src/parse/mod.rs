@@ -29,13 +29,13 @@ use smallvec::SmallVec;
 
 /// Parses TGSI text.
 pub fn parse(text: &str) -> Result<Shader, ParseError> {
-    parse_with_spans(text).map(|(shader, _)| shader)
+    Parser::new(text, false).run().map(|(shader, _)| shader)
 }
 
 /// Parses TGSI text, also returning the span of each item of
 /// [`Shader::items`] (same length, same order).
 pub fn parse_with_spans(text: &str) -> Result<(Shader, Vec<Span>), ParseError> {
-    Parser::new(text).run()
+    Parser::new(text, true).run()
 }
 
 /// The largest register index a token can hold (a signed 16-bit field).
@@ -51,18 +51,23 @@ struct Parser<'a> {
     spans: Vec<Span>,
     num_immediates: u32,
     legacy: Legacy,
+    /// Whether to locate every item (errors are located either way).
+    want_spans: bool,
 }
 
 impl<'a> Parser<'a> {
-    fn new(text: &'a str) -> Self {
+    fn new(text: &'a str, want_spans: bool) -> Self {
+        // About one item a line.
+        let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
         Parser {
             c: Cursor::new(text),
             processor: Processor::Vertex,
             implied_array_size: 0,
-            items: Vec::new(),
-            spans: Vec::new(),
+            items: Vec::with_capacity(lines),
+            spans: Vec::with_capacity(if want_spans { lines } else { 0 }),
             num_immediates: 0,
             legacy: Legacy::default(),
+            want_spans,
         }
     }
 
@@ -89,7 +94,9 @@ impl<'a> Parser<'a> {
 
     fn push(&mut self, item: Item, start: usize) {
         self.items.push(item);
-        self.spans.push(self.c.span_from(start));
+        if self.want_spans {
+            self.spans.push(self.c.span_from(start));
+        }
     }
 
     fn parse_header(&mut self) -> Result<(), ParseError> {
@@ -177,10 +184,14 @@ impl<'a> Parser<'a> {
         if start == self.c.pos {
             return Err(self.c.expected(what));
         }
-        let text = &self.c.text[start..self.c.pos];
-        match text.parse::<u64>() {
-            Ok(v) if v <= max as u64 => Ok(v as u32),
-            _ => Err(self.c.error_span(start, self.c.pos, format!("{what} {text} is out of range (at most {max})"))),
+        let digits = &self.c.bytes[start..self.c.pos];
+        let value = digits.iter().try_fold(0u64, |v, &d| v.checked_mul(10)?.checked_add((d - b'0') as u64));
+        match value {
+            Some(v) if v <= max as u64 => Ok(v as u32),
+            _ => {
+                let text = &self.c.text[start..self.c.pos];
+                Err(self.c.error_span(start, self.c.pos, format!("{what} {text} is out of range (at most {max})")))
+            }
         }
     }
 
@@ -229,7 +240,7 @@ impl<'a> Parser<'a> {
         self.c.skip_ws();
         let start = self.c.pos;
         let word = self.c.peek_word();
-        let file = match File::from_name(word) {
+        let file = match file_from_name(word) {
             Some(f) => FileName::Plain(f),
             None => match legacy::LegacyFile::from_name(word) {
                 Some(l) => FileName::Legacy(l),
@@ -1052,49 +1063,55 @@ fn component(b: u8) -> Option<u8> {
     }
 }
 
-/// Splits `MOV_SAT_PRECISE` into the opcode and its suffixes.
+/// Splits `MOV_SAT_PRECISE` into the opcode and its suffixes (in that
+/// order, as Mesa reads them).
 fn resolve_mnemonic(word: &str) -> Option<(Opcode, bool, bool)> {
-    if word.is_empty() || word.len() > 40 {
-        return None;
-    }
     if let Some(op) = lookup_opcode(word) {
         return Some((op, false, false));
     }
-    let upper = word.to_ascii_uppercase();
-    let (rest, precise) = match upper.strip_suffix("_PRECISE") {
-        Some(r) => (r, true),
-        None => (upper.as_str(), false),
-    };
-    let (rest, saturate) = match rest.strip_suffix("_SAT") {
-        Some(r) => (r, true),
-        None => (rest, false),
-    };
+    fn strip<'w>(word: &'w str, suffix: &str) -> Option<&'w str> {
+        let cut = word.len().checked_sub(suffix.len())?;
+        (word.is_char_boundary(cut) && word[cut..].eq_ignore_ascii_case(suffix)).then(|| &word[..cut])
+    }
+    let (rest, precise) = strip(word, "_PRECISE").map_or((word, false), |r| (r, true));
+    let (rest, saturate) = strip(rest, "_SAT").map_or((rest, false), |r| (r, true));
     if !saturate && !precise {
         return None;
     }
     lookup_opcode(rest).map(|op| (op, saturate, precise))
 }
 
-/// Case-insensitive mnemonic lookup through a table built once.
-fn lookup_opcode(word: &str) -> Option<Opcode> {
-    use std::collections::HashMap;
-    use std::sync::OnceLock;
-    static MAP: OnceLock<HashMap<String, Opcode>> = OnceLock::new();
-    let map = MAP.get_or_init(|| {
-        let mut map = HashMap::new();
-        for &op in Opcode::ALL {
-            map.insert(op.name().to_string(), op);
-        }
-        for name in ["EMIT_VERTEX", "END_PRIMITIVE"] {
-            if let Some(op) = Opcode::from_name(name) {
-                map.insert(name.to_string(), op);
-            }
-        }
-        map
-    });
-    if word.bytes().all(|b| !b.is_ascii_lowercase()) {
-        map.get(word).copied()
-    } else {
-        map.get(&word.to_ascii_uppercase()).copied()
+/// `word` upper-cased and packed into an integer, if it has at most 16
+/// bytes: a cheap key for case-insensitive lookups.
+fn key(word: &str) -> Option<u128> {
+    let bytes = word.as_bytes();
+    if bytes.len() > 16 {
+        return None;
     }
+    let mut buf = [0u8; 16];
+    for (o, b) in buf.iter_mut().zip(bytes) {
+        *o = b.to_ascii_uppercase();
+    }
+    Some(u128::from_be_bytes(buf))
+}
+
+/// A register file by name, ignoring ASCII case.
+fn file_from_name(word: &str) -> Option<File> {
+    // Comparing lengths first rules out almost every name cheaply.
+    File::ALL.iter().copied().find(|f| f.name().len() == word.len() && f.name().eq_ignore_ascii_case(word))
+}
+
+/// Case-insensitive mnemonic lookup: binary search in a table sorted once.
+fn lookup_opcode(word: &str) -> Option<Opcode> {
+    use std::sync::OnceLock;
+    static SORTED: OnceLock<Vec<(u128, Opcode)>> = OnceLock::new();
+    let sorted = SORTED.get_or_init(|| {
+        let names = Opcode::ALL.iter().map(|&op| (op.name(), op));
+        let aliases = ["EMIT_VERTEX", "END_PRIMITIVE"].into_iter().filter_map(|n| Some((n, Opcode::from_name(n)?)));
+        let mut v: Vec<(u128, Opcode)> = names.chain(aliases).filter_map(|(n, op)| Some((key(n)?, op))).collect();
+        v.sort_unstable_by_key(|&(k, _)| k);
+        v
+    });
+    let k = key(word)?;
+    sorted.binary_search_by_key(&k, |&(k, _)| k).ok().map(|i| sorted[i].1)
 }
