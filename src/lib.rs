@@ -1,1 +1,8 @@
+//! `tgsi-opt`: an SSA optimizing middle-end for Gallium's TGSI shader
+//! language. This facade re-exports the crates that make it up; the
+//! `tgsi-opt` binary is its command line.
+
 pub use tgsi;
+
+pub mod roundtrip;
+pub mod synth;

@@ -1,1 +1,29 @@
-fn main() {}
+//! The `tgsi-opt` command.
+
+mod cli;
+mod commands;
+mod diagnostics;
+mod files;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    // Usage errors print clap's message and exit with status 2.
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Fmt(args) => commands::fmt::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            // Nothing more can be done if standard error is closed.
+            let _ = std::io::stderr().lock().write_all(failure.report().as_bytes());
+            ExitCode::from(failure.exit_code())
+        }
+    }
+}

@@ -15,10 +15,7 @@ fn conformance_dir() -> Option<PathBuf> {
     if root.join("../shared").is_dir() && dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "note: {} does not exist; skipping the conformance cases",
-            dir.display()
-        );
+        eprintln!("note: {} does not exist; skipping the conformance cases", dir.display());
         None
     }
 }
@@ -35,20 +32,13 @@ fn hex_cases(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn name_of(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 fn read_words(path: &Path) -> Vec<u32> {
     let text = std::fs::read_to_string(path).expect("read .hex");
     let words = parse_hex(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert_eq!(
-        to_hex(&words),
-        text,
-        "{}: to_hex does not reproduce the file",
-        path.display()
-    );
+    assert_eq!(to_hex(&words), text, "{}: to_hex does not reproduce the file", path.display());
     words
 }
 
@@ -58,11 +48,7 @@ fn report(what: &str, total: usize, failures: &[String]) {
     for f in failures.iter().take(20) {
         eprintln!("  {f}");
     }
-    assert!(
-        failures.is_empty(),
-        "{what}: {} of {total} cases fail",
-        failures.len()
-    );
+    assert!(failures.is_empty(), "{what}: {} of {total} cases fail", failures.len());
 }
 
 #[test]
@@ -78,15 +64,8 @@ fn conformance_hex_decodes_and_reencodes_bit_exactly() {
             Ok(shader) => match encode(&shader) {
                 Err(e) => failures.push(format!("{}: encode: {e}", name_of(path))),
                 Ok(again) if again != words => {
-                    let at = again
-                        .iter()
-                        .zip(&words)
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(again.len().min(words.len()));
-                    failures.push(format!(
-                        "{}: re-encoding differs first at word {at}",
-                        name_of(path)
-                    ));
+                    let at = again.iter().zip(&words).position(|(a, b)| a != b).unwrap_or(again.len().min(words.len()));
+                    failures.push(format!("{}: re-encoding differs first at word {at}", name_of(path)));
                 }
                 Ok(_) => {}
             },
@@ -120,22 +99,14 @@ fn conformance_format_numbers_match_dumped_names() {
         for item in &shader.items {
             match item {
                 Item::Declaration(d) => numbers.extend(d.image.map(|i| i.format)),
-                Item::Instruction(i) => {
-                    numbers.extend(i.memory.map(|m| m.format).filter(|&f| f != 0))
-                }
+                Item::Instruction(i) => numbers.extend(i.memory.map(|m| m.format).filter(|&f| f != 0)),
                 _ => {}
             }
         }
-        let named: Vec<&str> = numbers
-            .iter()
-            .map(|&n| format::name(n).unwrap_or("?"))
-            .collect();
+        let named: Vec<&str> = numbers.iter().map(|&n| format::name(n).unwrap_or("?")).collect();
         checked += 1;
         if named != printed {
-            failures.push(format!(
-                "{}: tokens give {named:?} ({numbers:?}), dump says {printed:?}",
-                name_of(&path)
-            ));
+            failures.push(format!("{}: tokens give {named:?} ({numbers:?}), dump says {printed:?}", name_of(&path)));
         }
     }
     report("format names of IMAGE/memory tokens", checked, &failures);
@@ -162,23 +133,15 @@ fn conformance_text_encodes_to_mesa_tokens() {
         match encode(&parsed) {
             Err(e) => problems.push(format!("encode: {e}")),
             Ok(w) if w != words => {
-                let at = w
-                    .iter()
-                    .zip(&words)
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(w.len().min(words.len()));
-                problems.push(format!(
-                    "encode(parse(.tgsi)) differs from .hex first at word {at}"
-                ));
+                let at = w.iter().zip(&words).position(|(a, b)| a != b).unwrap_or(w.len().min(words.len()));
+                problems.push(format!("encode(parse(.tgsi)) differs from .hex first at word {at}"));
             }
             Ok(_) => {}
         }
         match decode(&words) {
             Ok(d) if d != parsed => {
                 let item = d.items.iter().zip(&parsed.items).position(|(a, b)| a != b);
-                problems.push(format!(
-                    "decode(.hex) != parse(.tgsi), first at item {item:?}"
-                ));
+                problems.push(format!("decode(.hex) != parse(.tgsi), first at item {item:?}"));
             }
             Err(e) => problems.push(format!("decode: {e}")),
             Ok(_) => {}
@@ -194,19 +157,11 @@ fn conformance_text_encodes_to_mesa_tokens() {
 // Hand-built shaders.
 
 fn src(file: File, index: i32) -> SrcOperand {
-    SrcOperand {
-        reg: Register::new(file, index),
-        swizzle: IDENTITY_SWIZZLE,
-        negate: false,
-        absolute: false,
-    }
+    SrcOperand { reg: Register::new(file, index), swizzle: IDENTITY_SWIZZLE, negate: false, absolute: false }
 }
 
 fn dst(file: File, index: i32) -> DstOperand {
-    DstOperand {
-        reg: Register::new(file, index),
-        write_mask: 0xf,
-    }
+    DstOperand { reg: Register::new(file, index), write_mask: 0xf }
 }
 
 fn end() -> Item {
@@ -215,45 +170,26 @@ fn end() -> Item {
 
 /// A shader that sets every flag and optional token at least once.
 fn kitchen_sink() -> Shader {
-    let mut items = vec![Item::Property(Property {
-        name: PropertyName::CsFixedBlockWidth,
-        value: 64,
-    })];
+    let mut items = vec![Item::Property(Property { name: PropertyName::CsFixedBlockWidth, value: 64 })];
 
     let mut d = Declaration::new(File::Input, 0, 3);
     d.usage_mask = 0x5;
     d.dimension = Some(7);
-    d.interpolation = Some(Interpolation {
-        mode: InterpolateMode::Perspective,
-        location: InterpolateLocation::Centroid,
-    });
-    d.semantic = Some(Semantic {
-        name: SemanticName::Generic,
-        index: 0xffff,
-        streams: [0, 1, 2, 3],
-    });
+    d.interpolation =
+        Some(Interpolation { mode: InterpolateMode::Perspective, location: InterpolateLocation::Centroid });
+    d.semantic = Some(Semantic { name: SemanticName::Generic, index: 0xffff, streams: [0, 1, 2, 3] });
     d.invariant = true;
     d.local = true;
     d.array_id = Some(1023);
     items.push(Item::Declaration(d));
 
     let mut d = Declaration::new(File::Image, 2, 2);
-    d.image = Some(ImageDecl {
-        target: TextureTarget::Array2D,
-        raw: true,
-        writable: true,
-        format: 1023,
-    });
+    d.image = Some(ImageDecl { target: TextureTarget::Array2D, raw: true, writable: true, format: 1023 });
     items.push(Item::Declaration(d));
     let mut d = Declaration::new(File::SamplerView, 0, 0);
     d.sampler_view = Some(SamplerViewDecl {
         target: TextureTarget::ShadowCubeArray,
-        return_types: [
-            ReturnType::Float,
-            ReturnType::Sint,
-            ReturnType::Uint,
-            ReturnType::Snorm,
-        ],
+        return_types: [ReturnType::Float, ReturnType::Sint, ReturnType::Uint, ReturnType::Snorm],
     });
     items.push(Item::Declaration(d));
     let mut d = Declaration::new(File::Buffer, 0, 65535);
@@ -263,55 +199,31 @@ fn kitchen_sink() -> Shader {
     d.memory_type = MemoryType::Input;
     items.push(Item::Declaration(d));
 
-    items.push(Item::Immediate(Immediate {
-        ty: ImmediateType::Int64,
-        data: [1, 0xffff_ffff, 0x8000_0000, 7],
-    }));
+    items.push(Item::Immediate(Immediate { ty: ImmediateType::Int64, data: [1, 0xffff_ffff, 0x8000_0000, 7] }));
 
     let mut i = Instruction::new(Opcode::Tex);
     i.saturate = true;
     i.precise = true;
     let mut d0 = dst(File::Temporary, -32768);
     d0.write_mask = 0x9;
-    d0.reg.indirect = Some(Indirect {
-        file: File::Address,
-        index: 2,
-        component: 3,
-        array_id: 1023,
-    });
+    d0.reg.indirect = Some(Indirect { file: File::Address, index: 2, component: 3, array_id: 1023 });
     d0.reg.dimension = Some(Dimension {
         index: 32767,
-        indirect: Some(Indirect {
-            file: File::Temporary,
-            index: -1,
-            component: 1,
-            array_id: 0,
-        }),
+        indirect: Some(Indirect { file: File::Temporary, index: -1, component: 1, array_id: 0 }),
     });
     i.dst.push(d0);
     let mut s0 = src(File::Constant, 5);
     s0.swizzle = [3, 2, 1, 0];
     s0.negate = true;
     s0.absolute = true;
-    s0.reg.dimension = Some(Dimension {
-        index: -3,
-        indirect: None,
-    });
+    s0.reg.dimension = Some(Dimension { index: -3, indirect: None });
     i.src.push(s0);
     i.src.push(src(File::Sampler, 0));
     i.texture = Some(TextureInfo {
         target: TextureTarget::Array2D,
         offsets: smallvec![
-            TexOffset {
-                file: File::Immediate,
-                index: 0,
-                swizzle: [0, 1, 2]
-            },
-            TexOffset {
-                file: File::Temporary,
-                index: -32768,
-                swizzle: [3, 3, 3]
-            },
+            TexOffset { file: File::Immediate, index: 0, swizzle: [0, 1, 2] },
+            TexOffset { file: File::Temporary, index: -32768, swizzle: [3, 3, 3] },
         ],
     });
     items.push(Item::Instruction(i));
@@ -320,11 +232,7 @@ fn kitchen_sink() -> Shader {
     i.dst.push(dst(File::Temporary, 0));
     i.src.push(src(File::Image, 2));
     i.src.push(src(File::Temporary, 1));
-    i.memory = Some(MemoryInfo {
-        qualifier: 0xf,
-        texture: TextureTarget::Array2D,
-        format: 24,
-    });
+    i.memory = Some(MemoryInfo { qualifier: 0xf, texture: TextureTarget::Array2D, format: 24 });
     items.push(Item::Instruction(i));
 
     let mut i = Instruction::new(Opcode::Uif);
@@ -343,15 +251,11 @@ fn kitchen_sink() -> Shader {
     // Legacy EMIT with no source, as 2010-style text writes it.
     items.push(Item::Instruction(Instruction::new(Opcode::Emit)));
     items.push(end());
-    Shader {
-        processor: Processor::Compute,
-        items,
-    }
+    Shader { processor: Processor::Compute, items }
 }
 
 /// A small compute shader exactly as Mesa's `tgsi_text_translate` encoded it.
-const MESA_COMPUTE: &str =
-    "0x00002602\n0x00000005\n0x00014023\n0x00000008\n0x00015023\n0x00000008\n\
+const MESA_COMPUTE: &str = "0x00002602\n0x00000005\n0x00014023\n0x00000008\n0x00015023\n0x00000008\n\
 0x00016023\n0x00000001\n0x002f8030\n0x00000000\n0x00000012\n0x002f8030\n0x00010001\n0x00000010\n\
 0x000f9030\n0x00000000\n0x00015202\n0x000f4020\n0x00000000\n0x00040051\n0x00000008\n0x00000008\n\
 0x00000000\n0x00000000\n0x00000051\n0x3f800000\n0x00000000\n0x00000000\n0x00000000\n0x01a83042\n\
@@ -368,19 +272,10 @@ fn embedded_mesa_stream_round_trips() {
     let shader = decode(&words).unwrap();
     assert_eq!(shader.processor, Processor::Compute);
     let image = shader.declarations().find_map(|d| d.image).unwrap();
-    assert_eq!(
-        format::name(image.format),
-        Some("PIPE_FORMAT_R8G8B8A8_UNORM")
-    );
+    assert_eq!(format::name(image.format), Some("PIPE_FORMAT_R8G8B8A8_UNORM"));
     assert!(image.writable && !image.raw);
-    let store = shader
-        .instructions()
-        .find(|i| i.opcode == Opcode::Store)
-        .unwrap();
-    assert_eq!(
-        store.memory.map(|m| (m.texture, m.format)),
-        Some((TextureTarget::T2D, image.format))
-    );
+    let store = shader.instructions().find(|i| i.opcode == Opcode::Store).unwrap();
+    assert_eq!(store.memory.map(|m| (m.texture, m.format)), Some((TextureTarget::T2D, image.format)));
     assert_eq!(encode(&shader).unwrap(), words);
 }
 
@@ -404,19 +299,12 @@ fn instruction_word_layout() {
     d.write_mask = 0x3;
     i.dst.push(d);
     let mut s = src(File::Constant, 3);
-    s.reg.dimension = Some(Dimension {
-        index: 2,
-        indirect: None,
-    });
+    s.reg.dimension = Some(Dimension { index: 2, indirect: None });
     s.swizzle = [3, 2, 1, 0];
     s.negate = true;
     s.absolute = true;
     i.src.push(s);
-    let words = encode(&Shader {
-        processor: Processor::Fragment,
-        items: vec![Item::Instruction(i)],
-    })
-    .unwrap();
+    let words = encode(&Shader { processor: Processor::Fragment, items: vec![Item::Instruction(i)] }).unwrap();
     assert_eq!(
         words,
         [
@@ -440,44 +328,25 @@ fn instruction_word_layout() {
 fn image_declaration_without_details_is_a_zero_token() {
     let shader = Shader {
         processor: Processor::Compute,
-        items: vec![
-            Item::Declaration(Declaration::new(File::Image, 0, 0)),
-            end(),
-        ],
+        items: vec![Item::Declaration(Declaration::new(File::Image, 0, 0)), end()],
     };
     let words = encode(&shader).unwrap();
     assert_eq!(&words[2..5], [0x000f_9030, 0, 0]);
     let back = decode(&words).unwrap();
     let image = back.declarations().next().and_then(|d| d.image);
-    assert_eq!(
-        image,
-        Some(ImageDecl {
-            target: TextureTarget::Buffer,
-            raw: false,
-            writable: false,
-            format: 0
-        })
-    );
+    assert_eq!(image, Some(ImageDecl { target: TextureTarget::Buffer, raw: false, writable: false, format: 0 }));
 }
 
 // ---------------------------------------------------------------------------
 // Encode errors.
 
 fn encode_one(item: Item) -> Result<Vec<u32>, EncodeError> {
-    encode(&Shader {
-        processor: Processor::Vertex,
-        items: vec![item, end()],
-    })
+    encode(&Shader { processor: Processor::Vertex, items: vec![item, end()] })
 }
 
 fn out_of_range(r: Result<Vec<u32>, EncodeError>) -> (&'static str, i64) {
     match r {
-        Err(EncodeError::OutOfRange {
-            item: 0,
-            what,
-            value,
-            ..
-        }) => (what, value),
+        Err(EncodeError::OutOfRange { item: 0, what, value, .. }) => (what, value),
         other => panic!("expected OutOfRange, got {other:?}"),
     }
 }
@@ -489,25 +358,13 @@ fn encode_rejects_legacy_opcodes() {
     i.src.push(src(File::Temporary, 0));
     i.src.push(src(File::Temporary, 1));
     let err = encode_one(Item::Instruction(i)).unwrap_err();
-    assert_eq!(
-        err,
-        EncodeError::NoMesaOpcode {
-            item: 0,
-            opcode: Opcode::Sub
-        }
-    );
+    assert_eq!(err, EncodeError::NoMesaOpcode { item: 0, opcode: Opcode::Sub });
     assert!(err.to_string().contains("SUB"), "{err}");
 }
 
 #[test]
 fn encode_rejects_indices_outside_16_bits() {
-    for (index, ok) in [
-        (32767, true),
-        (-32768, true),
-        (32768, false),
-        (-32769, false),
-        (i32::MAX, false),
-    ] {
+    for (index, ok) in [(32767, true), (-32768, true), (32768, false), (-32769, false), (i32::MAX, false)] {
         let mut i = Instruction::new(Opcode::Mov);
         i.dst.push(dst(File::Temporary, 0));
         i.src.push(src(File::Temporary, index));
@@ -519,33 +376,13 @@ fn encode_rejects_indices_outside_16_bits() {
         }
         i.src[0].reg.index = 0;
         i.dst[0].reg.index = index;
-        assert_eq!(
-            encode_one(Item::Instruction(i.clone())).is_ok(),
-            ok,
-            "dst {index}"
-        );
+        assert_eq!(encode_one(Item::Instruction(i.clone())).is_ok(), ok, "dst {index}");
         i.dst[0].reg.index = 0;
-        i.dst[0].reg.dimension = Some(Dimension {
-            index,
-            indirect: None,
-        });
-        assert_eq!(
-            encode_one(Item::Instruction(i.clone())).is_ok(),
-            ok,
-            "dimension {index}"
-        );
+        i.dst[0].reg.dimension = Some(Dimension { index, indirect: None });
+        assert_eq!(encode_one(Item::Instruction(i.clone())).is_ok(), ok, "dimension {index}");
         i.dst[0].reg.dimension = None;
-        i.src[0].reg.indirect = Some(Indirect {
-            file: File::Address,
-            index,
-            component: 0,
-            array_id: 0,
-        });
-        assert_eq!(
-            encode_one(Item::Instruction(i)).is_ok(),
-            ok,
-            "indirect {index}"
-        );
+        i.src[0].reg.indirect = Some(Indirect { file: File::Address, index, component: 0, array_id: 0 });
+        assert_eq!(encode_one(Item::Instruction(i)).is_ok(), ok, "indirect {index}");
     }
 }
 
@@ -553,116 +390,57 @@ fn encode_rejects_indices_outside_16_bits() {
 fn encode_rejects_other_values_that_do_not_fit() {
     let mut d = Declaration::new(File::Temporary, 0, 0);
     d.array_id = Some(1024);
-    assert_eq!(
-        out_of_range(encode_one(Item::Declaration(d))),
-        ("array id", 1024)
-    );
+    assert_eq!(out_of_range(encode_one(Item::Declaration(d))), ("array id", 1024));
 
     let mut d = Declaration::new(File::Output, 0, 0);
-    d.semantic = Some(Semantic {
-        name: SemanticName::Generic,
-        index: 0,
-        streams: [0, 4, 0, 0],
-    });
-    assert_eq!(
-        out_of_range(encode_one(Item::Declaration(d))),
-        ("vertex stream", 4)
-    );
+    d.semantic = Some(Semantic { name: SemanticName::Generic, index: 0, streams: [0, 4, 0, 0] });
+    assert_eq!(out_of_range(encode_one(Item::Declaration(d))), ("vertex stream", 4));
 
     let mut d = Declaration::new(File::Output, 0, 0);
     d.usage_mask = 0x10;
-    assert_eq!(
-        out_of_range(encode_one(Item::Declaration(d))),
-        ("usage mask", 16)
-    );
+    assert_eq!(out_of_range(encode_one(Item::Declaration(d))), ("usage mask", 16));
 
     let mut d = Declaration::new(File::Image, 0, 0);
-    d.image = Some(ImageDecl {
-        target: TextureTarget::T2D,
-        raw: false,
-        writable: false,
-        format: 1024,
-    });
-    assert_eq!(
-        out_of_range(encode_one(Item::Declaration(d))),
-        ("image format", 1024)
-    );
+    d.image = Some(ImageDecl { target: TextureTarget::T2D, raw: false, writable: false, format: 1024 });
+    assert_eq!(out_of_range(encode_one(Item::Declaration(d))), ("image format", 1024));
 
     let mut i = Instruction::new(Opcode::If);
     i.src.push(src(File::Temporary, 0));
     i.label = Some(1 << 24);
-    assert_eq!(
-        out_of_range(encode_one(Item::Instruction(i))),
-        ("label", 1 << 24)
-    );
+    assert_eq!(out_of_range(encode_one(Item::Instruction(i))), ("label", 1 << 24));
 
     let mut i = Instruction::new(Opcode::Mov);
     i.dst.push(dst(File::Temporary, 0));
     i.src.push(src(File::Temporary, 0));
-    i.src[0].reg.indirect = Some(Indirect {
-        file: File::Address,
-        index: 0,
-        component: 0,
-        array_id: 1024,
-    });
-    assert_eq!(
-        out_of_range(encode_one(Item::Instruction(i.clone()))),
-        ("indirect array id", 1024)
-    );
+    i.src[0].reg.indirect = Some(Indirect { file: File::Address, index: 0, component: 0, array_id: 1024 });
+    assert_eq!(out_of_range(encode_one(Item::Instruction(i.clone()))), ("indirect array id", 1024));
     i.src[0].reg.indirect = None;
     i.src[0].swizzle = [0, 1, 2, 4];
-    assert_eq!(
-        out_of_range(encode_one(Item::Instruction(i.clone()))),
-        ("swizzle", 4)
-    );
+    assert_eq!(out_of_range(encode_one(Item::Instruction(i.clone()))), ("swizzle", 4));
     i.src[0].swizzle = IDENTITY_SWIZZLE;
     i.dst[0].write_mask = 0x1f;
-    assert_eq!(
-        out_of_range(encode_one(Item::Instruction(i.clone()))),
-        ("write mask", 0x1f)
-    );
+    assert_eq!(out_of_range(encode_one(Item::Instruction(i.clone()))), ("write mask", 0x1f));
     i.dst[0].write_mask = 0xf;
     for _ in 0..3 {
         i.dst.push(dst(File::Temporary, 0));
     }
-    assert_eq!(
-        out_of_range(encode_one(Item::Instruction(i.clone()))),
-        ("destination count", 4)
-    );
+    assert_eq!(out_of_range(encode_one(Item::Instruction(i.clone()))), ("destination count", 4));
     i.dst.truncate(1);
     for _ in 0..15 {
         i.src.push(src(File::Temporary, 0));
     }
-    assert_eq!(
-        out_of_range(encode_one(Item::Instruction(i))),
-        ("source count", 16)
-    );
+    assert_eq!(out_of_range(encode_one(Item::Instruction(i))), ("source count", 16));
 
     let mut i = Instruction::new(Opcode::Load);
     i.dst.push(dst(File::Temporary, 0));
     i.src.push(src(File::Buffer, 0));
     i.src.push(src(File::Temporary, 0));
-    i.memory = Some(MemoryInfo {
-        qualifier: 0x10,
-        texture: TextureTarget::Buffer,
-        format: 0,
-    });
-    assert_eq!(
-        out_of_range(encode_one(Item::Instruction(i))),
-        ("memory qualifier", 0x10)
-    );
+    i.memory = Some(MemoryInfo { qualifier: 0x10, texture: TextureTarget::Buffer, format: 0 });
+    assert_eq!(out_of_range(encode_one(Item::Instruction(i))), ("memory qualifier", 0x10));
 
     let mut d = Declaration::new(File::Temporary, 0, 0);
-    d.image = Some(ImageDecl {
-        target: TextureTarget::T2D,
-        raw: false,
-        writable: false,
-        format: 0,
-    });
-    assert!(matches!(
-        encode_one(Item::Declaration(d)),
-        Err(EncodeError::Inconsistent { item: 0, .. })
-    ));
+    d.image = Some(ImageDecl { target: TextureTarget::T2D, raw: false, writable: false, format: 0 });
+    assert!(matches!(encode_one(Item::Declaration(d)), Err(EncodeError::Inconsistent { item: 0, .. })));
 }
 
 // ---------------------------------------------------------------------------
@@ -682,11 +460,7 @@ fn small() -> Vec<u32> {
     i.src.push(src(File::Temporary, 0));
     let shader = Shader {
         processor: Processor::Vertex,
-        items: vec![
-            Item::Declaration(Declaration::new(File::Temporary, 0, 0)),
-            Item::Instruction(i),
-            end(),
-        ],
+        items: vec![Item::Declaration(Declaration::new(File::Temporary, 0, 0)), Item::Instruction(i), end()],
     };
     encode(&shader).unwrap()
 }
@@ -698,23 +472,11 @@ fn decode_rejects_truncated_streams() {
     let words = small();
     let n = words.len();
     // The header still claims the full body.
-    assert_eq!(
-        problem(&words[..n - 1]),
-        (
-            0,
-            Problem::BodyTooShort {
-                declared: n - 2,
-                actual: n - 3
-            }
-        )
-    );
+    assert_eq!(problem(&words[..n - 1]), (0, Problem::BodyTooShort { declared: n - 2, actual: n - 3 }));
     // Header adjusted to the shorter body: the MOV runs out of words.
     let mut cut = words[..5].to_vec();
     cut[0] = 2 | 3 << 8;
-    assert_eq!(
-        problem(&cut),
-        (5, Problem::Truncated("destination register"))
-    );
+    assert_eq!(problem(&cut), (5, Problem::Truncated("destination register")));
     // Words after the declared body.
     let mut long = words.clone();
     long.push(0);
@@ -736,78 +498,24 @@ fn decode_rejects_unknown_numbers() {
     // words: [hdr, proc, DCL, range, MOV, dst, src, END]
     let mut w = words.clone();
     w[1] = 6; // MESA_SHADER_TASK and beyond are not TGSI stages
-    assert_eq!(
-        problem(&w),
-        (
-            1,
-            Problem::Unknown {
-                what: "processor",
-                value: 6
-            }
-        )
-    );
+    assert_eq!(problem(&w), (1, Problem::Unknown { what: "processor", value: 6 }));
 
     let mut w = words.clone();
     w[4] = (w[4] & !(0xff << 12)) | 67 << 12; // an opcode gap
-    assert_eq!(
-        problem(&w),
-        (
-            4,
-            Problem::Unknown {
-                what: "opcode",
-                value: 67
-            }
-        )
-    );
+    assert_eq!(problem(&w), (4, Problem::Unknown { what: "opcode", value: 67 }));
     w[4] = (w[4] & !(0xff << 12)) | 252 << 12; // TGSI_OPCODE_LAST
-    assert_eq!(
-        problem(&w),
-        (
-            4,
-            Problem::Unknown {
-                what: "opcode",
-                value: 252
-            }
-        )
-    );
+    assert_eq!(problem(&w), (4, Problem::Unknown { what: "opcode", value: 252 }));
 
     let mut w = words.clone();
     w[2] |= 0xf << 12; // DCL file 15
-    assert_eq!(
-        problem(&w),
-        (
-            2,
-            Problem::Unknown {
-                what: "register file",
-                value: 15
-            }
-        )
-    );
+    assert_eq!(problem(&w), (2, Problem::Unknown { what: "register file", value: 15 }));
     let mut w = words.clone();
     w[6] |= 0xf; // source file 15
-    assert_eq!(
-        problem(&w),
-        (
-            6,
-            Problem::Unknown {
-                what: "register file",
-                value: 15
-            }
-        )
-    );
+    assert_eq!(problem(&w), (6, Problem::Unknown { what: "register file", value: 15 }));
 
     let mut w = words.clone();
     w[2] = (w[2] & !0xf) | 4; // token type 4
-    assert_eq!(
-        problem(&w),
-        (
-            2,
-            Problem::Unknown {
-                what: "token type",
-                value: 4
-            }
-        )
-    );
+    assert_eq!(problem(&w), (2, Problem::Unknown { what: "token type", value: 4 }));
 }
 
 #[test]
@@ -820,14 +528,7 @@ fn decode_rejects_wrong_nr_tokens() {
             w[index] = (w[index] & !(0xff << 4)) | bad << 4;
             assert_eq!(
                 problem(&w),
-                (
-                    index,
-                    Problem::NrTokens {
-                        item,
-                        declared: bad,
-                        expected: declared as usize
-                    }
-                ),
+                (index, Problem::NrTokens { item, declared: bad, expected: declared as usize }),
                 "{item} NrTokens {bad}"
             );
         }
@@ -848,16 +549,7 @@ fn decode_rejects_immediates_and_properties_of_other_sizes() {
     assert_eq!(problem(&words), (2, Problem::PropertySize(3)));
     // Unknown immediate type.
     let words = [2 | 6 << 8, 0, 1 | 5 << 4 | 6 << 18, 1, 2, 3, 4, 0x0007_5002];
-    assert_eq!(
-        problem(&words),
-        (
-            2,
-            Problem::Unknown {
-                what: "immediate type",
-                value: 6
-            }
-        )
-    );
+    assert_eq!(problem(&words), (2, Problem::Unknown { what: "immediate type", value: 6 }));
 }
 
 #[test]
@@ -865,16 +557,9 @@ fn decode_rejects_a_nested_dimension() {
     let mut i = Instruction::new(Opcode::Mov);
     i.dst.push(dst(File::Temporary, 0));
     let mut s = src(File::Constant, 0);
-    s.reg.dimension = Some(Dimension {
-        index: 1,
-        indirect: None,
-    });
+    s.reg.dimension = Some(Dimension { index: 1, indirect: None });
     i.src.push(s);
-    let mut words = encode(&Shader {
-        processor: Processor::Vertex,
-        items: vec![Item::Instruction(i)],
-    })
-    .unwrap();
+    let mut words = encode(&Shader { processor: Processor::Vertex, items: vec![Item::Instruction(i)] }).unwrap();
     let last = words.len() - 1;
     words[last] |= 2; // tgsi_dimension.Dimension
     assert_eq!(problem(&words), (last, Problem::NestedDimension));
@@ -916,8 +601,7 @@ impl XorShift {
 fn check_no_panic(words: &[u32]) -> bool {
     match decode(words) {
         Ok(shader) => {
-            let again = encode(&shader)
-                .unwrap_or_else(|e| panic!("decoded tree does not encode: {e}\n{words:08x?}"));
+            let again = encode(&shader).unwrap_or_else(|e| panic!("decoded tree does not encode: {e}\n{words:08x?}"));
             assert_eq!(decode(&again).as_ref(), Ok(&shader), "{words:08x?}");
             true
         }

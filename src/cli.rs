@@ -1,0 +1,125 @@
+//! The command line: subcommands, flags and their help text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Reads, rewrites and optimizes shaders in Gallium's TGSI language.
+#[derive(Debug, Parser)]
+#[command(name = "tgsi-opt", version, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Read a shader (TGSI text or token words) and print it in canonical form.
+    Fmt(FmtArgs),
+}
+
+/// Arguments of `tgsi-opt fmt`.
+#[derive(Debug, Args)]
+pub struct FmtArgs {
+    /// The shader to read; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// How to print immediates in text output: `exact` prints every value so it
+    /// reads back to the same bits; `mesa` prints byte for byte what Mesa's
+    /// tgsi_dump prints (floats rounded to 4 decimals).
+    #[arg(long, value_enum, value_name = "STYLE", default_value_t = TextStyle::Exact)]
+    pub style: TextStyle,
+
+    /// What to write: canonical TGSI text, or Mesa's binary token stream as
+    /// hex words (one `0x%08x` word a line).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub emit: Format,
+
+    /// What the input is: TGSI text, or Mesa's token stream as hex words
+    /// (one `0x` word a line; blank lines are skipped).
+    #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub input_format: Format,
+
+    /// Write the result to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// A representation of a shader, on input or output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// TGSI text.
+    Text,
+    /// Mesa's token stream as hex words, one `0x%08x` word a line.
+    Tokens,
+}
+
+/// How the printer writes immediates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TextStyle {
+    /// Mesa's layout, with every immediate printed so it reads back exactly.
+    Exact,
+    /// Byte for byte Mesa's tgsi_dump (floats rounded to 4 decimals).
+    Mesa,
+}
+
+impl From<TextStyle> for tgsi::Style {
+    fn from(style: TextStyle) -> Self {
+        match style {
+            TextStyle::Exact => tgsi::Style::Exact,
+            TextStyle::Mesa => tgsi::Style::Mesa,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn fmt_defaults() {
+        let cli = Cli::try_parse_from(["tgsi-opt", "fmt"]).expect("valid arguments");
+        let Command::Fmt(args) = cli.command;
+        assert_eq!(args.file, None);
+        assert_eq!(args.style, TextStyle::Exact);
+        assert_eq!(args.emit, Format::Text);
+        assert_eq!(args.input_format, Format::Text);
+        assert_eq!(args.output, None);
+    }
+
+    #[test]
+    fn fmt_all_flags() {
+        let cli = Cli::try_parse_from([
+            "tgsi-opt",
+            "fmt",
+            "a.hex",
+            "--style=mesa",
+            "--emit=tokens",
+            "--input=tokens",
+            "-o",
+            "b.hex",
+        ])
+        .expect("valid arguments");
+        let Command::Fmt(args) = cli.command;
+        assert_eq!(args.file, Some(PathBuf::from("a.hex")));
+        assert_eq!(args.style, TextStyle::Mesa);
+        assert_eq!(args.emit, Format::Tokens);
+        assert_eq!(args.input_format, Format::Tokens);
+        assert_eq!(args.output, Some(PathBuf::from("b.hex")));
+    }
+
+    #[test]
+    fn unknown_style_is_a_usage_error() {
+        let err = Cli::try_parse_from(["tgsi-opt", "fmt", "--style=pretty"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+    }
+}

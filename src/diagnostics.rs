@@ -1,0 +1,165 @@
+//! The errors the command line reports, and how they are shown.
+
+use std::io;
+
+use tgsi::tokens::DecodeError;
+use tgsi::Span;
+
+/// Why a command failed. Every variant is reported on standard error and
+/// makes the process exit with status 1.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// The input could not be read.
+    #[error("cannot read {what}: {source}")]
+    Read {
+        /// `` `path` `` or `standard input`.
+        what: String,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The output could not be written.
+    #[error("cannot write {what}: {source}")]
+    Write {
+        /// `` `path` `` or `standard output`.
+        what: String,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The input is not UTF-8 text.
+    #[error("{what} is not UTF-8 text: invalid byte at line {line}, column {column}")]
+    NotUtf8 {
+        /// `` `path` `` or `standard input`.
+        what: String,
+        /// 1-based line of the first invalid byte.
+        line: usize,
+        /// 1-based column (in characters) of the first invalid byte.
+        column: usize,
+    },
+    /// A located error in the input, already rendered as a caret diagnostic
+    /// (`error: ...`, `--> file:line:col`, the line and a caret).
+    #[error("{rendered}")]
+    Located {
+        /// The full diagnostic text.
+        rendered: String,
+    },
+    /// The shader cannot be written as tokens.
+    #[error("cannot encode {what} as tokens: {source}")]
+    Encode {
+        /// `` `path` `` or `standard input`.
+        what: String,
+        /// Why not.
+        source: tgsi::tokens::EncodeError,
+    },
+}
+
+impl Failure {
+    /// The text to print on standard error: every line after the first is
+    /// context, and the text ends with a newline.
+    pub fn report(&self) -> String {
+        match self {
+            Failure::Located { rendered } if rendered.ends_with('\n') => rendered.clone(),
+            Failure::Located { rendered } => format!("{rendered}\n"),
+            other => format!("error: {other}\n"),
+        }
+    }
+
+    /// The process exit status for this failure.
+    pub fn exit_code(&self) -> u8 {
+        1
+    }
+}
+
+/// Renders a token error as a caret diagnostic on the hex text it was read
+/// from (one word a line): a bad line, or the word where decoding failed.
+pub fn token_failure(err: &DecodeError, hex_text: &str, file_name: &str) -> Failure {
+    let span = match err {
+        DecodeError::Hex { line, .. } => line_span(hex_text, |number, _| number == *line),
+        DecodeError::Token { word, .. } => {
+            let mut words_seen = 0;
+            line_span(hex_text, |_, _| {
+                let found = words_seen == *word;
+                words_seen += 1;
+                found
+            })
+        }
+    };
+    let error = tgsi::ParseError { message: err.to_string(), span };
+    Failure::Located { rendered: error.render(hex_text, file_name) }
+}
+
+/// The span of the trimmed content of the first non-blank line for which
+/// `wanted(line_number, content)` holds; when none does, the point just
+/// after the last non-blank line's content (where a missing word would be).
+fn line_span(text: &str, mut wanted: impl FnMut(usize, &str) -> bool) -> Span {
+    let mut last_end = Span { start: 0, end: 0, line: 1, column: 1 };
+    let mut offset = 0;
+    for (index, line) in text.split('\n').enumerate() {
+        let content = line.trim();
+        if !content.is_empty() {
+            let lead = line.len() - line.trim_start().len();
+            let start = offset + lead;
+            let number = index + 1;
+            let line_no = u32::try_from(number).unwrap_or(u32::MAX);
+            let column = u32::try_from(line[..lead].chars().count() + 1).unwrap_or(u32::MAX);
+            if wanted(number, content) {
+                return Span { start, end: start + content.len(), line: line_no, column };
+            }
+            let width = u32::try_from(content.chars().count()).unwrap_or(u32::MAX);
+            let end = start + content.len();
+            last_end = Span { start: end, end, line: line_no, column: column.saturating_add(width) };
+        }
+        offset += line.len() + 1;
+    }
+    last_end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_errors_name_the_file() {
+        let failure = Failure::Read {
+            what: "`missing.tgsi`".into(),
+            source: io::Error::new(io::ErrorKind::NotFound, "No such file or directory"),
+        };
+        assert_eq!(failure.report(), "error: cannot read `missing.tgsi`: No such file or directory\n");
+        assert_eq!(failure.exit_code(), 1);
+    }
+
+    #[test]
+    fn located_errors_are_printed_as_rendered() {
+        let failure = Failure::Located { rendered: "error: x\n --> a.tgsi:1:1\n".into() };
+        assert_eq!(failure.report(), "error: x\n --> a.tgsi:1:1\n");
+        let failure = Failure::Located { rendered: "error: x".into() };
+        assert_eq!(failure.report(), "error: x\n");
+    }
+
+    #[test]
+    fn bad_hex_line_is_located() {
+        let text = "0x00000202\n\n  0xnope \n";
+        let err = tgsi::tokens::parse_hex(text).unwrap_err();
+        let report = token_failure(&err, text, "a.hex").report();
+        assert!(report.contains("a.hex:3:3"), "{report}");
+        assert!(report.contains("3 |   0xnope"), "{report}");
+        assert!(report.contains("|   ^^^^^^\n"), "{report}");
+    }
+
+    #[test]
+    fn token_errors_point_at_their_word() {
+        let problem = tgsi::tokens::decode(&[0x0000_0202, 0x0000_0004, 0xffff_ffff]).unwrap_err();
+        let Some(word) = problem.word() else { panic!("no word index: {problem}") };
+        let text = "0x00000202\n\n0x00000004\n0xffffffff\n";
+        let report = token_failure(&problem, text, "a.hex").report();
+        assert!(report.contains(&format!("word {word}")), "{report}");
+        // Word n is on line n + 1, skipping the blank line.
+        let line = if word == 0 { 1 } else { word + 2 };
+        assert!(report.contains(&format!("a.hex:{line}:1")), "{report}");
+    }
+
+    #[test]
+    fn missing_words_point_after_the_last_one() {
+        assert_eq!(line_span("0x1\n0x22\n\n", |_, _| false), Span { start: 8, end: 8, line: 2, column: 5 });
+        assert_eq!(line_span("", |_, _| false), Span { start: 0, end: 0, line: 1, column: 1 });
+    }
+}

@@ -1,0 +1,273 @@
+//! Tests of the `tgsi-opt` binary, run as a separate process.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The bundled examples, which are written in canonical form.
+const EXAMPLES: [&str; 4] =
+    ["fragment_texture_branch.tgsi", "vertex_transform.tgsi", "vertex_skinning.tgsi", "compute_loop.tgsi"];
+
+fn example_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shaders").join(name)
+}
+
+fn example_text(name: &str) -> String {
+    let path = example_path(name);
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+/// A fresh directory for one test's files.
+fn scratch_dir(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli").join(test);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("creating a scratch directory");
+    dir
+}
+
+/// Runs `tgsi-opt ARGS`, feeding `stdin` to it.
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tgsi-opt"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting tgsi-opt");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    let input = stdin.to_vec();
+    // Write from another thread so a large output cannot block the child.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("waiting for tgsi-opt");
+    writer.join().expect("stdin writer");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "tgsi-opt {args:?} panicked:\n{stderr}");
+    output
+}
+
+fn stdout(output: &Output) -> &str {
+    std::str::from_utf8(&output.stdout).expect("stdout is UTF-8")
+}
+
+fn stderr(output: &Output) -> &str {
+    std::str::from_utf8(&output.stderr).expect("stderr is UTF-8")
+}
+
+/// Asserts success and returns standard output.
+fn success(args: &[&str], stdin: &[u8]) -> String {
+    let output = run(args, stdin);
+    assert!(output.status.success(), "tgsi-opt {args:?} failed ({}):\n{}", output.status, stderr(&output));
+    stdout(&output).to_string()
+}
+
+#[test]
+fn fmt_prints_bundled_examples_in_canonical_form() {
+    for name in EXAMPLES {
+        let path = example_path(name);
+        let path = path.to_str().expect("UTF-8 path");
+        let expected = example_text(name);
+        // The examples are canonical, and every immediate in them has an
+        // exact 4-decimal form, so both styles print them unchanged.
+        assert_eq!(success(&["fmt", "--style=mesa", path], b""), expected, "{name}, mesa");
+        assert_eq!(success(&["fmt", path], b""), expected, "{name}, exact");
+        assert_eq!(success(&["fmt", "--style=exact", path], b""), expected, "{name}, exact");
+    }
+}
+
+#[test]
+fn fmt_reads_standard_input() {
+    let text = example_text("vertex_transform.tgsi");
+    assert_eq!(success(&["fmt", "-"], text.as_bytes()), text);
+    assert_eq!(success(&["fmt"], text.as_bytes()), text);
+}
+
+#[test]
+fn malformed_file_gives_exit_1_and_a_caret_diagnostic() {
+    let dir = scratch_dir("malformed");
+    let path = dir.join("malformed.tgsi");
+    fs::write(&path, "FRAG\nDCL OUT[0], COLOR\n  0: MOV OUT[0, IN[0]\n  1: END\n").expect("write");
+    let output = run(&["fmt", path.to_str().expect("UTF-8 path")], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let err = stderr(&output);
+    assert!(err.starts_with("error: "), "{err}");
+    let location = format!("{}:3:", path.display());
+    assert!(err.contains(&location), "no `{location}` in:\n{err}");
+    assert!(err.contains("3 |   0: MOV OUT[0, IN[0]"), "no source line in:\n{err}");
+    assert!(err.lines().any(|l| l.trim_start().starts_with('|') && l.contains('^')), "{err}");
+}
+
+#[test]
+fn malformed_standard_input_is_named_stdin() {
+    let output = run(&["fmt"], b"FRAG\n  0: NOT_AN_OPCODE TEMP[0]\n");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("<stdin>:2:"), "{err}");
+    assert!(err.contains('^'), "{err}");
+}
+
+#[test]
+fn tokens_round_trip_through_hex_words() {
+    for name in EXAMPLES {
+        let path = example_path(name);
+        let hex = success(&["fmt", "--emit=tokens", path.to_str().expect("UTF-8 path")], b"");
+        assert!(!hex.is_empty(), "{name}: no words");
+        for line in hex.lines() {
+            let digits = line.strip_prefix("0x").unwrap_or_else(|| panic!("{name}: bad line {line:?}"));
+            assert!(digits.len() == 8 && digits.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')), "{line:?}");
+        }
+        let text = success(&["fmt", "--input=tokens", "-"], hex.as_bytes());
+        assert_eq!(text, example_text(name), "{name}");
+        let again = success(&["fmt", "--input=tokens", "--emit=tokens"], hex.as_bytes());
+        assert_eq!(again, hex, "{name}");
+    }
+}
+
+#[test]
+fn output_flag_writes_the_file() {
+    let dir = scratch_dir("output");
+    let out = dir.join("out.tgsi");
+    let path = example_path("compute_loop.tgsi");
+    let output = run(&["fmt", path.to_str().expect("UTF-8 path"), "-o", out.to_str().expect("UTF-8 path")], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(output.stdout.is_empty(), "stdout: {}", stdout(&output));
+    assert_eq!(fs::read_to_string(&out).expect("output written"), example_text("compute_loop.tgsi"));
+
+    let hex = dir.join("out.hex");
+    let output =
+        run(&["fmt", "--emit=tokens", "--output", hex.to_str().expect("UTF-8 path")], &fs::read(&path).expect("read"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(fs::read_to_string(&hex).expect("output written").starts_with("0x"));
+}
+
+#[test]
+fn unwritable_output_names_the_path() {
+    let dir = scratch_dir("unwritable");
+    let out = dir.join("no-such-dir").join("out.tgsi");
+    let path = example_path("vertex_transform.tgsi");
+    let output = run(&["fmt", path.to_str().expect("UTF-8 path"), "-o", out.to_str().expect("UTF-8 path")], b"");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.starts_with(&format!("error: cannot write `{}`: ", out.display())), "{err}");
+}
+
+#[test]
+fn missing_file_is_a_clear_error() {
+    let output = run(&["fmt", "does/not/exist.tgsi"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let err = stderr(&output);
+    assert!(err.starts_with("error: cannot read `does/not/exist.tgsi`: "), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn directory_as_input_is_a_clear_error() {
+    let dir = scratch_dir("directory");
+    let output = run(&["fmt", dir.to_str().expect("UTF-8 path")], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).starts_with(&format!("error: cannot read `{}`: ", dir.display())));
+}
+
+#[test]
+fn non_utf8_input_is_located() {
+    let output = run(&["fmt"], b"FRAG\nDCL IN[0]\xff\n");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert_eq!(err, "error: standard input is not UTF-8 text: invalid byte at line 2, column 10\n");
+}
+
+#[test]
+fn bad_hex_word_is_located() {
+    let output = run(&["fmt", "--input=tokens"], b"0x00000202\n0xnope\n");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(err.contains("<stdin>:2:1"), "{err}");
+    assert!(err.contains("2 | 0xnope\n"), "{err}");
+    assert!(err.contains("| ^^^^^^\n"), "{err}");
+}
+
+#[test]
+fn invalid_token_stream_names_the_word() {
+    let dir = scratch_dir("invalid_tokens");
+    let path = dir.join("bad.hex");
+    // A fragment shader header, then a word that is no valid token.
+    fs::write(&path, "0x00000202\n0x00000004\n0xffffffff\n").expect("write");
+    let output = run(&["fmt", "--input=tokens", path.to_str().expect("UTF-8 path")], b"");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.starts_with("error: word "), "{err}");
+    assert!(err.contains(&format!("--> {}:", path.display())), "{err}");
+    assert!(err.contains('^'), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_with_2() {
+    for args in [&["fmt", "--style=pretty"][..], &["fmt", "--emit=binary"], &["fmt", "a", "b"], &["frobnicate"], &[]] {
+        let output = run(args, b"");
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert!(output.stdout.is_empty());
+    }
+}
+
+#[test]
+fn help_documents_every_flag() {
+    let help = success(&["fmt", "--help"], b"");
+    for needle in [
+        "[FILE]",
+        "--style <STYLE>",
+        "--emit <FORMAT>",
+        "--input <FORMAT>",
+        "-o, --output <FILE>",
+        "exact",
+        "mesa",
+        "text",
+        "tokens",
+    ] {
+        assert!(help.contains(needle), "no `{needle}` in:\n{help}");
+    }
+    let top = success(&["--help"], b"");
+    assert!(top.contains("fmt"), "{top}");
+    assert!(success(&["--version"], b"").starts_with("tgsi-opt "));
+}
+
+/// Mesa's own answers in `../shared/conformance/text/`, when present: a
+/// sample of cases goes through the CLI and must give Mesa's dump and tokens.
+#[test]
+fn fmt_matches_mesa_on_conformance_sample() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/text");
+    let Ok(entries) = fs::read_dir(&dir) else {
+        eprintln!("skipped: no {}", dir.display());
+        return;
+    };
+    let mut cases: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "tgsi"))
+        .collect();
+    cases.sort();
+    let mut failures = Vec::new();
+    for tgsi in cases.iter().step_by(25) {
+        let (Ok(dump), Ok(hex)) =
+            (fs::read_to_string(tgsi.with_extension("dump")), fs::read_to_string(tgsi.with_extension("hex")))
+        else {
+            continue;
+        };
+        let path = tgsi.to_str().expect("UTF-8 path");
+        let checks = [
+            (&["fmt", "--style=mesa", path][..], &b""[..], &dump),
+            (&["fmt", "--emit=tokens", path], b"", &hex),
+            (&["fmt", "--input=tokens", "--style=mesa"], hex.as_bytes(), &dump),
+        ];
+        for (args, stdin, expected) in checks {
+            let output = run(args, stdin);
+            if !output.status.success() || stdout(&output) != expected.as_str() {
+                failures.push(format!("{args:?} {}:\n{}", tgsi.display(), stderr(&output)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
