@@ -19,11 +19,6 @@ fn check_tokens(words: &[u32]) -> Result<(), Violation> {
     unwind_as_violation(|| roundtrip::check_tokens(words))
 }
 
-/// `roundtrip::check_tokens_through_text`, with a panic reported as a violation.
-fn check_tokens_through_text(words: &[u32]) -> Result<(), Violation> {
-    unwind_as_violation(|| roundtrip::check_tokens_through_text(words))
-}
-
 fn unwind_as_violation(check: impl FnOnce() -> Result<(), Violation>) -> Result<(), Violation> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or_else(|panic| {
         let message = panic
@@ -202,13 +197,4 @@ fn check_conformance_tokens(check: fn(&[u32]) -> Result<(), Violation>) {
 #[test]
 fn conformance_tokens_and_mutations_round_trip() {
     check_conformance_tokens(check_tokens);
-}
-
-/// Decoded shaders that the text syntax cannot express (reversed ranges,
-/// negative indices, wrong operand counts, ...): whether the decoder should
-/// refuse them or the text should say them is open.
-#[test]
-#[ignore = "the token decoder accepts shaders that the text parser refuses"]
-fn conformance_tokens_and_mutations_survive_text() {
-    check_conformance_tokens(check_tokens_through_text);
 }

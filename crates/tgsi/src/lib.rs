@@ -16,9 +16,11 @@ pub mod opcode;
 pub mod parse;
 pub mod print;
 pub mod tokens;
+pub mod validate;
 
 pub use ast::*;
 pub use names::*;
 pub use opcode::{flags, ChannelMode, Opcode, OpcodeInfo, OperandType};
 pub use parse::{parse, parse_with_spans, ParseError, Span};
 pub use print::{print, Style};
+pub use validate::{validate, ValidationError};

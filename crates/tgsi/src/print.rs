@@ -86,8 +86,10 @@ impl Printer<'_> {
             PropertyValueKind::CoordOrigin => enum_name(p.value, CoordOrigin::from_index, CoordOrigin::name),
             PropertyValueKind::PixelCenter => enum_name(p.value, PixelCenter::from_index, PixelCenter::name),
             PropertyValueKind::Processor => enum_name(p.value, Processor::from_index, Processor::name),
-            // Mesa prints property data with %d.
-            PropertyValueKind::Uint => (p.value as i32).to_string(),
+            // Mesa prints property data with %d, which Mesa cannot read
+            // back above i32::MAX; the exact style prints it unsigned.
+            PropertyValueKind::Uint if self.style == Style::Mesa => (p.value as i32).to_string(),
+            PropertyValueKind::Uint => p.value.to_string(),
         };
         let _ = write!(self.out, "PROPERTY {} {}", p.name, value);
     }

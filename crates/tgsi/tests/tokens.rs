@@ -177,14 +177,14 @@ fn kitchen_sink() -> Shader {
     d.dimension = Some(7);
     d.interpolation =
         Some(Interpolation { mode: InterpolateMode::Perspective, location: InterpolateLocation::Centroid });
-    d.semantic = Some(Semantic { name: SemanticName::Generic, index: 0xffff, streams: [0, 1, 2, 3] });
+    d.semantic = Some(Semantic { name: SemanticName::Generic, index: 0xffff, streams: [0; 4] });
     d.invariant = true;
     d.local = true;
     d.array_id = Some(1023);
     items.push(Item::Declaration(d));
 
     let mut d = Declaration::new(File::Image, 2, 2);
-    d.image = Some(ImageDecl { target: TextureTarget::Array2D, raw: true, writable: true, format: 1023 });
+    d.image = Some(ImageDecl { target: TextureTarget::Array2D, raw: true, writable: true, format: format::COUNT - 1 });
     items.push(Item::Declaration(d));
     let mut d = Declaration::new(File::SamplerView, 0, 0);
     d.sampler_view = Some(SamplerViewDecl {
@@ -209,21 +209,21 @@ fn kitchen_sink() -> Shader {
     d0.reg.indirect = Some(Indirect { file: File::Address, index: 2, component: 3, array_id: 1023 });
     d0.reg.dimension = Some(Dimension {
         index: 32767,
-        indirect: Some(Indirect { file: File::Temporary, index: -1, component: 1, array_id: 0 }),
+        indirect: Some(Indirect { file: File::Temporary, index: 32767, component: 1, array_id: 0 }),
     });
     i.dst.push(d0);
     let mut s0 = src(File::Constant, 5);
     s0.swizzle = [3, 2, 1, 0];
     s0.negate = true;
     s0.absolute = true;
-    s0.reg.dimension = Some(Dimension { index: -3, indirect: None });
+    s0.reg.dimension = Some(Dimension { index: 32767, indirect: None });
     i.src.push(s0);
     i.src.push(src(File::Sampler, 0));
     i.texture = Some(TextureInfo {
         target: TextureTarget::Array2D,
         offsets: smallvec![
             TexOffset { file: File::Immediate, index: 0, swizzle: [0, 1, 2] },
-            TexOffset { file: File::Temporary, index: -32768, swizzle: [3, 3, 3] },
+            TexOffset { file: File::Temporary, index: 32767, swizzle: [3, 3, 3] },
         ],
     });
     items.push(Item::Instruction(i));
@@ -675,4 +675,40 @@ fn fuzz_random_mutations_do_not_panic() {
         decoded += usize::from(check_no_panic(&w));
     }
     eprintln!("fuzz: {decoded} of {rounds} mutated streams still decode");
+}
+
+/// The encoder writes any tree whose values fit their fields, but the
+/// decoder gives back only trees the text syntax can say, so that every
+/// decoded shader prints as text that parses back to it.
+#[test]
+fn decode_refuses_what_text_cannot_say() {
+    let cases: Vec<(Shader, &str)> = vec![
+        {
+            let mut d = Declaration::new(File::Temporary, 3, 1);
+            d.usage_mask = 0xf;
+            (Shader { processor: Processor::Fragment, items: vec![Item::Declaration(d)] }, "ends before it starts")
+        },
+        {
+            let mut i = Instruction::new(Opcode::Mov);
+            i.dst.push(dst(File::Temporary, 0));
+            (Shader { processor: Processor::Fragment, items: vec![Item::Instruction(i)] }, "0 source operands")
+        },
+        {
+            let mut i = Instruction::new(Opcode::Mov);
+            i.dst.push(dst(File::Temporary, -1));
+            i.src.push(src(File::Temporary, 0));
+            (Shader { processor: Processor::Fragment, items: vec![Item::Instruction(i)] }, "negative index")
+        },
+        {
+            let mut d = Declaration::new(File::Output, 0, 0);
+            d.semantic = Some(Semantic { name: SemanticName::Color, index: 0, streams: [1, 0, 0, 0] });
+            (Shader { processor: Processor::Vertex, items: vec![Item::Declaration(d)] }, "vertex streams")
+        },
+    ];
+    for (shader, expected) in cases {
+        let words = encode(&shader).unwrap();
+        let err = decode(&words).unwrap_err();
+        assert!(err.to_string().contains(expected), "{err}");
+        assert!(matches!(err.problem(), Some(Problem::Invalid(_))), "{err}");
+    }
 }

@@ -580,11 +580,7 @@ impl<'a> Parser<'a> {
             };
             // Per-vertex inputs (and tessellation control outputs) are
             // declared with a vertex bracket that Mesa drops.
-            let drop_outer = matches!(
-                (self.processor, file),
-                (Processor::Geometry | Processor::TessEval, Some(File::Input))
-                    | (Processor::TessCtrl, Some(File::Input | File::Output))
-            );
+            let drop_outer = file.is_some_and(|f| crate::validate::is_per_vertex(self.processor, f));
             if !drop_outer {
                 if range.0 != range.1 {
                     return Err(self.c.error_span(

@@ -32,10 +32,16 @@ pub fn decode(words: &[u32]) -> Result<Shader, DecodeError> {
 
     let mut r = Reader { words, pos: 2 };
     let mut items = Vec::new();
+    let mut starts = Vec::new();
     while r.pos < words.len() {
+        starts.push(r.pos);
         items.push(r.item()?);
     }
-    Ok(Shader { processor, items })
+    let shader = Shader { processor, items };
+    // Only trees the text syntax can say: then every decoded shader prints
+    // as text that parses back to it.
+    crate::validate(&shader).map_err(|e| at(starts.get(e.item).copied().unwrap_or(2), Problem::Invalid(e.message)))?;
+    Ok(shader)
 }
 
 fn at(word: usize, problem: Problem) -> DecodeError {

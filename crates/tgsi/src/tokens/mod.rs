@@ -126,6 +126,9 @@ impl DecodeError {
 /// What is wrong at a word of a token stream.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum Problem {
+    /// The item breaks a rule of the language (see [`crate::validate`]).
+    #[error("{0}")]
+    Invalid(String),
     /// The stream ends where a word was expected.
     #[error("the stream ends inside the {0}")]
     Truncated(&'static str),
