@@ -57,8 +57,8 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn new(text: &'a str, want_spans: bool) -> Self {
-        // About one item a line.
-        let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
+        // Canonical text has about one item per 40 bytes.
+        let lines = text.len() / 32 + 16;
         Parser {
             c: Cursor::new(text),
             processor: Processor::Vertex,
@@ -1091,10 +1091,30 @@ fn key(word: &str) -> Option<u128> {
     Some(u128::from_be_bytes(buf))
 }
 
-/// A register file by name, ignoring ASCII case.
+/// A register file by name, ignoring ASCII case. Operands name a file
+/// several times an instruction, so this picks the one candidate by length
+/// and first letter before comparing.
 fn file_from_name(word: &str) -> Option<File> {
-    // Comparing lengths first rules out almost every name cheaply.
-    File::ALL.iter().copied().find(|f| f.name().len() == word.len() && f.name().eq_ignore_ascii_case(word))
+    let first = word.as_bytes().first()?.to_ascii_uppercase();
+    let candidate = match (word.len(), first) {
+        (2, b'I') => File::Input,
+        (2, b'S') => File::SystemValue,
+        (3, b'O') => File::Output,
+        (3, b'I') => File::Immediate,
+        (4, b'T') => File::Temporary,
+        (4, b'S') => File::Sampler,
+        (4, b'A') => File::Address,
+        (4, b'N') => File::Null,
+        (5, b'C') => File::Constant,
+        (5, b'I') => File::Image,
+        (5, b'S') => File::SamplerView,
+        (6, b'B') => File::Buffer,
+        (6, b'M') => File::Memory,
+        (8, b'C') => File::ConstBuf,
+        (8, b'H') => File::HwAtomic,
+        _ => return None,
+    };
+    candidate.name().eq_ignore_ascii_case(word).then_some(candidate)
 }
 
 /// Case-insensitive mnemonic lookup: binary search in a table sorted once.
@@ -1110,4 +1130,28 @@ fn lookup_opcode(word: &str) -> Option<Opcode> {
     });
     let k = key(word)?;
     sorted.binary_search_by_key(&k, |&(k, _)| k).ok().map(|i| sorted[i].1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_name_is_found_in_any_case() {
+        for &f in File::ALL {
+            assert_eq!(file_from_name(f.name()), Some(f));
+            assert_eq!(file_from_name(&f.name().to_ascii_lowercase()), Some(f));
+        }
+        assert_eq!(file_from_name("INPUT"), None);
+        assert_eq!(file_from_name(""), None);
+    }
+
+    #[test]
+    fn every_mnemonic_is_found_with_its_suffixes() {
+        for &op in Opcode::ALL {
+            assert_eq!(resolve_mnemonic(op.name()), Some((op, false, false)));
+            assert_eq!(resolve_mnemonic(&format!("{}_sat_precise", op.name())), Some((op, true, true)));
+        }
+        assert_eq!(resolve_mnemonic("MOV_PRECISE_SAT"), None);
+    }
 }
