@@ -1,0 +1,498 @@
+//! Lowering of one TGSI instruction into scalar operations.
+
+use super::{BuildError, Builder};
+use crate::function::*;
+use smallvec::SmallVec;
+use tgsi::{ChannelMode, File, Opcode, OperandType};
+
+/// Files whose registers are values (the others name resources).
+fn is_value_file(file: File) -> bool {
+    matches!(
+        file,
+        File::Temporary
+            | File::Output
+            | File::Address
+            | File::Input
+            | File::Constant
+            | File::SystemValue
+            | File::Immediate
+    )
+}
+
+/// The channels destination `d` of `inst` writes.
+pub(crate) fn written_channels(inst: &tgsi::Instruction, d: usize) -> u8 {
+    inst.dst.get(d).map_or(0, |dst| dst.write_mask & 0xf)
+}
+
+/// Opcodes kept whole as [`Op::Opaque`] even though the opcode table calls
+/// them component-wise: they read other invocations or the machine.
+fn is_cross_lane(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(op, ReadInvoc | ReadFirst | VoteAny | VoteAll | VoteEq | Ballot | Clock | ReadHelper)
+}
+
+/// Whether source `i` of `op` names a resource rather than a value even
+/// when its file holds values (`LOAD TEMP[0], CONST[0], ...` reads a
+/// constant buffer; `INTERP_CENTROID` names an input).
+fn is_reference_src(op: Opcode, i: usize) -> bool {
+    use Opcode::*;
+    i == 0
+        && matches!(
+            op,
+            Load | Resq
+                | Atomuadd
+                | Atomxchg
+                | Atomcas
+                | Atomand
+                | Atomor
+                | Atomxor
+                | Atomumin
+                | Atomumax
+                | Atomimin
+                | Atomimax
+                | Atomfadd
+                | AtomincWrap
+                | AtomdecWrap
+                | InterpCentroid
+                | InterpSample
+                | InterpOffset
+                | Fbfetch
+        )
+}
+
+/// The (source, channel) pairs a replicated-scalar opcode reads, in
+/// argument order.
+fn replicated_reads(op: Opcode) -> &'static [(u8, u8)] {
+    use Opcode::*;
+    match op {
+        Dp2 => &[(0, 0), (0, 1), (1, 0), (1, 1)],
+        Dp3 => &[(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)],
+        Dp4 => &[(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3)],
+        Pow => &[(0, 0), (1, 0)],
+        Pk2h | Pk2us => &[(0, 0), (0, 1)],
+        Pk4b | Pk4ub => &[(0, 0), (0, 1), (0, 2), (0, 3)],
+        _ => &[(0, 0)],
+    }
+}
+
+impl Builder<'_> {
+    /// The value of channel `c` of a register (no swizzle, no modifiers).
+    pub(super) fn read_channel(&mut self, reg: &tgsi::Register, c: u8) -> Result<Value, BuildError> {
+        let file = reg.file;
+        if !is_value_file(file) {
+            return Err(self.error(format!("{file} registers hold no values")));
+        }
+        let dim_indirect = reg.dimension.and_then(|d| d.indirect);
+        if reg.indirect.is_some() || dim_indirect.is_some() {
+            let mut args: SmallVec<[Operand; 3]> = SmallVec::new();
+            if let Some(ind) = reg.indirect {
+                args.push(Operand::new(self.address(&ind)?));
+            }
+            if matches!(file, File::Temporary | File::Output) {
+                if dim_indirect.is_some() || reg.dimension.is_some() {
+                    return Err(self.error("2-D TEMP or OUT registers are not supported"));
+                }
+                let (array, first) = self
+                    .array_of(file, reg.index as i64)
+                    .or_else(|| self.arrays.iter().find(|a| a.0 == file).map(|a| (a.3, a.1)))
+                    .ok_or_else(|| self.error("an indirect register outside every array"))?;
+                let offset = reg.index - first as i32;
+                return Ok(self.emit(Op::ArrayLoad { array, offset, chan: c }, &args, Ty::B32));
+            }
+            if let Some(ind) = dim_indirect {
+                args.push(Operand::new(self.address(&ind)?));
+            }
+            return Ok(self.emit(Op::LoadIndirect { reg: *reg, chan: c }, &args, Ty::B32));
+        }
+        let index = u32::try_from(reg.index).map_err(|_| self.error("a negative register index"))?;
+        match file {
+            File::Temporary | File::Output | File::Address => {
+                if reg.dimension.is_some() {
+                    return Err(self.error("2-D TEMP, OUT or ADDR registers are not supported"));
+                }
+                if let Some((array, first)) = self.array_of(file, index as i64) {
+                    let offset = (index - first) as i32;
+                    return Ok(self.emit(Op::ArrayLoad { array, offset, chan: c }, &[], Ty::B32));
+                }
+                let v = self.vars.var(file, index, c);
+                Ok(self.var_value(v))
+            }
+            File::Immediate => {
+                let imm =
+                    self.imms.get(index as usize).ok_or_else(|| self.error(format!("IMM[{index}] is not declared")))?;
+                let bits = imm.data[c as usize & 3];
+                Ok(self.constant(bits as u64, Ty::B32))
+            }
+            _ => {
+                let dim = reg.dimension.map(|d| d.index as u32);
+                Ok(self.read(Source { file, dim, index, chan: c }))
+            }
+        }
+    }
+
+    /// The value of an indirect index register.
+    fn address(&mut self, ind: &tgsi::Indirect) -> Result<Value, BuildError> {
+        let reg = tgsi::Register::new(ind.file, ind.index);
+        self.read_channel(&reg, ind.component)
+    }
+
+    /// Result channel `chan` of a source operand: the swizzled channel with
+    /// its modifiers.
+    pub(super) fn src_scalar(&mut self, src: &tgsi::SrcOperand, chan: u8, _int: bool) -> Result<Operand, BuildError> {
+        let c = src.swizzle[chan as usize & 3];
+        let value = self.read_channel(&src.reg, c)?;
+        Ok(Operand { value, neg: src.negate, abs: src.absolute })
+    }
+
+    /// A 64-bit operand from channel pair `pair` (0 = xy, 1 = zw) of a
+    /// source; modifiers apply to the 64-bit value.
+    fn src_pair(&mut self, src: &tgsi::SrcOperand, pair: u8) -> Result<Operand, BuildError> {
+        let lo = self.src_scalar(src, 2 * pair, false)?.value;
+        let hi = self.src_scalar(src, 2 * pair + 1, false)?.value;
+        let packed = self.emit(Op::Pack, &[Operand::new(lo), Operand::new(hi)], Ty::B64);
+        Ok(Operand { value: packed, neg: src.negate, abs: src.absolute })
+    }
+
+    /// Writes `value` to channel `c` of a destination.
+    fn write_channel(&mut self, dst: &tgsi::DstOperand, c: u8, value: Value) -> Result<(), BuildError> {
+        let reg = dst.reg;
+        match reg.file {
+            File::Null => Ok(()),
+            File::Temporary | File::Output | File::Address => {
+                if reg.dimension.is_some() {
+                    return Err(self.error("2-D destination registers are not supported"));
+                }
+                let array = match reg.indirect {
+                    Some(_) => self
+                        .array_of(reg.file, reg.index as i64)
+                        .or_else(|| self.arrays.iter().find(|a| a.0 == reg.file).map(|a| (a.3, a.1))),
+                    None => self.array_of(reg.file, reg.index as i64),
+                };
+                if let Some((array, first)) = array {
+                    let mut args: SmallVec<[Operand; 3]> = SmallVec::new();
+                    if let Some(ind) = reg.indirect {
+                        args.push(Operand::new(self.address(&ind)?));
+                    }
+                    args.push(Operand::new(value));
+                    let offset = reg.index - first as i32;
+                    let origin = Origin { inst: Some(self.pc as u32), dst: None };
+                    let inst = self.func.add_inst(Op::ArrayStore { array, offset, chan: c }, &args, &[], origin);
+                    self.append(inst);
+                    return Ok(());
+                }
+                if reg.indirect.is_some() {
+                    return Err(self.error(format!("indirect writes to {} registers are not supported", reg.file)));
+                }
+                let index = u32::try_from(reg.index).map_err(|_| self.error("a negative register index"))?;
+                let def = self.func.values[value].def;
+                let origin = &mut self.func.insts[def].origin;
+                if origin.dst.is_none() && origin.inst == Some(self.pc as u32) {
+                    origin.dst = Some(RegChannel { file: reg.file, index, chan: c });
+                }
+                let v = self.vars.var(reg.file, index, c);
+                self.write_var(v, value);
+                Ok(())
+            }
+            other => Err(self.error(format!("{other} registers cannot be written by this instruction"))),
+        }
+    }
+
+    /// Adds one ALU operation to the current block.
+    fn alu(&mut self, opcode: Opcode, chan: u8, args: &[Operand], ty: Ty, saturate: bool, precise: bool) -> Value {
+        let v = self.emit(Op::Alu { opcode, chan }, args, ty);
+        let def = self.func.values[v].def;
+        self.func.insts[def].saturate = saturate;
+        self.func.insts[def].precise = precise;
+        v
+    }
+
+    /// Writes per-channel results, after every source has been read.
+    fn write_all(&mut self, dst: &tgsi::DstOperand, results: &[(u8, Value)]) -> Result<(), BuildError> {
+        for &(c, v) in results {
+            self.write_channel(dst, c, v)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn lower_instruction(&mut self, inst: &tgsi::Instruction) -> Result<(), BuildError> {
+        let op = inst.opcode;
+        let info = op.info();
+        if info.is_legacy() {
+            return self.lower_legacy(inst);
+        }
+        let all_values = inst.src.iter().all(|s| is_value_file(s.reg.file));
+        let simple = inst.dst.len() == 1 && all_values && !is_cross_lane(op);
+        if simple && info.is_64bit() {
+            return self.lower_64bit(inst);
+        }
+        match info.mode {
+            ChannelMode::Componentwise if simple => self.lower_componentwise(inst, op),
+            ChannelMode::Replicate if simple => self.lower_replicated(inst, op),
+            ChannelMode::ChannelDependent if simple => self.lower_channel_dependent(inst, op),
+            _ => self.lower_opaque(inst, op),
+        }
+    }
+
+    fn lower_componentwise(&mut self, inst: &tgsi::Instruction, op: Opcode) -> Result<(), BuildError> {
+        let dst = inst.dst[0];
+        let mut results = SmallVec::<[(u8, Value); 4]>::new();
+        for c in 0..4u8 {
+            if dst.write_mask & (1 << c) == 0 {
+                continue;
+            }
+            let args =
+                inst.src.iter().map(|s| self.src_scalar(s, c, false)).collect::<Result<SmallVec<[_; 3]>, _>>()?;
+            results.push((c, self.alu(op, c, &args, Ty::B32, inst.saturate, inst.precise)));
+        }
+        self.write_all(&dst, &results)
+    }
+
+    fn lower_replicated(&mut self, inst: &tgsi::Instruction, op: Opcode) -> Result<(), BuildError> {
+        let dst = inst.dst[0];
+        if dst.write_mask == 0 {
+            return Ok(());
+        }
+        let mut args = SmallVec::<[Operand; 8]>::new();
+        for &(s, c) in replicated_reads(op) {
+            let src = inst.src.get(s as usize).ok_or_else(|| self.error("missing source operand"))?;
+            args.push(self.src_scalar(src, c, false)?);
+        }
+        let v = self.alu(op, 0, &args, Ty::B32, inst.saturate, inst.precise);
+        let results: SmallVec<[(u8, Value); 4]> =
+            (0..4u8).filter(|c| dst.write_mask & (1 << c) != 0).map(|c| (c, v)).collect();
+        self.write_all(&dst, &results)
+    }
+
+    fn lower_channel_dependent(&mut self, inst: &tgsi::Instruction, op: Opcode) -> Result<(), BuildError> {
+        let dst = inst.dst[0];
+        let mut all = SmallVec::<[Operand; 8]>::new();
+        for src in &inst.src {
+            for c in 0..4 {
+                all.push(self.src_scalar(src, c, false)?);
+            }
+        }
+        let mut results = SmallVec::<[(u8, Value); 4]>::new();
+        for c in 0..4u8 {
+            if dst.write_mask & (1 << c) != 0 {
+                results.push((c, self.alu(op, c, &all, Ty::B32, inst.saturate, inst.precise)));
+            }
+        }
+        self.write_all(&dst, &results)
+    }
+
+    /// Double and 64-bit integer opcodes, on channel pairs.
+    fn lower_64bit(&mut self, inst: &tgsi::Instruction) -> Result<(), BuildError> {
+        let op = inst.opcode;
+        let info = op.info();
+        let dst = inst.dst[0];
+        let mask = dst.write_mask;
+        let dst64 = info.dst_type.is_64bit();
+        let src64 = info.src_type.is_64bit();
+        let mut results = SmallVec::<[(u8, Value); 4]>::new();
+        if !dst64 && src64 && info.dst_type != OperandType::Int {
+            // Narrowing conversions: dst.x from src.xy, dst.y from src.zw.
+            for c in 0..2u8 {
+                if mask & (1 << c) == 0 {
+                    continue;
+                }
+                let args = inst.src.iter().map(|s| self.src_pair(s, c)).collect::<Result<SmallVec<[_; 3]>, _>>()?;
+                results.push((c, self.alu(op, c, &args, Ty::B32, inst.saturate, inst.precise)));
+            }
+            return self.write_all(&dst, &results);
+        }
+        for pair in 0..2u8 {
+            let pair_mask = 0b11 << (2 * pair);
+            if mask & pair_mask == 0 {
+                continue;
+            }
+            let mut args = SmallVec::<[Operand; 3]>::new();
+            for (i, src) in inst.src.iter().enumerate() {
+                if op.src_type(i).is_64bit() {
+                    args.push(self.src_pair(src, pair)?);
+                } else if dst64 && !src64 {
+                    // Widening conversions: dst.xy from src.x, dst.zw from src.y.
+                    args.push(self.src_scalar(src, pair, false)?);
+                } else {
+                    // A 32-bit operand of a 64-bit op (DLDEXP's exponent, a
+                    // shift count): the first channel of the pair.
+                    args.push(self.src_scalar(src, 2 * pair, false)?);
+                }
+            }
+            if dst64 {
+                let v = self.alu(op, pair, &args, Ty::B64, inst.saturate, inst.precise);
+                for (c, hi) in [(2 * pair, false), (2 * pair + 1, true)] {
+                    if mask & (1 << c) != 0 {
+                        let half = self.emit(Op::Split { hi }, &[Operand::new(v)], Ty::B32);
+                        results.push((c, half));
+                    }
+                }
+            } else {
+                // Comparisons: one 32-bit result, in the first channel of
+                // the pair that is written (as Mesa's interpreter does).
+                let c = if mask & (1 << (2 * pair)) != 0 { 2 * pair } else { 2 * pair + 1 };
+                results.push((c, self.alu(op, pair, &args, Ty::B32, inst.saturate, inst.precise)));
+            }
+        }
+        self.write_all(&dst, &results)
+    }
+
+    /// Keeps the instruction whole, with its value sources as scalar
+    /// arguments and its value destinations as results.
+    fn lower_opaque(&mut self, inst: &tgsi::Instruction, op: Opcode) -> Result<(), BuildError> {
+        if op == Opcode::Emit {
+            self.store_outputs();
+        }
+        let mut template = inst.clone();
+        let mut args = SmallVec::<[Operand; 3]>::new();
+        let mut value_srcs = 0u8;
+        for (i, src) in inst.src.iter().enumerate() {
+            if is_value_file(src.reg.file) && !is_reference_src(op, i) {
+                for c in 0..4 {
+                    let ch = src.swizzle[c];
+                    args.push(Operand::new(self.read_channel(&src.reg, ch)?));
+                }
+                value_srcs |= 1 << i;
+                template.src[i].swizzle = tgsi::IDENTITY_SWIZZLE;
+            } else if src.reg.indirect.is_some() || src.reg.dimension.and_then(|d| d.indirect).is_some() {
+                return Err(self.error("indirectly addressed resources are not supported"));
+            }
+        }
+        let mut result_slots = Vec::new();
+        for (d, dst) in inst.dst.iter().enumerate() {
+            if is_value_file(dst.reg.file) {
+                for c in 0..4u8 {
+                    if dst.write_mask & (1 << c) != 0 {
+                        result_slots.push((d, c));
+                    }
+                }
+            } else if dst.reg.indirect.is_some() {
+                return Err(self.error("indirectly addressed resources are not supported"));
+            }
+        }
+        let tys = vec![Ty::B32; result_slots.len()];
+        let origin = Origin { inst: Some(self.pc as u32), dst: None };
+        let data = self.func.add_inst(Op::Opaque { inst: Box::new(template), value_srcs }, &args, &tys, origin);
+        self.func.insts[data].saturate = inst.saturate;
+        self.func.insts[data].precise = inst.precise;
+        self.append(data);
+        let results: Vec<Value> = self.func.insts[data].results.to_vec();
+        for ((d, c), v) in result_slots.into_iter().zip(results) {
+            self.write_channel(&inst.dst[d], c, v)?;
+        }
+        Ok(())
+    }
+
+    /// Opcodes of the 2010 reference, rewritten into today's.
+    fn lower_legacy(&mut self, inst: &tgsi::Instruction) -> Result<(), BuildError> {
+        use Opcode::*;
+        let op = inst.opcode;
+        let (sat, precise) = (inst.saturate, inst.precise);
+        let dst = inst.dst.first().copied();
+        let chans = |mask: u8| (0..4u8).filter(move |c| mask & (1 << c) != 0);
+        match op {
+            Sub | Abs | Shr | Clamp | Cnd => {
+                let Some(dst) = dst else { return Err(self.error("missing destination")) };
+                let mut results = SmallVec::<[(u8, Value); 4]>::new();
+                for c in chans(dst.write_mask) {
+                    let mut a = SmallVec::<[Operand; 3]>::new();
+                    for s in &inst.src {
+                        a.push(self.src_scalar(s, c, false)?);
+                    }
+                    let v = match op {
+                        Sub => {
+                            let b = Operand { neg: !a[1].neg, ..a[1] };
+                            self.alu(Add, c, &[a[0], b], Ty::B32, sat, precise)
+                        }
+                        Abs => self.alu(Mov, c, &[Operand { neg: false, abs: true, ..a[0] }], Ty::B32, sat, precise),
+                        Shr => self.alu(Ishr, c, &a, Ty::B32, sat, precise),
+                        Clamp => {
+                            let t = self.alu(Max, c, &[a[0], a[1]], Ty::B32, false, precise);
+                            self.alu(Min, c, &[Operand::new(t), a[2]], Ty::B32, sat, precise)
+                        }
+                        _ => {
+                            // CND: src2 > 0.5 ? src0 : src1, as CMP(0.5 - src2, src0, src1).
+                            let half = self.constant(0.5f32.to_bits() as u64, Ty::B32);
+                            let c2 = Operand { neg: !a[2].neg, ..a[2] };
+                            let t = self.alu(Add, c, &[Operand::new(half), c2], Ty::B32, false, precise);
+                            self.alu(Cmp, c, &[Operand::new(t), a[0], a[1]], Ty::B32, sat, precise)
+                        }
+                    };
+                    results.push((c, v));
+                }
+                self.write_all(&dst, &results)
+            }
+            Xpd | Scs => {
+                let Some(dst) = dst else { return Err(self.error("missing destination")) };
+                let mut results = SmallVec::<[(u8, Value); 4]>::new();
+                for c in chans(dst.write_mask) {
+                    let v = if c == 3 {
+                        self.constant(1.0f32.to_bits() as u64, Ty::B32)
+                    } else if op == Scs {
+                        if c == 2 {
+                            self.zero()
+                        } else {
+                            let x = self.src_scalar(&inst.src[0], 0, false)?;
+                            self.alu(if c == 0 { Cos } else { Sin }, 0, &[x], Ty::B32, sat, precise)
+                        }
+                    } else {
+                        let (c1, c2) = [(1, 2), (2, 0), (0, 1)][c as usize];
+                        let a1 = self.src_scalar(&inst.src[0], c1, false)?;
+                        let b2 = self.src_scalar(&inst.src[1], c2, false)?;
+                        let b1 = self.src_scalar(&inst.src[1], c1, false)?;
+                        let a2 = self.src_scalar(&inst.src[0], c2, false)?;
+                        let m1 = self.alu(Mul, c, &[a1, b2], Ty::B32, false, precise);
+                        let m2 = self.alu(Mul, c, &[b1, a2], Ty::B32, false, precise);
+                        let m2 = Operand { neg: true, ..Operand::new(m2) };
+                        self.alu(Add, c, &[Operand::new(m1), m2], Ty::B32, sat, precise)
+                    };
+                    results.push((c, v));
+                }
+                self.write_all(&dst, &results)
+            }
+            Dph | Dp2a | Sfl | Str => {
+                let Some(dst) = dst else { return Err(self.error("missing destination")) };
+                let v = match op {
+                    Sfl => self.zero(),
+                    Str => self.constant(1.0f32.to_bits() as u64, Ty::B32),
+                    _ => {
+                        let (dp, n, extra) = if op == Dph { (Dp3, 3, (1, 3)) } else { (Dp2, 2, (2, 0)) };
+                        let mut args = SmallVec::<[Operand; 8]>::new();
+                        for s in 0..2 {
+                            for c in 0..n {
+                                args.push(self.src_scalar(&inst.src[s], c, false)?);
+                            }
+                        }
+                        let d = self.alu(dp, 0, &args, Ty::B32, false, precise);
+                        let e = self.src_scalar(&inst.src[extra.0], extra.1, false)?;
+                        self.alu(Add, 0, &[Operand::new(d), e], Ty::B32, sat, precise)
+                    }
+                };
+                let results: SmallVec<[(u8, Value); 4]> = chans(dst.write_mask).map(|c| (c, v)).collect();
+                self.write_all(&dst, &results)
+            }
+            Kil | Kilp => {
+                let mut modern = inst.clone();
+                modern.opcode = if op == Kil { KillIf } else { Kill };
+                self.lower_opaque(&modern, modern.opcode)
+            }
+            _ => Err(self.error(format!("the removed opcode {} is not supported", op.name()))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tgsi::flags;
+
+    #[test]
+    fn replicated_reads_cover_every_replicated_opcode() {
+        for &op in Opcode::ALL {
+            let info = op.info();
+            if info.mode == ChannelMode::Replicate && !info.is_legacy() && !info.has(flags::SIDE_EFFECT) {
+                let reads = replicated_reads(op);
+                assert!(reads.iter().all(|&(s, _)| s < info.num_src), "{}", op.name());
+            }
+        }
+    }
+}

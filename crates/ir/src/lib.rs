@@ -1,0 +1,12 @@
+//! The scalar SSA IR of TGSI shaders.
+//!
+//! [`from_tgsi`] builds it from a parsed shader; [`verify`] checks it;
+//! [`print`] writes its text form; [`to_tgsi`] emits TGSI again.
+
+mod entity;
+pub mod from_tgsi;
+pub mod function;
+
+pub use entity::{Arena, EntityRef};
+pub use from_tgsi::{from_tgsi, BuildError};
+pub use function::*;
