@@ -328,6 +328,12 @@ pub struct Module {
     /// Properties and declarations of every file but TEMP and IMM, in
     /// source order.
     pub interface: Vec<tgsi::Item>,
+    /// The source's TEMP declarations (emission keeps their `LOCAL` flag
+    /// and array ids).
+    pub temps: Vec<tgsi::Declaration>,
+    /// The source's immediates: emission numbers constants like the source
+    /// did where it can.
+    pub immediates: Vec<tgsi::Immediate>,
     /// The code.
     pub function: Function,
 }

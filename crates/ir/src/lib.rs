@@ -3,10 +3,13 @@
 //! [`from_tgsi`] builds it from a parsed shader; [`verify`] checks it;
 //! [`print`] writes its text form; [`to_tgsi`] emits TGSI again.
 
+pub mod channels;
 mod entity;
 pub mod from_tgsi;
 pub mod function;
+pub mod to_tgsi;
 
 pub use entity::{Arena, EntityRef};
 pub use from_tgsi::{from_tgsi, BuildError};
 pub use function::*;
+pub use to_tgsi::{to_tgsi, EmitError};

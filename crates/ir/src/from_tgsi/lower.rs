@@ -1,6 +1,7 @@
 //! Lowering of one TGSI instruction into scalar operations.
 
 use super::{BuildError, Builder};
+use crate::channels::replicated_reads;
 use crate::function::*;
 use smallvec::SmallVec;
 use tgsi::{ChannelMode, File, Opcode, OperandType};
@@ -58,21 +59,6 @@ fn is_reference_src(op: Opcode, i: usize) -> bool {
                 | InterpOffset
                 | Fbfetch
         )
-}
-
-/// The (source, channel) pairs a replicated-scalar opcode reads, in
-/// argument order.
-fn replicated_reads(op: Opcode) -> &'static [(u8, u8)] {
-    use Opcode::*;
-    match op {
-        Dp2 => &[(0, 0), (0, 1), (1, 0), (1, 1)],
-        Dp3 => &[(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)],
-        Dp4 => &[(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3)],
-        Pow => &[(0, 0), (1, 0)],
-        Pk2h | Pk2us => &[(0, 0), (0, 1)],
-        Pk4b | Pk4ub => &[(0, 0), (0, 1), (0, 2), (0, 3)],
-        _ => &[(0, 0)],
-    }
 }
 
 impl Builder<'_> {
@@ -242,7 +228,11 @@ impl Builder<'_> {
             }
             let args =
                 inst.src.iter().map(|s| self.src_scalar(s, c, false)).collect::<Result<SmallVec<[_; 3]>, _>>()?;
-            results.push((c, self.alu(op, c, &args, Ty::B32, inst.saturate, inst.precise)));
+            // A plain MOV copies its value: no operation needed.
+            let plain_move = op == Opcode::Mov && !inst.saturate && !args[0].neg && !args[0].abs;
+            let v =
+                if plain_move { args[0].value } else { self.alu(op, c, &args, Ty::B32, inst.saturate, inst.precise) };
+            results.push((c, v));
         }
         self.write_all(&dst, &results)
     }
@@ -390,7 +380,7 @@ impl Builder<'_> {
         let dst = inst.dst.first().copied();
         let chans = |mask: u8| (0..4u8).filter(move |c| mask & (1 << c) != 0);
         match op {
-            Sub | Abs | Shr | Clamp | Cnd => {
+            Sub | Abs | Shr => {
                 let Some(dst) = dst else { return Err(self.error("missing destination")) };
                 let mut results = SmallVec::<[(u8, Value); 4]>::new();
                 for c in chans(dst.write_mask) {
@@ -404,46 +394,82 @@ impl Builder<'_> {
                             self.alu(Add, c, &[a[0], b], Ty::B32, sat, precise)
                         }
                         Abs => self.alu(Mov, c, &[Operand { neg: false, abs: true, ..a[0] }], Ty::B32, sat, precise),
-                        Shr => self.alu(Ishr, c, &a, Ty::B32, sat, precise),
-                        Clamp => {
-                            let t = self.alu(Max, c, &[a[0], a[1]], Ty::B32, false, precise);
-                            self.alu(Min, c, &[Operand::new(t), a[2]], Ty::B32, sat, precise)
-                        }
-                        _ => {
-                            // CND: src2 > 0.5 ? src0 : src1, as CMP(0.5 - src2, src0, src1).
-                            let half = self.constant(0.5f32.to_bits() as u64, Ty::B32);
-                            let c2 = Operand { neg: !a[2].neg, ..a[2] };
-                            let t = self.alu(Add, c, &[Operand::new(half), c2], Ty::B32, false, precise);
-                            self.alu(Cmp, c, &[Operand::new(t), a[0], a[1]], Ty::B32, sat, precise)
-                        }
+                        _ => self.alu(Ishr, c, &a, Ty::B32, sat, precise),
                     };
                     results.push((c, v));
                 }
                 self.write_all(&dst, &results)
             }
-            Xpd | Scs => {
+            Clamp | Cnd => {
+                // Two steps, each over every channel, so emission writes each
+                // step as one vector instruction.
+                let Some(dst) = dst else { return Err(self.error("missing destination")) };
+                let mut args = Vec::new();
+                for c in chans(dst.write_mask) {
+                    let mut a = SmallVec::<[Operand; 3]>::new();
+                    for s in &inst.src {
+                        a.push(self.src_scalar(s, c, false)?);
+                    }
+                    args.push((c, a));
+                }
+                let half = self.constant(0.5f32.to_bits() as u64, Ty::B32);
+                let mut firsts = Vec::new();
+                for (c, a) in &args {
+                    let t = if op == Clamp {
+                        self.alu(Max, *c, &[a[0], a[1]], Ty::B32, false, precise)
+                    } else {
+                        // CND: src2 > 0.5 ? src0 : src1, as CMP(0.5 - src2, src0, src1).
+                        let c2 = Operand { neg: !a[2].neg, ..a[2] };
+                        self.alu(Add, *c, &[Operand::new(half), c2], Ty::B32, false, precise)
+                    };
+                    firsts.push(t);
+                }
+                let mut results = SmallVec::<[(u8, Value); 4]>::new();
+                for ((c, a), t) in args.iter().zip(firsts) {
+                    let v = if op == Clamp {
+                        self.alu(Min, *c, &[Operand::new(t), a[2]], Ty::B32, sat, precise)
+                    } else {
+                        self.alu(Cmp, *c, &[Operand::new(t), a[0], a[1]], Ty::B32, sat, precise)
+                    };
+                    results.push((*c, v));
+                }
+                self.write_all(&dst, &results)
+            }
+            Xpd => {
+                // dst.x = src0.y * src1.z - src1.y * src0.z, ...: a MUL over
+                // the channels, then a MAD (an unfused multiply and add, so
+                // exactly the difference of the two rounded products).
+                let Some(dst) = dst else { return Err(self.error("missing destination")) };
+                let mut muls = Vec::new();
+                for c in chans(dst.write_mask).filter(|&c| c < 3) {
+                    let (c1, c2) = [(1, 2), (2, 0), (0, 1)][c as usize];
+                    let a1 = self.src_scalar(&inst.src[0], c1, false)?;
+                    let b2 = self.src_scalar(&inst.src[1], c2, false)?;
+                    muls.push((c, c1, c2, self.alu(Mul, c, &[a1, b2], Ty::B32, false, precise)));
+                }
+                let mut results = SmallVec::<[(u8, Value); 4]>::new();
+                for (c, c1, c2, m) in muls {
+                    let b1 = self.src_scalar(&inst.src[1], c1, false)?;
+                    let a2 = self.src_scalar(&inst.src[0], c2, false)?;
+                    let nb1 = Operand { neg: !b1.neg, ..b1 };
+                    results.push((c, self.alu(Mad, c, &[nb1, a2, Operand::new(m)], Ty::B32, sat, precise)));
+                }
+                if dst.write_mask & 8 != 0 {
+                    results.push((3, self.constant(1.0f32.to_bits() as u64, Ty::B32)));
+                }
+                self.write_all(&dst, &results)
+            }
+            Scs => {
                 let Some(dst) = dst else { return Err(self.error("missing destination")) };
                 let mut results = SmallVec::<[(u8, Value); 4]>::new();
                 for c in chans(dst.write_mask) {
-                    let v = if c == 3 {
-                        self.constant(1.0f32.to_bits() as u64, Ty::B32)
-                    } else if op == Scs {
-                        if c == 2 {
-                            self.zero()
-                        } else {
+                    let v = match c {
+                        3 => self.constant(1.0f32.to_bits() as u64, Ty::B32),
+                        2 => self.zero(),
+                        _ => {
                             let x = self.src_scalar(&inst.src[0], 0, false)?;
                             self.alu(if c == 0 { Cos } else { Sin }, 0, &[x], Ty::B32, sat, precise)
                         }
-                    } else {
-                        let (c1, c2) = [(1, 2), (2, 0), (0, 1)][c as usize];
-                        let a1 = self.src_scalar(&inst.src[0], c1, false)?;
-                        let b2 = self.src_scalar(&inst.src[1], c2, false)?;
-                        let b1 = self.src_scalar(&inst.src[1], c1, false)?;
-                        let a2 = self.src_scalar(&inst.src[0], c2, false)?;
-                        let m1 = self.alu(Mul, c, &[a1, b2], Ty::B32, false, precise);
-                        let m2 = self.alu(Mul, c, &[b1, a2], Ty::B32, false, precise);
-                        let m2 = Operand { neg: true, ..Operand::new(m2) };
-                        self.alu(Add, c, &[Operand::new(m1), m2], Ty::B32, sat, precise)
                     };
                     results.push((c, v));
                 }

@@ -96,6 +96,7 @@ enum Stop {
 struct Builder<'a> {
     insts: Vec<&'a tgsi::Instruction>,
     imms: Vec<tgsi::Immediate>,
+    temp_decls: Vec<tgsi::Declaration>,
     func: Function,
     interface: Vec<Item>,
     processor: tgsi::Processor,
@@ -145,6 +146,7 @@ impl<'a> Builder<'a> {
         let mut b = Builder {
             insts,
             imms,
+            temp_decls: temp_decls.clone(),
             func,
             interface,
             processor: shader.processor,
@@ -241,7 +243,13 @@ impl<'a> Builder<'a> {
         insts.append(&mut self.func.blocks[entry].insts);
         self.func.blocks[entry].insts = insts;
         self.remove_trivial_phis();
-        Ok(Module { processor: self.processor, interface: self.interface, function: self.func })
+        Ok(Module {
+            processor: self.processor,
+            interface: self.interface,
+            temps: self.temp_decls,
+            immediates: self.imms,
+            function: self.func,
+        })
     }
 
     fn first_block(&self) -> Block {
@@ -384,7 +392,8 @@ impl<'a> Builder<'a> {
                     })
                     .collect();
                 let preds = incoming.iter().map(|inc| inc.pred).collect();
-                let phi = self.func.add_inst(Op::Phi { preds }, &args, &[Ty::B32], Origin::default());
+                let origin = Origin { inst: None, dst: Some(self.vars.reg(v)) };
+                let phi = self.func.add_inst(Op::Phi { preds }, &args, &[Ty::B32], origin);
                 let position = self.phi_count(at);
                 self.func.blocks[at].insts.insert(position, phi);
                 self.phis.push(phi);
@@ -555,7 +564,8 @@ impl<'a> Builder<'a> {
         let header = self.new_block();
         let mut phis = Vec::with_capacity(written.len());
         for &v in &written {
-            let phi = self.func.add_inst(Op::Phi { preds: SmallVec::new() }, &[], &[Ty::B32], Origin::default());
+            let origin = Origin { inst: None, dst: Some(self.vars.reg(v)) };
+            let phi = self.func.add_inst(Op::Phi { preds: SmallVec::new() }, &[], &[Ty::B32], origin);
             self.func.blocks[header].insts.push(phi);
             self.phis.push(phi);
             let before = self.vars.get(v);

@@ -1,0 +1,391 @@
+//! Register allocation for emission: each value gets a channel of a
+//! register (or a channel pair for 64-bit values), chosen first where the
+//! source program had it, then beside the values computed by the same
+//! source instruction, then in the lowest free channel.
+//!
+//! Constants and direct reads of inputs, constants and system values need
+//! no register: instructions read them where they are.
+
+use super::layout::{Interval, Layout};
+use crate::function::*;
+use std::collections::{BTreeMap, HashMap};
+use tgsi::File;
+
+/// Where a value is during emission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Loc {
+    /// One channel of a register.
+    Reg(RegChannel),
+    /// A channel pair (0 = xy, 1 = zw) of a register.
+    Pair { file: File, index: u32, pair: u8 },
+    /// A 32-bit constant.
+    Const(u32),
+    /// A 64-bit constant.
+    Const64(u64),
+    /// A channel of an input, constant or system value.
+    Src(Source),
+}
+
+type Occupancy = [BTreeMap<u32, (u32, Value)>; 4];
+
+pub(crate) struct Allocation {
+    pub loc: HashMap<Value, Loc>,
+    /// Further channels of the same register a replicated-scalar result is
+    /// also written to (outputs it is stored to).
+    pub also: HashMap<Value, u8>,
+    /// One past the highest TEMP register used.
+    pub temp_count: u32,
+}
+
+struct Allocator<'a> {
+    func: &'a Function,
+    layout: &'a Layout,
+    regs: HashMap<(File, u32), Occupancy>,
+    reserved: Vec<(u32, u32)>,
+    loc: HashMap<Value, Loc>,
+    also: HashMap<Value, u8>,
+    uses: HashMap<Value, Vec<Inst>>,
+    /// Register chosen for each source instruction's results.
+    group_reg: HashMap<u32, (File, u32)>,
+}
+
+pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
+    let mut uses: HashMap<Value, Vec<Inst>> = HashMap::new();
+    for &inst in layout.inst_pos.keys() {
+        for arg in &func.insts[inst].args {
+            uses.entry(arg.value).or_default().push(inst);
+        }
+    }
+    let reserved = func
+        .arrays
+        .iter()
+        .filter(|(_, a)| a.file == File::Temporary)
+        .map(|(_, a)| (a.first, a.first + a.len - 1))
+        .collect();
+    let mut a = Allocator {
+        func,
+        layout,
+        regs: HashMap::new(),
+        reserved,
+        loc: HashMap::new(),
+        also: HashMap::new(),
+        uses,
+        group_reg: HashMap::new(),
+    };
+    let mut order: Vec<(u32, Value)> =
+        layout.ranges.iter().map(|(&v, r)| (r.first().map_or(0, |i| i.start), v)).collect();
+    order.sort();
+    for (_, v) in order {
+        if !a.loc.contains_key(&v) {
+            a.place(v);
+        }
+    }
+    let temp_count = a
+        .regs
+        .keys()
+        .filter(|(f, _)| *f == File::Temporary)
+        .map(|&(_, i)| i + 1)
+        .chain(a.reserved.iter().map(|&(_, last)| last + 1))
+        .max()
+        .unwrap_or(0);
+    Allocation { loc: a.loc, also: a.also, temp_count }
+}
+
+impl Allocator<'_> {
+    fn ranges(&self, v: Value) -> &[Interval] {
+        self.layout.ranges.get(&v).map_or(&[], |r| r.as_slice())
+    }
+
+    fn is_reserved(&self, file: File, index: u32) -> bool {
+        file == File::Temporary && self.reserved.iter().any(|&(f, l)| (f..=l).contains(&index))
+    }
+
+    /// Whether channel `chan` of a register is free over `ranges`,
+    /// ignoring occupants in `except`.
+    fn free(&self, file: File, index: u32, chan: u8, ranges: &[Interval], except: &[Value]) -> bool {
+        if self.is_reserved(file, index) {
+            return false;
+        }
+        let Some(occ) = self.regs.get(&(file, index)) else { return true };
+        let map = &occ[chan as usize & 3];
+        ranges.iter().all(|r| {
+            // Occupants of one channel are disjoint apart from values that
+            // alias (a pack and its halves), so the ones overlapping `r` are
+            // the last few starting before its end.
+            let mut misses = 0;
+            for (_, &(end, v)) in map.range(..=r.end).rev() {
+                if end >= r.start {
+                    if !except.contains(&v) {
+                        return false;
+                    }
+                } else {
+                    misses += 1;
+                    if misses > 4 {
+                        break;
+                    }
+                }
+            }
+            true
+        })
+    }
+
+    fn take(&mut self, file: File, index: u32, chan: u8, v: Value) {
+        let ranges: Vec<Interval> = self.ranges(v).to_vec();
+        let occ = self.regs.entry((file, index)).or_default();
+        for r in ranges {
+            let slot = &mut occ[chan as usize & 3];
+            // Ranges of aliasing values may start at the same position.
+            let entry = slot.entry(r.start).or_insert((r.end, v));
+            entry.0 = entry.0.max(r.end);
+        }
+    }
+
+    /// Whether every use of `v` stores it to output channel `index.chan`.
+    fn only_stored_to(&self, v: Value, index: u32, chan: u8) -> bool {
+        let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
+        !uses.is_empty()
+            && uses.iter().all(|&i| {
+                matches!(self.func.insts[i].op, Op::StoreOutput { index: oi, chan: oc } if oi == index && oc == chan)
+            })
+    }
+
+    fn allowed(&self, v: Value, reg: RegChannel) -> bool {
+        match reg.file {
+            File::Temporary => !self.is_reserved(reg.file, reg.index),
+            File::Output => self.only_stored_to(v, reg.index, reg.chan),
+            File::Address => true,
+            _ => false,
+        }
+    }
+
+    fn place(&mut self, v: Value) {
+        let def = self.func.values[v].def;
+        let data = &self.func.insts[def];
+        match &data.op {
+            Op::Const(bits) => {
+                let loc =
+                    if self.func.values[v].ty == Ty::B64 { Loc::Const64(*bits) } else { Loc::Const(*bits as u32) };
+                self.loc.insert(v, loc);
+            }
+            Op::Read(s) => {
+                self.loc.insert(v, Loc::Src(*s));
+            }
+            Op::Opaque { .. } => self.place_opaque(def),
+            Op::Split { hi } => {
+                let hi = *hi;
+                let whole = data.args[0].value;
+                if let Some(Loc::Pair { file, index, pair }) = self.loc.get(&whole).copied() {
+                    let chan = 2 * pair + hi as u8;
+                    let ranges = self.ranges(v).to_vec();
+                    if self.free(file, index, chan, &ranges, &[whole]) {
+                        self.take(file, index, chan, v);
+                        self.loc.insert(v, Loc::Reg(RegChannel { file, index, chan }));
+                        return;
+                    }
+                }
+                self.place_scalar(v);
+            }
+            Op::Pack => {
+                let (lo, hi) = (data.args[0].value, data.args[1].value);
+                if let (Some(Loc::Reg(l)), Some(Loc::Reg(h))) = (self.loc.get(&lo).copied(), self.loc.get(&hi).copied())
+                {
+                    if l.file == h.file && l.index == h.index && l.chan % 2 == 0 && h.chan == l.chan + 1 {
+                        let ranges = self.ranges(v).to_vec();
+                        if self.free(l.file, l.index, l.chan, &ranges, &[lo])
+                            && self.free(l.file, l.index, h.chan, &ranges, &[hi])
+                        {
+                            self.take(l.file, l.index, l.chan, v);
+                            self.take(l.file, l.index, h.chan, v);
+                            self.loc.insert(v, Loc::Pair { file: l.file, index: l.index, pair: l.chan / 2 });
+                            return;
+                        }
+                    }
+                }
+                self.place_pair(v);
+            }
+            _ if self.func.values[v].ty == Ty::B64 => self.place_pair(v),
+            _ => self.place_scalar(v),
+        }
+    }
+
+    /// Channels a 32-bit result may go to.
+    fn allowed_chans(&self, v: Value) -> u8 {
+        let data = self.func.def(v);
+        if let Op::Alu { opcode, .. } = data.op {
+            let info = opcode.info();
+            // Narrowing conversions write dst.x from src.xy, dst.y from src.zw.
+            if !info.dst_type.is_64bit() && info.src_type.is_64bit() && info.dst_type != tgsi::OperandType::Int {
+                return 0b0011;
+            }
+        }
+        0b1111
+    }
+
+    /// A replicated-scalar result stored only to channels of one output:
+    /// written to all of them by its instruction.
+    fn place_replicated_output(&mut self, v: Value) -> bool {
+        let data = self.func.def(v);
+        let Op::Alu { opcode, .. } = data.op else { return false };
+        if opcode.info().mode != tgsi::ChannelMode::Replicate {
+            return false;
+        }
+        let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
+        let mut index = None;
+        let mut mask = 0u8;
+        for &u in uses {
+            match self.func.insts[u].op {
+                Op::StoreOutput { index: i, chan } if index.is_none_or(|j| j == i) => {
+                    index = Some(i);
+                    mask |= 1 << chan;
+                }
+                _ => return false,
+            }
+        }
+        let Some(index) = index else { return false };
+        let ranges = self.ranges(v).to_vec();
+        let chans: Vec<u8> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
+        if !chans.iter().all(|&c| self.free(File::Output, index, c, &ranges, &[])) {
+            return false;
+        }
+        for &c in &chans {
+            self.take(File::Output, index, c, v);
+        }
+        self.loc.insert(v, Loc::Reg(RegChannel { file: File::Output, index, chan: chans[0] }));
+        self.also.insert(v, mask & !(1 << chans[0]));
+        true
+    }
+
+    fn place_scalar(&mut self, v: Value) {
+        if self.place_replicated_output(v) {
+            return;
+        }
+        let ranges = self.ranges(v).to_vec();
+        let data = self.func.def(v);
+        let chans = self.allowed_chans(v);
+        let mut candidates: Vec<RegChannel> = Vec::new();
+        if let Some(o) = data.origin.dst {
+            candidates.push(o);
+        }
+        // Coalescing: a phi with its arguments, an argument with its phi.
+        if let Op::Phi { .. } = data.op {
+            for arg in &data.args {
+                if let Some(Loc::Reg(r)) = self.loc.get(&arg.value) {
+                    candidates.push(*r);
+                }
+            }
+        }
+        for &u in self.uses.get(&v).map_or(&[][..], |u| u.as_slice()) {
+            if let Op::Phi { .. } = self.func.insts[u].op {
+                if let Some(Loc::Reg(r)) = self.loc.get(&self.func.insts[u].results[0]) {
+                    candidates.push(*r);
+                }
+            }
+        }
+        if let Some(src_inst) = data.origin.inst {
+            if let Some(&(file, index)) = self.group_reg.get(&src_inst) {
+                let preferred = data.origin.dst.map_or(0, |o| o.chan);
+                for k in 0..4 {
+                    candidates.push(RegChannel { file, index, chan: (preferred + k) % 4 });
+                }
+            }
+        }
+        for c in candidates {
+            if chans & (1 << c.chan) != 0 && self.allowed(v, c) && self.free(c.file, c.index, c.chan, &ranges, &[]) {
+                return self.assign(v, c);
+            }
+        }
+        let file =
+            if data.origin.dst.is_some_and(|o| o.file == File::Address) { File::Address } else { File::Temporary };
+        for index in 0.. {
+            for chan in 0..4u8 {
+                if chans & (1 << chan) != 0 && self.free(file, index, chan, &ranges, &[]) {
+                    return self.assign(v, RegChannel { file, index, chan });
+                }
+            }
+        }
+    }
+
+    fn assign(&mut self, v: Value, r: RegChannel) {
+        self.take(r.file, r.index, r.chan, v);
+        self.loc.insert(v, Loc::Reg(r));
+        if let Some(src_inst) = self.func.def(v).origin.inst {
+            self.group_reg.entry(src_inst).or_insert((r.file, r.index));
+        }
+    }
+
+    fn place_pair(&mut self, v: Value) {
+        let ranges = self.ranges(v).to_vec();
+        let data = self.func.def(v);
+        let mut candidates: Vec<(File, u32, u8)> = Vec::new();
+        if let Some(o) = data.origin.dst {
+            if o.file == File::Temporary {
+                candidates.push((o.file, o.index, o.chan / 2));
+            }
+        }
+        if let Some(src_inst) = data.origin.inst {
+            if let Some(&(file, index)) = self.group_reg.get(&src_inst) {
+                candidates.extend([(file, index, 0), (file, index, 1)]);
+            }
+        }
+        let fits = |a: &Self, (file, index, pair): (File, u32, u8)| {
+            a.free(file, index, 2 * pair, &ranges, &[]) && a.free(file, index, 2 * pair + 1, &ranges, &[])
+        };
+        let choice =
+            candidates.into_iter().find(|&c| !self.is_reserved(c.0, c.1) && fits(self, c)).unwrap_or_else(|| {
+                (0..)
+                    .flat_map(|i| [(File::Temporary, i, 0u8), (File::Temporary, i, 1)])
+                    .find(|&c| fits(self, c))
+                    .unwrap_or((File::Temporary, 0, 0))
+            });
+        let (file, index, pair) = choice;
+        self.take(file, index, 2 * pair, v);
+        self.take(file, index, 2 * pair + 1, v);
+        self.loc.insert(v, Loc::Pair { file, index, pair });
+        if let Some(src_inst) = data.origin.inst {
+            self.group_reg.entry(src_inst).or_insert((file, index));
+        }
+    }
+
+    /// All results of a whole-instruction op: each destination's results
+    /// in one register, in the channels the instruction writes.
+    fn place_opaque(&mut self, def: Inst) {
+        let data = &self.func.insts[def];
+        let Op::Opaque { inst, .. } = &data.op else { return };
+        let mut results = data.results.iter().copied();
+        for dst in inst.dst.iter() {
+            let file = dst.reg.file;
+            if !matches!(
+                file,
+                File::Temporary
+                    | File::Output
+                    | File::Address
+                    | File::Input
+                    | File::Constant
+                    | File::SystemValue
+                    | File::Immediate
+            ) {
+                continue;
+            }
+            let chans: Vec<u8> = (0..4u8).filter(|c| dst.write_mask & (1 << c) != 0).collect();
+            let vals: Vec<Value> = results.by_ref().take(chans.len()).collect();
+            let fits = |a: &Self, f: File, index: u32| {
+                chans.iter().zip(&vals).all(|(&c, &v)| {
+                    let r = RegChannel { file: f, index, chan: c };
+                    a.allowed(v, r) && a.free(f, index, c, a.ranges(v), &[])
+                })
+            };
+            let origin_reg = (dst.reg.indirect.is_none() && dst.reg.index >= 0).then_some(dst.reg.index as u32);
+            let out_file = if file == File::Address { File::Address } else { File::Temporary };
+            let choice = match origin_reg {
+                Some(i) if matches!(file, File::Temporary | File::Output | File::Address) && fits(self, file, i) => {
+                    (file, i)
+                }
+                _ => (0..).map(|i| (out_file, i)).find(|&(f, i)| fits(self, f, i)).unwrap_or((out_file, 0)),
+            };
+            for (&c, &v) in chans.iter().zip(&vals) {
+                self.take(choice.0, choice.1, c, v);
+                self.loc.insert(v, Loc::Reg(RegChannel { file: choice.0, index: choice.1, chan: c }));
+            }
+        }
+    }
+}

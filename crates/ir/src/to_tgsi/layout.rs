@@ -1,0 +1,163 @@
+//! Positions in emission order and the live interval of every value.
+//!
+//! Emission writes the tree in order, so a block's instructions get
+//! increasing positions and a construct's blocks are contiguous. A value is
+//! live from its definition to its last use, and a value live anywhere
+//! inside a loop it was defined before is live through the whole loop.
+//!
+//! Phis are copied at the end of each predecessor (`block_end`): the
+//! argument is read just before (`block_end - 1`), the phi's register is
+//! written there (a one-position range), and the phi is live from the start
+//! of its block. Between a predecessor's end and its successor's start no
+//! instruction runs on that path, so this is exact even though other
+//! blocks lie between them in the layout. Branch conditions and switch
+//! selectors are read just after the block's end (`block_end + 1`), after
+//! any copies.
+
+use crate::function::*;
+use std::collections::HashMap;
+
+/// A closed range of positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Interval {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Interval {
+    pub fn overlaps(self, other: Interval) -> bool {
+        self.start <= other.end && other.start <= self.end
+    }
+}
+
+/// Positions of blocks and instructions, and the intervals of values.
+pub(crate) struct Layout {
+    pub block_start: HashMap<Block, u32>,
+    pub block_end: HashMap<Block, u32>,
+    pub inst_pos: HashMap<Inst, u32>,
+    /// Every value's live range: its main interval first, then the points
+    /// where a phi's register is written.
+    pub ranges: HashMap<Value, Vec<Interval>>,
+}
+
+impl Layout {
+    pub fn new(func: &Function) -> Layout {
+        let mut layout = Layout {
+            block_start: HashMap::new(),
+            block_end: HashMap::new(),
+            inst_pos: HashMap::new(),
+            ranges: HashMap::new(),
+        };
+        let mut pos = 0u32;
+        let mut loops: Vec<Interval> = Vec::new();
+        let mut tree_uses: Vec<(Value, Block)> = Vec::new();
+        layout.number(func, &func.body, &mut pos, &mut loops, &mut tree_uses);
+
+        let mut main: HashMap<Value, Interval> = HashMap::new();
+        let mut points: HashMap<Value, Vec<Interval>> = HashMap::new();
+        let add = |main: &mut HashMap<Value, Interval>, v: Value, at: u32| {
+            let e = main.entry(v).or_insert(Interval { start: at, end: at });
+            e.start = e.start.min(at);
+            e.end = e.end.max(at);
+        };
+        for (&inst, &at) in &layout.inst_pos {
+            let data = &func.insts[inst];
+            match &data.op {
+                Op::Phi { preds } => {
+                    // Defined where its block starts; written at each
+                    // predecessor's end.
+                    let block_start = at.saturating_sub(1);
+                    add(&mut main, data.results[0], block_start);
+                    for (arg, pred) in data.args.iter().zip(preds) {
+                        if let Some(&end) = layout.block_end.get(pred) {
+                            add(&mut main, arg.value, end - 1);
+                            points.entry(data.results[0]).or_default().push(Interval { start: end, end });
+                        }
+                    }
+                }
+                _ => {
+                    for &r in &data.results {
+                        add(&mut main, r, at);
+                    }
+                    for arg in &data.args {
+                        add(&mut main, arg.value, at);
+                    }
+                }
+            }
+        }
+        for (v, b) in tree_uses {
+            if let Some(&end) = layout.block_end.get(&b) {
+                add(&mut main, v, end + 1);
+            }
+        }
+        // Loops: live at a loop's start, defined before it => live
+        // throughout it.
+        loops.sort_by_key(|l| l.start);
+        for iv in main.values_mut() {
+            let mut i = loops.partition_point(|l| l.start <= iv.start);
+            while i < loops.len() && loops[i].start <= iv.end {
+                iv.end = iv.end.max(loops[i].end);
+                i += 1;
+            }
+        }
+        for (v, iv) in main {
+            let mut ranges = vec![iv];
+            if let Some(p) = points.remove(&v) {
+                ranges.extend(p.into_iter().filter(|p| !p.overlaps(iv)));
+            }
+            layout.ranges.insert(v, ranges);
+        }
+        layout
+    }
+
+    fn number(
+        &mut self,
+        func: &Function,
+        region: &Region,
+        pos: &mut u32,
+        loops: &mut Vec<Interval>,
+        tree_uses: &mut Vec<(Value, Block)>,
+    ) {
+        let mut prev_block: Option<Block> = None;
+        for node in region {
+            match node {
+                Node::Block(b) => {
+                    *pos += 2;
+                    self.block_start.insert(*b, *pos);
+                    for &i in &func.blocks[*b].insts {
+                        *pos += 2;
+                        self.inst_pos.insert(i, *pos);
+                    }
+                    *pos += 2;
+                    self.block_end.insert(*b, *pos);
+                    prev_block = Some(*b);
+                }
+                Node::If(n) => {
+                    if let Some(b) = prev_block {
+                        tree_uses.push((n.cond.value, b));
+                    }
+                    self.number(func, &n.then_region, pos, loops, tree_uses);
+                    self.number(func, &n.else_region, pos, loops, tree_uses);
+                }
+                Node::Loop(n) => {
+                    let start = *pos + 1;
+                    self.number(func, &n.body, pos, loops, tree_uses);
+                    loops.push(Interval { start, end: *pos + 1 });
+                }
+                Node::Switch(n) => {
+                    if let Some(b) = prev_block {
+                        tree_uses.push((n.selector.value, b));
+                        for case in &n.cases {
+                            if let Some(v) = case.value {
+                                tree_uses.push((v.value, b));
+                            }
+                        }
+                    }
+                    for case in &n.cases {
+                        self.number(func, &case.body, pos, loops, tree_uses);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,947 @@
+//! Emission back to TGSI.
+//!
+//! Out of SSA: every value gets a register channel ([`alloc`]), phis become
+//! copies at the end of their predecessors (as one parallel copy), and the
+//! control-flow tree is written back as structured TGSI. Scalar operations
+//! that came from one source instruction, have the same opcode and read
+//! the same registers are written as one vector instruction again, so a
+//! shader that went through no pass comes out nearly as it went in.
+//!
+//! The output uses today's opcodes and syntax only, and Mesa's branch
+//! labels (IF/UIF to the matching ELSE or ENDIF, ELSE to the ENDIF).
+
+mod alloc;
+mod immediates;
+mod layout;
+
+use crate::channels::replicated_reads;
+use crate::function::*;
+use alloc::{Allocation, Loc};
+use immediates::ImmediatePool;
+use layout::Layout;
+use smallvec::SmallVec;
+use std::collections::HashMap;
+use tgsi::{ChannelMode, DstOperand, File, Opcode, OperandType, Register, SrcOperand};
+
+/// Why a module could not be written as TGSI.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot emit TGSI: {0}")]
+pub struct EmitError(pub String);
+
+/// Writes `module` as a TGSI shader.
+///
+/// ```
+/// let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nADD TEMP[0], IN[0], IN[0]\nMOV OUT[0], TEMP[0]\nEND\n";
+/// let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+/// let shader = ir::to_tgsi(&module).unwrap();
+/// assert_eq!(shader.instructions().count(), 3);
+/// ```
+pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
+    let func = &module.function;
+    let layout = Layout::new(func);
+    let alloc = alloc::allocate(func, &layout);
+    let mut copies: HashMap<Block, Vec<(Value, Value)>> = HashMap::new();
+    for (inst, data) in func.insts.iter() {
+        if !layout.inst_pos.contains_key(&inst) {
+            continue;
+        }
+        if let Op::Phi { preds } = &data.op {
+            for (arg, pred) in data.args.iter().zip(preds) {
+                copies.entry(*pred).or_default().push((data.results[0], arg.value));
+            }
+        }
+    }
+    let mut e = Emitter {
+        func,
+        alloc,
+        imms: ImmediatePool::new(&module.immediates),
+        out: Vec::new(),
+        copies,
+        scratch_used: 0,
+        last_block: last_block(&func.body),
+    };
+    e.region(&func.body)?;
+    if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
+        e.out.push(tgsi::Instruction::new(Opcode::End));
+    }
+    e.fix_labels();
+    Ok(e.assemble(module))
+}
+
+fn last_block(region: &Region) -> Option<Block> {
+    match region.last() {
+        Some(Node::Block(b)) => Some(*b),
+        _ => None,
+    }
+}
+
+struct Emitter<'a> {
+    func: &'a Function,
+    alloc: Allocation,
+    imms: ImmediatePool,
+    out: Vec<tgsi::Instruction>,
+    /// Phi copies at the end of each block: (phi, argument).
+    copies: HashMap<Block, Vec<(Value, Value)>>,
+    /// Scratch registers used by the instruction being written.
+    scratch_used: u32,
+    last_block: Option<Block>,
+}
+
+/// One operand of an instruction being written: for each swizzle position
+/// the value to read there.
+type Wanted = SmallVec<[(usize, Operand); 4]>;
+
+impl Emitter<'_> {
+    fn err(&self, m: impl Into<String>) -> EmitError {
+        EmitError(m.into())
+    }
+
+    fn loc(&self, v: Value) -> Result<Loc, EmitError> {
+        self.alloc.loc.get(&v).copied().ok_or_else(|| self.err(format!("{v} has no location")))
+    }
+
+    fn scratch(&mut self) -> u32 {
+        let r = self.alloc.temp_count + self.scratch_used;
+        self.scratch_used += 1;
+        r
+    }
+
+    // ----- control flow -----
+
+    fn region(&mut self, region: &Region) -> Result<(), EmitError> {
+        let mut prev: Option<Block> = None;
+        for node in region {
+            match node {
+                Node::Block(b) => {
+                    self.block(*b)?;
+                    prev = Some(*b);
+                }
+                Node::If(n) => {
+                    let cond = self.operand(&[(0, n.cond)])?;
+                    let mut inst = tgsi::Instruction::new(if n.unsigned { Opcode::Uif } else { Opcode::If });
+                    inst.src.push(broadcast(cond));
+                    self.out.push(inst);
+                    self.region(&n.then_region)?;
+                    if n.has_else || !region_is_empty(self.func, &n.else_region) {
+                        self.out.push(tgsi::Instruction::new(Opcode::Else));
+                    }
+                    self.region(&n.else_region)?;
+                    self.out.push(tgsi::Instruction::new(Opcode::Endif));
+                }
+                Node::Loop(n) => {
+                    self.out.push(tgsi::Instruction::new(Opcode::Bgnloop));
+                    self.region(&n.body)?;
+                    self.out.push(tgsi::Instruction::new(Opcode::Endloop));
+                }
+                Node::Switch(n) => {
+                    let sel = self.operand(&[(0, n.selector)])?;
+                    let mut inst = tgsi::Instruction::new(Opcode::Switch);
+                    inst.src.push(broadcast(sel));
+                    self.out.push(inst);
+                    for case in &n.cases {
+                        match case.value {
+                            Some(v) => {
+                                let val = self.operand(&[(0, v)])?;
+                                let mut inst = tgsi::Instruction::new(Opcode::Case);
+                                inst.src.push(broadcast(val));
+                                self.out.push(inst);
+                            }
+                            None => self.out.push(tgsi::Instruction::new(Opcode::Default)),
+                        }
+                        self.region(&case.body)?;
+                    }
+                    self.out.push(tgsi::Instruction::new(Opcode::Endswitch));
+                }
+            }
+        }
+        let _ = prev;
+        Ok(())
+    }
+
+    fn block(&mut self, b: Block) -> Result<(), EmitError> {
+        let insts = self.func.blocks[b].insts.clone();
+        let mut i = 0;
+        while i < insts.len() {
+            i += self.instruction(&insts, i)?;
+        }
+        self.phi_copies(b)?;
+        match self.func.blocks[b].exit {
+            Exit::Fallthrough => {}
+            Exit::Break => self.out.push(tgsi::Instruction::new(Opcode::Brk)),
+            Exit::Continue => self.out.push(tgsi::Instruction::new(Opcode::Cont)),
+            Exit::Return => {
+                let op = if Some(b) == self.last_block { Opcode::End } else { Opcode::Ret };
+                self.out.push(tgsi::Instruction::new(op));
+            }
+        }
+        Ok(())
+    }
+
+    /// The parallel copy into the phis of this block's successors.
+    fn phi_copies(&mut self, b: Block) -> Result<(), EmitError> {
+        let Some(list) = self.copies.get(&b).cloned() else { return Ok(()) };
+        let mut pending: Vec<(RegChannel, Loc)> = Vec::new();
+        for (phi, arg) in list {
+            let Loc::Reg(dst) = self.loc(phi)? else { return Err(self.err("a phi without a register")) };
+            let src = self.loc(arg)?;
+            if src != Loc::Reg(dst) && !pending.iter().any(|&(d, _)| d == dst) {
+                pending.push((dst, src));
+            }
+        }
+        // Copy first into registers no pending copy still reads; a cycle
+        // is broken by saving one register in a scratch channel.
+        self.scratch_used = 0;
+        while !pending.is_empty() {
+            let free = (0..pending.len()).find(|&k| !pending.iter().any(|&(_, s)| s == Loc::Reg(pending[k].0)));
+            match free {
+                Some(k) => {
+                    let (dst, src) = pending.remove(k);
+                    let s = self.single_src(src, dst.chan)?;
+                    self.mov_raw(dst, s)?;
+                }
+                None => {
+                    let saved = pending[0].0;
+                    let tmp = RegChannel { file: File::Temporary, index: self.scratch(), chan: 0 };
+                    self.mov_raw(tmp, reg_src(saved))?;
+                    for p in pending.iter_mut() {
+                        if p.1 == Loc::Reg(saved) {
+                            p.1 = Loc::Reg(tmp);
+                        }
+                    }
+                }
+            }
+        }
+        self.scratch_used = 0;
+        Ok(())
+    }
+
+    /// A source operand reading one 32-bit location in every channel.
+    fn single_src(&mut self, loc: Loc, chan: u8) -> Result<SrcOperand, EmitError> {
+        match loc {
+            Loc::Reg(r) => Ok(reg_src(r)),
+            Loc::Const(bits) => {
+                let (k, sw) = self.imms.find_or_add(&[(chan as usize & 3, bits)]);
+                let c = sw[chan as usize & 3];
+                Ok(reg_src(RegChannel { file: File::Immediate, index: k, chan: c }))
+            }
+            Loc::Src(s) => {
+                let mut reg = Register::new(s.file, s.index as i32);
+                reg.dimension = s.dim.map(|d| tgsi::Dimension { index: d as i32, indirect: None });
+                Ok(SrcOperand { reg, swizzle: [s.chan; 4], negate: false, absolute: false })
+            }
+            Loc::Pair { .. } | Loc::Const64(_) => Err(self.err("a 64-bit value copied as 32 bits")),
+        }
+    }
+
+    fn mov(&mut self, dst: RegChannel, src: Operand) -> Result<(), EmitError> {
+        let s = self.operand(&[(dst.chan as usize, src)])?;
+        let mut inst = tgsi::Instruction::new(Opcode::Mov);
+        inst.dst.push(DstOperand { reg: Register::new(dst.file, dst.index as i32), write_mask: 1 << dst.chan });
+        inst.src.push(s);
+        self.out.push(inst);
+        self.scratch_used = 0;
+        Ok(())
+    }
+
+    fn mov_raw(&mut self, dst: RegChannel, src: SrcOperand) -> Result<(), EmitError> {
+        let mut inst = tgsi::Instruction::new(Opcode::Mov);
+        inst.dst.push(DstOperand { reg: Register::new(dst.file, dst.index as i32), write_mask: 1 << dst.chan });
+        inst.src.push(src);
+        self.out.push(inst);
+        Ok(())
+    }
+
+    // ----- operands -----
+
+    /// A source operand reading, at each wanted swizzle position, the given
+    /// value: one register with a swizzle, or a scratch register filled
+    /// first when the values are scattered.
+    fn operand(&mut self, wanted: &[(usize, Operand)]) -> Result<SrcOperand, EmitError> {
+        let Some(&(_, first)) = wanted.first() else {
+            return Ok(reg_src(RegChannel { file: File::Immediate, index: 0, chan: 0 }));
+        };
+        let same_mods = wanted.iter().all(|(_, o)| o.neg == first.neg && o.abs == first.abs);
+        if same_mods {
+            if let Some(mut s) = self.direct_operand(wanted)? {
+                s.negate = first.neg;
+                s.absolute = first.abs;
+                return Ok(s);
+            }
+        }
+        if wanted.len() == 1 {
+            return Err(self.err("a single value that cannot be read"));
+        }
+        // Gather into a scratch register, one MOV per position.
+        let index = self.scratch();
+        for &(pos, o) in wanted {
+            let s = self.operand(&[(pos, o)])?;
+            let mut inst = tgsi::Instruction::new(Opcode::Mov);
+            inst.dst.push(DstOperand { reg: Register::new(File::Temporary, index as i32), write_mask: 1 << pos });
+            inst.src.push(s);
+            self.out.push(inst);
+        }
+        let mut swizzle = [0u8, 1, 2, 3];
+        fill_unused(&mut swizzle, wanted.iter().map(|&(p, _)| (p, p as u8)));
+        Ok(SrcOperand { reg: Register::new(File::Temporary, index as i32), swizzle, negate: false, absolute: false })
+    }
+
+    /// The operand when every wanted value is in one register.
+    fn direct_operand(&mut self, wanted: &[(usize, Operand)]) -> Result<Option<SrcOperand>, EmitError> {
+        let locs: Vec<(usize, Loc)> =
+            wanted.iter().map(|&(p, o)| self.loc(o.value).map(|l| (p, l))).collect::<Result<_, _>>()?;
+        let mut swizzle = [0u8, 1, 2, 3];
+        let mut used: SmallVec<[(usize, u8); 4]> = SmallVec::new();
+        let reg = match locs[0].1 {
+            Loc::Const(_) => {
+                let mut want = Vec::new();
+                for &(p, l) in &locs {
+                    match l {
+                        Loc::Const(bits) => want.push((p, bits)),
+                        _ => return Ok(None),
+                    }
+                }
+                let (k, sw) = self.imms.find_or_add(&want);
+                for &(p, _) in &want {
+                    used.push((p, sw[p]));
+                }
+                Register::new(File::Immediate, k as i32)
+            }
+            Loc::Const64(_) => {
+                let mut want = Vec::new();
+                for &(p, l) in &locs {
+                    match l {
+                        Loc::Const64(bits) => want.push((p / 2, bits)),
+                        _ => return Ok(None),
+                    }
+                }
+                let (k, pairs) = self.imms.find_or_add_64(&want);
+                for &(p, _) in &locs {
+                    let q = pairs[p / 2];
+                    used.push((p - p % 2, 2 * q));
+                    used.push((p - p % 2 + 1, 2 * q + 1));
+                }
+                Register::new(File::Immediate, k as i32)
+            }
+            Loc::Src(s0) => {
+                for &(p, l) in &locs {
+                    match l {
+                        Loc::Src(s) if (s.file, s.index, s.dim) == (s0.file, s0.index, s0.dim) => {
+                            used.push((p, s.chan))
+                        }
+                        _ => return Ok(None),
+                    }
+                }
+                let mut reg = Register::new(s0.file, s0.index as i32);
+                reg.dimension = s0.dim.map(|d| tgsi::Dimension { index: d as i32, indirect: None });
+                reg
+            }
+            Loc::Reg(r0) => {
+                for &(p, l) in &locs {
+                    match l {
+                        Loc::Reg(r) if (r.file, r.index) == (r0.file, r0.index) => used.push((p, r.chan)),
+                        _ => return Ok(None),
+                    }
+                }
+                Register::new(r0.file, r0.index as i32)
+            }
+            Loc::Pair { file, index, .. } => {
+                for &(p, l) in &locs {
+                    match l {
+                        Loc::Pair { file: f, index: i, pair } if (f, i) == (file, index) => {
+                            used.push((p - p % 2, 2 * pair));
+                            used.push((p - p % 2 + 1, 2 * pair + 1));
+                        }
+                        _ => return Ok(None),
+                    }
+                }
+                Register::new(file, index as i32)
+            }
+        };
+        for &(p, c) in &used {
+            swizzle[p & 3] = c;
+        }
+        fill_unused(&mut swizzle, used.iter().copied());
+        Ok(Some(SrcOperand { reg, swizzle, negate: false, absolute: false }))
+    }
+
+    // ----- instructions -----
+
+    /// Writes the instruction at `insts[i]` (and those grouped with it);
+    /// returns how many were consumed.
+    fn instruction(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
+        self.scratch_used = 0;
+        let inst = insts[i];
+        let data = &self.func.insts[inst];
+        match &data.op {
+            Op::Phi { .. } | Op::Const(_) | Op::Read(_) => Ok(1),
+            Op::Split { .. } => {
+                let v = data.results[0];
+                let whole = data.args[0].value;
+                let Loc::Reg(dst) = self.loc(v)? else { return Err(self.err("a split without a register")) };
+                if let Loc::Pair { file, index, pair } = self.loc(whole)? {
+                    let hi = matches!(data.op, Op::Split { hi: true });
+                    let src = RegChannel { file, index, chan: 2 * pair + hi as u8 };
+                    if src != dst {
+                        self.mov_raw(dst, reg_src(src))?;
+                    }
+                    return Ok(1);
+                }
+                Err(self.err("a split of a value that is not in a register pair"))
+            }
+            Op::Pack => {
+                let Loc::Pair { file, index, pair } = self.loc(data.results[0])? else {
+                    return Err(self.err("a pack without a register pair"));
+                };
+                for (k, arg) in data.args.iter().enumerate() {
+                    let dst = RegChannel { file, index, chan: 2 * pair + k as u8 };
+                    if self.loc(arg.value)? != Loc::Reg(dst) {
+                        self.mov(dst, Operand::new(arg.value))?;
+                    }
+                }
+                Ok(1)
+            }
+            Op::Alu { .. } => self.alu_group(insts, i),
+            Op::StoreOutput { index, .. } => self.store_outputs(insts, i, *index),
+            Op::ArrayLoad { .. } | Op::LoadIndirect { .. } => self.loads(insts, i),
+            Op::ArrayStore { .. } => self.array_stores(insts, i),
+            Op::Opaque { .. } => {
+                self.opaque(inst)?;
+                Ok(1)
+            }
+        }
+    }
+
+    /// Whether output channel `dst` already holds `v`.
+    fn in_place(&self, v: Value, dst: RegChannel) -> bool {
+        match self.alloc.loc.get(&v) {
+            Some(Loc::Reg(r)) if *r == dst => true,
+            Some(Loc::Reg(r)) if (r.file, r.index) == (dst.file, dst.index) => {
+                self.alloc.also.get(&v).is_some_and(|m| m & (1 << dst.chan) != 0)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `ops` can be read from one register.
+    fn one_register(&self, ops: &[Operand]) -> Result<bool, EmitError> {
+        let Some(first) = ops.first() else { return Ok(true) };
+        if !ops.iter().all(|o| o.neg == first.neg && o.abs == first.abs) {
+            return Ok(false);
+        }
+        let locs: Vec<Loc> = ops.iter().map(|o| self.loc(o.value)).collect::<Result<_, _>>()?;
+        let key = |l: &Loc| match l {
+            Loc::Reg(r) => (0, Some((r.file, r.index, None))),
+            Loc::Pair { file, index, .. } => (1, Some((*file, *index, None))),
+            Loc::Src(s) => (2, Some((s.file, s.index, s.dim))),
+            Loc::Const(_) => (3, None),
+            Loc::Const64(_) => (4, None),
+        };
+        let k0 = key(&locs[0]);
+        let mut consts: Vec<u32> =
+            locs.iter().filter_map(|l| if let Loc::Const(b) = l { Some(*b) } else { None }).collect();
+        consts.sort();
+        consts.dedup();
+        Ok(locs.iter().all(|l| key(l) == k0) && consts.len() <= 4)
+    }
+
+    /// Consecutive stores to one output register, as one MOV.
+    fn store_outputs(&mut self, insts: &[Inst], i: usize, index: u32) -> Result<usize, EmitError> {
+        let mut wanted: Wanted = Wanted::new();
+        let mut mask = 0u8;
+        let mut n = 0;
+        while let Some(&inst) = insts.get(i + n) {
+            let data = &self.func.insts[inst];
+            let Op::StoreOutput { index: oi, chan } = data.op else { break };
+            if oi != index || mask & (1 << chan) != 0 {
+                break;
+            }
+            let dst = RegChannel { file: File::Output, index, chan };
+            if !self.in_place(data.args[0].value, dst) {
+                let mut trial: Vec<Operand> = wanted.iter().map(|&(_, o)| o).collect();
+                trial.push(data.args[0]);
+                if !wanted.is_empty() && !self.one_register(&trial)? {
+                    break;
+                }
+                wanted.push((chan as usize, data.args[0]));
+                mask |= 1 << chan;
+            }
+            n += 1;
+        }
+        if !wanted.is_empty() {
+            let src = self.operand(&wanted)?;
+            let mut inst = tgsi::Instruction::new(Opcode::Mov);
+            inst.dst.push(DstOperand { reg: Register::new(File::Output, index as i32), write_mask: mask });
+            inst.src.push(src);
+            self.out.push(inst);
+        }
+        Ok(n.max(1))
+    }
+
+    /// Consecutive loads of channels of one indirectly addressed register
+    /// (from one source instruction), as one MOV.
+    fn loads(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
+        let first = &self.func.insts[insts[i]];
+        let (dst_file, dst_index) = self.dst_reg(first.results[0])?;
+        let key = |d: &InstData| match &d.op {
+            Op::ArrayLoad { array, offset, .. } => Some((Some((*array, *offset)), None)),
+            Op::LoadIndirect { reg, .. } => Some((None, Some(*reg))),
+            _ => None,
+        };
+        let k0 = key(first);
+        let mut mask = 0u8;
+        let mut swizzle = [0u8; 4];
+        let mut used = SmallVec::<[(usize, u8); 4]>::new();
+        let mut n = 0;
+        while let Some(&inst) = insts.get(i + n) {
+            let d = &self.func.insts[inst];
+            if key(d) != k0 || d.args != first.args || d.origin.inst != first.origin.inst {
+                break;
+            }
+            let Loc::Reg(r) = self.loc(d.results[0])? else { break };
+            if (r.file, r.index) != (dst_file, dst_index) || mask & (1 << r.chan) != 0 {
+                break;
+            }
+            let chan = match d.op {
+                Op::ArrayLoad { chan, .. } | Op::LoadIndirect { chan, .. } => chan,
+                _ => 0,
+            };
+            mask |= 1 << r.chan;
+            swizzle[r.chan as usize] = chan;
+            used.push((r.chan as usize, chan));
+            n += 1;
+        }
+        fill_unused(&mut swizzle, used.into_iter());
+        let reg = match &first.op {
+            Op::ArrayLoad { array, offset, .. } => self.array_register(*array, *offset, first.args.first().copied())?,
+            Op::LoadIndirect { reg, .. } => {
+                let mut reg = *reg;
+                let mut k = 0;
+                if let Some(ind) = &mut reg.indirect {
+                    *ind = self.address(first.args[k], ind.array_id)?;
+                    k += 1;
+                }
+                if let Some(dim) = &mut reg.dimension {
+                    if let Some(ind) = &mut dim.indirect {
+                        *ind = self.address(first.args[k], ind.array_id)?;
+                    }
+                }
+                reg
+            }
+            _ => return Err(self.err("not a load")),
+        };
+        let mut inst = tgsi::Instruction::new(Opcode::Mov);
+        inst.dst.push(DstOperand { reg: Register::new(dst_file, dst_index as i32), write_mask: mask });
+        inst.src.push(SrcOperand { reg, swizzle, negate: false, absolute: false });
+        self.out.push(inst);
+        Ok(n.max(1))
+    }
+
+    /// Consecutive stores to channels of one array element, as one MOV.
+    fn array_stores(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
+        let first = &self.func.insts[insts[i]];
+        let Op::ArrayStore { array, offset, .. } = first.op else { return Err(self.err("not a store")) };
+        let index_arg = if first.args.len() > 1 { first.args.first().copied() } else { None };
+        let mut wanted = Wanted::new();
+        let mut mask = 0u8;
+        let mut n = 0;
+        while let Some(&inst) = insts.get(i + n) {
+            let d = &self.func.insts[inst];
+            let Op::ArrayStore { array: a, offset: o, chan } = d.op else { break };
+            let idx = if d.args.len() > 1 { d.args.first().copied() } else { None };
+            if (a, o, idx) != (array, offset, index_arg) || mask & (1 << chan) != 0 {
+                break;
+            }
+            let value = d.args[d.args.len() - 1];
+            let mut trial: Vec<Operand> = wanted.iter().map(|&(_, o)| o).collect();
+            trial.push(value);
+            if !wanted.is_empty() && !self.one_register(&trial)? {
+                break;
+            }
+            wanted.push((chan as usize, value));
+            mask |= 1 << chan;
+            n += 1;
+        }
+        let reg = self.array_register(array, offset, index_arg)?;
+        let src = self.operand(&wanted)?;
+        let mut inst = tgsi::Instruction::new(Opcode::Mov);
+        inst.dst.push(DstOperand { reg, write_mask: mask });
+        inst.src.push(src);
+        self.out.push(inst);
+        Ok(n.max(1))
+    }
+
+    /// An indirect index reading `arg`'s register channel.
+    fn address(&mut self, arg: Operand, array_id: u16) -> Result<tgsi::Indirect, EmitError> {
+        match self.loc(arg.value)? {
+            Loc::Reg(r) => Ok(tgsi::Indirect { file: r.file, index: r.index as i32, component: r.chan, array_id }),
+            Loc::Src(s) if s.dim.is_none() => {
+                Ok(tgsi::Indirect { file: s.file, index: s.index as i32, component: s.chan, array_id })
+            }
+            _ => {
+                // A constant or scattered index: put it in a scratch channel.
+                let r = RegChannel { file: File::Temporary, index: self.scratch(), chan: 0 };
+                let s = self.operand(&[(0, arg)])?;
+                self.mov_raw(r, s)?;
+                Ok(tgsi::Indirect { file: r.file, index: r.index as i32, component: 0, array_id })
+            }
+        }
+    }
+
+    fn array_register(&mut self, array: Array, offset: i32, index: Option<Operand>) -> Result<Register, EmitError> {
+        let data = self.func.arrays.get(array).ok_or_else(|| self.err("an unknown array"))?.clone();
+        let base = data.first as i32 + offset;
+        let mut reg = Register::new(data.file, base);
+        if let Some(ix) = index {
+            reg.indirect = Some(self.address(ix, data.array_id.unwrap_or(0))?);
+        }
+        Ok(reg)
+    }
+
+    /// Consecutive ALU operations from one source instruction, written as
+    /// one instruction when their registers allow.
+    fn alu_group(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
+        let first = &self.func.insts[insts[i]];
+        let Op::Alu { opcode, .. } = first.op else { return Err(self.err("not an ALU operation")) };
+        let dst_reg = self.dst_reg(first.results[0])?;
+        let mut group = vec![insts[i]];
+        let mut mask = self.dst_mask(first.results[0])?;
+        let mut j = i + 1;
+        while j < insts.len() && first.origin.inst.is_some() {
+            let d = &self.func.insts[insts[j]];
+            let same = matches!(d.op, Op::Alu { opcode: o, .. } if o == opcode)
+                && d.origin.inst == first.origin.inst
+                && d.saturate == first.saturate
+                && d.precise == first.precise
+                && d.args.len() == first.args.len();
+            if !same || self.dst_reg(d.results[0])? != dst_reg {
+                break;
+            }
+            let m = self.dst_mask(d.results[0])?;
+            if m & mask != 0 {
+                break;
+            }
+            // Operands must still be readable from one register each.
+            let mut trial = group.clone();
+            trial.push(insts[j]);
+            if !self.group_readable(opcode, &trial)? {
+                break;
+            }
+            group.push(insts[j]);
+            mask |= m;
+            j += 1;
+        }
+        self.write_alu(opcode, &group, dst_reg, mask)?;
+        Ok(group.len())
+    }
+
+    fn dst_reg(&self, v: Value) -> Result<(File, u32), EmitError> {
+        match self.loc(v)? {
+            Loc::Reg(r) => Ok((r.file, r.index)),
+            Loc::Pair { file, index, .. } => Ok((file, index)),
+            _ => Err(self.err(format!("{v} is computed but has no register"))),
+        }
+    }
+
+    fn dst_mask(&self, v: Value) -> Result<u8, EmitError> {
+        match self.loc(v)? {
+            Loc::Reg(r) => Ok(1 << r.chan),
+            Loc::Pair { pair, .. } => Ok(0b11 << (2 * pair)),
+            _ => Err(self.err(format!("{v} has no register"))),
+        }
+    }
+
+    /// For each source operand of `opcode`, the values read at each swizzle
+    /// position by the group.
+    fn group_operands(&self, opcode: Opcode, group: &[Inst]) -> Result<Vec<Wanted>, EmitError> {
+        let info = opcode.info();
+        let nsrc = info.num_src as usize;
+        let mut ops: Vec<Wanted> = vec![Wanted::new(); nsrc];
+        for &inst in group {
+            let d = &self.func.insts[inst];
+            let v = d.results[0];
+            let loc = self.loc(v)?;
+            match info.mode {
+                _ if info.is_64bit() => {
+                    let dst64 = info.dst_type.is_64bit();
+                    let src64 = info.src_type.is_64bit();
+                    for (s, arg) in d.args.iter().enumerate() {
+                        let arg64 = self.func.values[arg.value].ty == Ty::B64;
+                        let positions: SmallVec<[usize; 2]> = match loc {
+                            Loc::Pair { pair, .. } => {
+                                if arg64 {
+                                    smallvec::smallvec![2 * pair as usize, 2 * pair as usize + 1]
+                                } else if dst64 && !src64 {
+                                    smallvec::smallvec![pair as usize]
+                                } else {
+                                    smallvec::smallvec![2 * pair as usize]
+                                }
+                            }
+                            Loc::Reg(r) => {
+                                let narrowing = !dst64 && src64 && info.dst_type != OperandType::Int;
+                                let p = if narrowing { r.chan as usize } else { r.chan as usize / 2 };
+                                if arg64 {
+                                    smallvec::smallvec![2 * p, 2 * p + 1]
+                                } else {
+                                    smallvec::smallvec![2 * p]
+                                }
+                            }
+                            _ => return Err(self.err("a 64-bit result without a register")),
+                        };
+                        for p in positions {
+                            ops[s].push((p, *arg));
+                        }
+                    }
+                }
+                ChannelMode::Componentwise => {
+                    let Loc::Reg(r) = loc else { return Err(self.err("a result without a register")) };
+                    for (s, arg) in d.args.iter().enumerate() {
+                        ops[s].push((r.chan as usize, *arg));
+                    }
+                }
+                ChannelMode::Replicate => {
+                    for (&(s, c), arg) in replicated_reads(opcode).iter().zip(&d.args) {
+                        ops[s as usize].push((c as usize, *arg));
+                    }
+                }
+                _ => {
+                    for (k, arg) in d.args.iter().enumerate() {
+                        ops[k / 4].push((k % 4, *arg));
+                    }
+                }
+            }
+        }
+        // Positions wanted twice must want the same value.
+        for op in &mut ops {
+            op.sort_by_key(|&(p, _)| p);
+            op.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+        }
+        Ok(ops)
+    }
+
+    fn group_readable(&mut self, opcode: Opcode, group: &[Inst]) -> Result<bool, EmitError> {
+        let ops = self.group_operands(opcode, group)?;
+        for op in &ops {
+            if op.windows(2).any(|w| w[0].0 == w[1].0) {
+                return Ok(false);
+            }
+            let Some(&(_, first)) = op.first() else { continue };
+            if !op.iter().all(|(_, o)| o.neg == first.neg && o.abs == first.abs) {
+                return Ok(false);
+            }
+            let locs: Vec<Loc> = op.iter().map(|&(_, o)| self.loc(o.value)).collect::<Result<_, _>>()?;
+            let same = |a: &Loc, b: &Loc| match (a, b) {
+                (Loc::Reg(x), Loc::Reg(y)) => (x.file, x.index) == (y.file, y.index),
+                (Loc::Pair { file: f, index: i, .. }, Loc::Pair { file: g, index: j, .. }) => (f, i) == (g, j),
+                (Loc::Src(x), Loc::Src(y)) => (x.file, x.index, x.dim) == (y.file, y.index, y.dim),
+                (Loc::Const(_), Loc::Const(_)) | (Loc::Const64(_), Loc::Const64(_)) => true,
+                _ => false,
+            };
+            if !locs.iter().all(|l| same(l, &locs[0])) {
+                return Ok(false);
+            }
+            let consts: Vec<u32> =
+                locs.iter().filter_map(|l| if let Loc::Const(b) = l { Some(*b) } else { None }).collect();
+            let mut distinct = consts.clone();
+            distinct.sort();
+            distinct.dedup();
+            if distinct.len() > 4 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn write_alu(&mut self, opcode: Opcode, group: &[Inst], dst: (File, u32), mask: u8) -> Result<(), EmitError> {
+        let ops = self.group_operands(opcode, group)?;
+        let first = &self.func.insts[group[0]];
+        let (saturate, precise) = (first.saturate, first.precise);
+        let mut inst = tgsi::Instruction::new(opcode);
+        inst.saturate = saturate;
+        inst.precise = precise;
+        let mut srcs = SmallVec::<[SrcOperand; 3]>::new();
+        for op in &ops {
+            srcs.push(self.operand(op)?);
+        }
+        inst.dst.push(DstOperand { reg: Register::new(dst.0, dst.1 as i32), write_mask: mask });
+        inst.src = srcs;
+        self.out.push(inst);
+        Ok(())
+    }
+
+    fn opaque(&mut self, inst: Inst) -> Result<(), EmitError> {
+        let data = &self.func.insts[inst];
+        let Op::Opaque { inst: template, value_srcs } = &data.op else { return Ok(()) };
+        let mut t = (**template).clone();
+        let mut args = data.args.iter().copied();
+        for (i, src) in t.src.iter_mut().enumerate() {
+            if value_srcs & (1 << i) != 0 {
+                let wanted: Wanted = (0..4).zip(args.by_ref().take(4)).collect();
+                let (neg, abs) = (src.negate, src.absolute);
+                let mut s = self.operand(&wanted)?;
+                s.negate = neg;
+                s.absolute = abs;
+                *src = s;
+            } else if src.reg.file == File::Immediate {
+                self.imms.keep(src.reg.index as u32);
+            }
+        }
+        if let Some(tex) = &t.texture {
+            for off in &tex.offsets {
+                if off.file == File::Immediate {
+                    self.imms.keep(off.index as u32);
+                }
+            }
+        }
+        let mut results = data.results.iter().copied();
+        for dst in t.dst.iter_mut() {
+            let n = dst.write_mask.count_ones() as usize;
+            let value_dst = matches!(dst.reg.file, File::Temporary | File::Output | File::Address);
+            if !value_dst {
+                continue;
+            }
+            let vals: Vec<Value> = results.by_ref().take(n).collect();
+            if let Some(&v) = vals.first() {
+                let (file, index) = self.dst_reg(v)?;
+                dst.reg = Register::new(file, index as i32);
+            }
+        }
+        self.out.push(t);
+        Ok(())
+    }
+
+    // ----- assembly -----
+
+    /// Sets IF/UIF labels to their ELSE or ENDIF and ELSE labels to their
+    /// ENDIF, as Mesa's emitters do.
+    fn fix_labels(&mut self) {
+        let mut stack: Vec<(usize, Option<usize>)> = Vec::new();
+        for k in 0..self.out.len() {
+            match self.out[k].opcode {
+                Opcode::If | Opcode::Uif => stack.push((k, None)),
+                Opcode::Else => {
+                    if let Some(top) = stack.last_mut() {
+                        self.out[top.0].label = Some(k as u32);
+                        top.1 = Some(k);
+                    }
+                }
+                Opcode::Endif => {
+                    if let Some((if_at, else_at)) = stack.pop() {
+                        match else_at {
+                            Some(e) => self.out[e].label = Some(k as u32),
+                            None => self.out[if_at].label = Some(k as u32),
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn assemble(self, module: &Module) -> tgsi::Shader {
+        let (imms, map) = self.imms.finish();
+        let mut items: Vec<tgsi::Item> = module.interface.clone();
+        // TEMP declarations: arrays as declared, plain registers as ranges.
+        let local = !module.temps.is_empty() && module.temps.iter().all(|d| d.local);
+        let temp_count = self.alloc.temp_count + self.out_scratch_count();
+        let mut arrays: Vec<(u32, u32, Option<u16>)> = self
+            .func
+            .arrays
+            .iter()
+            .filter(|(_, a)| a.file == File::Temporary)
+            .map(|(_, a)| (a.first, a.first + a.len - 1, a.array_id))
+            .collect();
+        arrays.sort();
+        let mut next = 0u32;
+        let mut decls = Vec::new();
+        let plain = |from: u32, to: u32, decls: &mut Vec<tgsi::Declaration>| {
+            if from < to {
+                let mut d = tgsi::Declaration::new(File::Temporary, from as u16, (to - 1) as u16);
+                d.local = local;
+                decls.push(d);
+            }
+        };
+        for &(first, last, id) in &arrays {
+            plain(next, first, &mut decls);
+            let mut d = tgsi::Declaration::new(File::Temporary, first as u16, last as u16);
+            d.array_id = id;
+            d.local = local;
+            decls.push(d);
+            next = last + 1;
+        }
+        plain(next, temp_count.max(next), &mut decls);
+        let decl_end =
+            items.iter().rposition(|i| matches!(i, tgsi::Item::Declaration(_))).map_or(items.len(), |p| p + 1);
+        let mut tail = items.split_off(decl_end);
+        items.extend(decls.into_iter().map(tgsi::Item::Declaration));
+        items.extend(imms.into_iter().map(tgsi::Item::Immediate));
+        items.append(&mut tail);
+        for mut inst in self.out {
+            remap_immediates(&mut inst, &map);
+            items.push(tgsi::Item::Instruction(inst));
+        }
+        tgsi::Shader { processor: module.processor, items }
+    }
+
+    /// How many scratch registers the output uses beyond the allocation.
+    fn out_scratch_count(&self) -> u32 {
+        let mut max = 0;
+        for inst in &self.out {
+            for d in &inst.dst {
+                if d.reg.file == File::Temporary && d.reg.index >= 0 {
+                    max = max.max(d.reg.index as u32 + 1);
+                }
+            }
+        }
+        max.saturating_sub(self.alloc.temp_count)
+    }
+}
+
+/// Renumbers immediates after unused ones were dropped.
+fn remap_immediates(inst: &mut tgsi::Instruction, map: &[Option<u32>]) {
+    let fix = |index: &mut i32| {
+        if let Some(Some(n)) = map.get(*index as usize) {
+            *index = *n as i32;
+        }
+    };
+    for s in &mut inst.src {
+        if s.reg.file == File::Immediate && s.reg.indirect.is_none() {
+            fix(&mut s.reg.index);
+        }
+    }
+    if let Some(tex) = &mut inst.texture {
+        for off in &mut tex.offsets {
+            if off.file == File::Immediate {
+                fix(&mut off.index);
+            }
+        }
+    }
+}
+
+fn reg_src(r: RegChannel) -> SrcOperand {
+    SrcOperand { reg: Register::new(r.file, r.index as i32), swizzle: [r.chan; 4], negate: false, absolute: false }
+}
+
+/// Reads channel x of `s` in every position (conditions read `.x`).
+fn broadcast(mut s: SrcOperand) -> SrcOperand {
+    s.swizzle = [s.swizzle[0]; 4];
+    s
+}
+
+/// Fills the swizzle positions nothing reads: with the one channel read
+/// when every read position reads the same, else with the identity.
+fn fill_unused(swizzle: &mut [u8; 4], used: impl Iterator<Item = (usize, u8)>) {
+    let used: SmallVec<[(usize, u8); 4]> = used.collect();
+    let single = used.first().map(|&(_, c)| c).filter(|&c| used.iter().all(|&(_, d)| d == c));
+    for (p, slot) in swizzle.iter_mut().enumerate() {
+        if !used.iter().any(|&(q, _)| q == p) {
+            *slot = single.unwrap_or(p as u8);
+        }
+    }
+}
+
+fn region_is_empty(func: &Function, region: &Region) -> bool {
+    region.iter().all(|n| match n {
+        Node::Block(b) => func.blocks[*b].insts.is_empty() && func.blocks[*b].exit == Exit::Fallthrough,
+        _ => false,
+    })
+}
