@@ -3,11 +3,14 @@
 //! [`from_tgsi`] builds it from a parsed shader; [`verify`] checks it;
 //! [`print`] writes its text form; [`to_tgsi`] emits TGSI again.
 
+pub mod cfg;
 pub mod channels;
 mod entity;
 pub mod from_tgsi;
 pub mod function;
+pub mod print;
 pub mod to_tgsi;
+pub mod verify;
 
 pub use entity::{Arena, EntityRef};
 pub use from_tgsi::{from_tgsi, BuildError};

@@ -46,6 +46,7 @@ fn every_corpus_shader_goes_through_ssa_and_back() {
         let shader = tgsi::parse(&text).unwrap();
         let result = ir::from_tgsi(&shader)
             .map_err(|e| e.to_string())
+            .and_then(|m| ir::verify::verify(&m.function).map(|_| m).map_err(|e| format!("verifier: {e}")))
             .and_then(|m| ir::to_tgsi(&m).map_err(|e| e.to_string()))
             .and_then(|out| {
                 let printed = tgsi::print(&out, tgsi::Style::Exact);

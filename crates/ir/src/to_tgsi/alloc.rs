@@ -47,6 +47,10 @@ struct Allocator<'a> {
     uses: HashMap<Value, Vec<Inst>>,
     /// Register chosen for each source instruction's results.
     group_reg: HashMap<u32, (File, u32)>,
+    /// The values computed by consecutive ALU operations of one source
+    /// instruction: emission writes them as one instruction when they share
+    /// a register, so they are placed together.
+    groups: HashMap<Value, std::rc::Rc<Vec<Value>>>,
 }
 
 pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
@@ -71,6 +75,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         also: HashMap::new(),
         uses,
         group_reg: HashMap::new(),
+        groups: find_groups(func),
     };
     let mut order: Vec<(u32, Value)> =
         layout.ranges.iter().map(|(&v, r)| (r.first().map_or(0, |i| i.start), v)).collect();
@@ -259,6 +264,9 @@ impl Allocator<'_> {
         if self.place_replicated_output(v) {
             return;
         }
+        if self.place_group(v) {
+            return;
+        }
         let ranges = self.ranges(v).to_vec();
         let data = self.func.def(v);
         let chans = self.allowed_chans(v);
@@ -303,6 +311,70 @@ impl Allocator<'_> {
                 }
             }
         }
+    }
+
+    /// Places every member of `v`'s group in one register: the source's
+    /// register and channels when free, else the lowest register where the
+    /// source's channels, or any channels, are free.
+    fn place_group(&mut self, v: Value) -> bool {
+        let Some(group) = self.groups.get(&v).cloned() else { return false };
+        if group.iter().any(|m| self.loc.contains_key(m)) {
+            return false;
+        }
+        let origins: Vec<Option<RegChannel>> = group.iter().map(|&m| self.func.def(m).origin.dst).collect();
+        let same_origin_reg = origins
+            .iter()
+            .all(|o| o.is_some_and(|o| origins[0].is_some_and(|f| (f.file, f.index) == (o.file, o.index))));
+        let try_reg = |a: &Self, file: File, index: u32, keep_chans: bool| -> Option<Vec<RegChannel>> {
+            let mut taken = 0u8;
+            let mut out = Vec::with_capacity(group.len());
+            for (k, &m) in group.iter().enumerate() {
+                let ranges = a.ranges(m);
+                let allowed = a.allowed_chans(m);
+                let preferred = origins[k].map(|o| o.chan);
+                let chans: Vec<u8> = match (keep_chans, preferred) {
+                    (true, Some(c)) => vec![c],
+                    (true, None) => return None,
+                    (false, p) => p.into_iter().chain(0..4).collect(),
+                };
+                let c = chans.into_iter().find(|&c| {
+                    taken & (1 << c) == 0
+                        && allowed & (1 << c) != 0
+                        && a.allowed(m, RegChannel { file, index, chan: c })
+                        && a.free(file, index, c, ranges, &[])
+                })?;
+                taken |= 1 << c;
+                out.push(RegChannel { file, index, chan: c });
+            }
+            Some(out)
+        };
+        let mut choice = None;
+        if same_origin_reg {
+            if let Some(o) = origins[0] {
+                choice = try_reg(self, o.file, o.index, true);
+            }
+        }
+        if choice.is_none() {
+            for index in 0..self.max_scan() {
+                if let Some(c) =
+                    try_reg(self, File::Temporary, index, true).or_else(|| try_reg(self, File::Temporary, index, false))
+                {
+                    choice = Some(c);
+                    break;
+                }
+            }
+        }
+        let Some(slots) = choice else { return false };
+        for (&m, r) in group.iter().zip(slots) {
+            self.assign(m, r);
+        }
+        true
+    }
+
+    /// How far to look for a register before giving a value a fresh one.
+    fn max_scan(&self) -> u32 {
+        self.regs.keys().filter(|(f, _)| *f == File::Temporary).map(|&(_, i)| i + 2).max().unwrap_or(1)
+            + self.reserved.iter().map(|&(_, l)| l + 1).max().unwrap_or(0)
     }
 
     fn assign(&mut self, v: Value, r: RegChannel) {
@@ -388,4 +460,44 @@ impl Allocator<'_> {
             }
         }
     }
+}
+
+/// Groups of values computed by consecutive ALU operations (skipping
+/// operations that write no register) of one source instruction.
+fn find_groups(func: &Function) -> HashMap<Value, std::rc::Rc<Vec<Value>>> {
+    let mut out = HashMap::new();
+    for (_, block) in func.blocks.iter() {
+        let mut current: Vec<Value> = Vec::new();
+        let mut key: Option<(u32, tgsi::Opcode)> = None;
+        let flush = |current: &mut Vec<Value>, out: &mut HashMap<Value, std::rc::Rc<Vec<Value>>>| {
+            if current.len() > 1 {
+                let g = std::rc::Rc::new(std::mem::take(current));
+                for &m in g.iter() {
+                    out.insert(m, g.clone());
+                }
+            }
+            current.clear();
+        };
+        for &inst in &block.insts {
+            let data = &func.insts[inst];
+            match (&data.op, data.origin.inst) {
+                (Op::Alu { opcode, .. }, Some(src))
+                    if data.results.len() == 1 && func.ty(data.results[0]) == Ty::B32 =>
+                {
+                    if key != Some((src, *opcode)) || current.len() == 4 {
+                        flush(&mut current, &mut out);
+                        key = Some((src, *opcode));
+                    }
+                    current.push(data.results[0]);
+                }
+                (Op::Const(_) | Op::Read(_) | Op::Phi { .. }, _) => {}
+                _ => {
+                    flush(&mut current, &mut out);
+                    key = None;
+                }
+            }
+        }
+        flush(&mut current, &mut out);
+    }
+    out
 }

@@ -76,8 +76,9 @@ impl Layout {
                     }
                 }
                 _ => {
+                    // Results are written after the operands are read.
                     for &r in &data.results {
-                        add(&mut main, r, at);
+                        add(&mut main, r, at + 1);
                     }
                     for arg in &data.args {
                         add(&mut main, arg.value, at);

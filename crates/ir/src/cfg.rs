@@ -1,0 +1,1050 @@
+//! The control-flow graph derived from a function's [`Region`](crate::function::Region) tree, its
+//! dominator tree, loop nesting and value liveness.
+//!
+//! # Edges
+//!
+//! The tree is the one source of truth; the CFG is computed from it by these
+//! rules, which also define the predecessor set every phi must list:
+//!
+//! * Within a region, a block whose exit is [`Exit::Fallthrough`] flows to
+//!   the *entry blocks* of the next node:
+//!   - a block node: that block;
+//!   - an if: the first block of `then_region` **and** the first block of
+//!     `else_region` (the block before an if is its condition block);
+//!   - a loop: the first block of the body (the loop header);
+//!   - a switch: the first block of every case body, plus the block after
+//!     the switch (its exit) when no case is `DEFAULT`.
+//! * The last block of a `then_region` or `else_region` (when it falls
+//!   through) flows to the block after the if (the merge block).
+//! * The last block of a loop body (when it falls through) flows back to the
+//!   loop header (the latch edge).
+//! * The last block of case `k`'s body (when it falls through) flows to the
+//!   first block of case `k + 1`, and for the last case to the switch exit.
+//! * [`Exit::Continue`] flows to the header of the innermost enclosing loop;
+//!   [`Exit::Break`] flows to the block after the innermost enclosing loop
+//!   *or* switch; [`Exit::Return`] has no successor, and neither has a block
+//!   falling off the end of the function body.
+//!
+//! Edges leave unreachable blocks too: a reachable block's predecessors may
+//! include unreachable ones, and its phis list them like any other.
+//! Duplicate edges are never recorded (no well-formed tree produces one).
+//!
+//! # Order
+//!
+//! Edges are recorded while walking the tree depth-first in program order
+//! (blocks before the constructs that follow them, then-region before
+//! else-region, cases in order, a loop body before what follows the loop),
+//! each block adding its out-edges when it is visited. So `preds(b)` lists
+//! predecessors in the program order of the predecessor blocks: for a loop
+//! header the entering edge first, then `continue` edges, then the latch
+//! edge; for a merge block the then-arm before the else-arm. `succs(b)` of a
+//! condition block lists then before else, and cases in order before the
+//! switch exit. Phis need only list the same *set* of predecessors (the
+//! verifier checks set equality, not order).
+//!
+//! # Malformed trees
+//!
+//! [`Cfg::new`] never panics. The verifier checks the tree's shape (every
+//! region starts with a block, every construct is followed by a block, every
+//! block appears once); on a tree that breaks it, the CFG skips what it
+//! cannot interpret: references to blocks that do not exist, second
+//! occurrences of a block, and entries of regions that do not start with a
+//! block. An empty region passes control straight to what follows it.
+//!
+//! Every walk here uses explicit stacks, so nesting depth is bounded only by
+//! memory.
+
+use crate::entity::EntityRef;
+use crate::function::{Block, Exit, Function, Node, Op, Value};
+use smallvec::SmallVec;
+use std::marker::PhantomData;
+
+/// A small list of blocks (the targets of an edge set).
+type Targets = SmallVec<[Block; 2]>;
+
+/// The control-flow graph of a function.
+#[derive(Clone, Debug)]
+pub struct Cfg {
+    succs: Vec<Targets>,
+    preds: Vec<Targets>,
+    entry: Option<Block>,
+    order: Vec<Block>,
+    in_tree: Vec<bool>,
+    reachable: Vec<bool>,
+    rpo: Vec<Block>,
+    loop_depth: Vec<u32>,
+    branch_uses: Vec<SmallVec<[Value; 1]>>,
+}
+
+/// One region being walked.
+struct Frame<'a> {
+    region: &'a [Node],
+    /// For each node, where control goes when it is left by falling through.
+    follows: Vec<Targets>,
+    next: usize,
+    /// The innermost loop's header, if inside a loop (`Some(None)` when the
+    /// loop has no header block: a malformed tree).
+    header: Option<Option<Block>>,
+    /// Where `break` goes, if inside a loop or switch.
+    brk: Option<Targets>,
+    depth: u32,
+}
+
+impl Cfg {
+    /// Computes the CFG of `func` from its tree.
+    pub fn new(func: &Function) -> Cfg {
+        let n = func.blocks.len();
+        let mut cfg = Cfg {
+            succs: vec![Targets::new(); n],
+            preds: vec![Targets::new(); n],
+            entry: None,
+            order: Vec::with_capacity(n),
+            in_tree: vec![false; n],
+            reachable: vec![false; n],
+            rpo: Vec::new(),
+            loop_depth: vec![0; n],
+            branch_uses: vec![SmallVec::new(); n],
+        };
+        cfg.entry = region_entries(func, &func.body, &Targets::new()).first().copied();
+        cfg.walk(func);
+        cfg.compute_rpo();
+        cfg
+    }
+
+    fn add_edge(&mut self, from: Block, to: Block) {
+        let (f, t) = (from.index(), to.index());
+        if f >= self.succs.len() || t >= self.preds.len() || self.succs[f].contains(&to) {
+            return;
+        }
+        self.succs[f].push(to);
+        self.preds[t].push(from);
+    }
+
+    fn walk(&mut self, func: &Function) {
+        let nblocks = func.blocks.len();
+        let mut stack = vec![Frame {
+            region: &func.body,
+            follows: follows(func, &func.body, &Targets::new()),
+            next: 0,
+            header: None,
+            brk: None,
+            depth: 0,
+        }];
+        while let Some(top) = stack.last_mut() {
+            let region = top.region;
+            let Some(node) = region.get(top.next) else {
+                stack.pop();
+                continue;
+            };
+            let i = top.next;
+            top.next += 1;
+            let follow = top.follows.get(i).cloned().unwrap_or_default();
+            let (header, brk, depth) = (top.header, top.brk.clone(), top.depth);
+            // The block before a construct is its condition block.
+            let cond_block = match i.checked_sub(1).and_then(|p| region.get(p)) {
+                Some(Node::Block(b)) if b.index() < nblocks => Some(*b),
+                _ => None,
+            };
+            match node {
+                Node::Block(b) => {
+                    let b = *b;
+                    let Some(data) = func.blocks.get(b) else { continue };
+                    if self.in_tree[b.index()] {
+                        continue;
+                    }
+                    self.in_tree[b.index()] = true;
+                    self.order.push(b);
+                    self.loop_depth[b.index()] = depth;
+                    let targets: Targets = match data.exit {
+                        Exit::Fallthrough => follow,
+                        Exit::Break => brk.unwrap_or_default(),
+                        Exit::Continue => header.flatten().into_iter().collect(),
+                        Exit::Return => Targets::new(),
+                    };
+                    for t in targets {
+                        self.add_edge(b, t);
+                    }
+                }
+                Node::If(n) => {
+                    if let Some(c) = cond_block {
+                        self.branch_uses[c.index()].push(n.cond.value);
+                    }
+                    for region in [&n.else_region, &n.then_region] {
+                        stack.push(Frame {
+                            region,
+                            follows: follows(func, region, &follow),
+                            next: 0,
+                            header,
+                            brk: brk.clone(),
+                            depth,
+                        });
+                    }
+                }
+                Node::Loop(n) => {
+                    let head = region_entries(func, &n.body, &Targets::new()).first().copied();
+                    let back: Targets = head.into_iter().collect();
+                    stack.push(Frame {
+                        region: &n.body,
+                        follows: follows(func, &n.body, &back),
+                        next: 0,
+                        header: Some(head),
+                        brk: Some(follow),
+                        depth: depth + 1,
+                    });
+                }
+                Node::Switch(n) => {
+                    if let Some(c) = cond_block {
+                        let uses = &mut self.branch_uses[c.index()];
+                        uses.push(n.selector.value);
+                        uses.extend(n.cases.iter().filter_map(|case| case.value.map(|v| v.value)));
+                    }
+                    let case_follows = case_follows(func, n, &follow);
+                    for (case, cf) in n.cases.iter().zip(case_follows).rev() {
+                        stack.push(Frame {
+                            region: &case.body,
+                            follows: follows(func, &case.body, &cf),
+                            next: 0,
+                            header,
+                            brk: Some(follow.clone()),
+                            depth,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    fn compute_rpo(&mut self) {
+        let Some(entry) = self.entry else { return };
+        if entry.index() >= self.succs.len() {
+            return;
+        }
+        let mut post = Vec::new();
+        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+        self.reachable[entry.index()] = true;
+        // Successors are visited last to first, so that the reverse
+        // postorder lists the arms of a construct in program order.
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            let succs = &self.succs[b.index()];
+            if let Some(&s) = succs.len().checked_sub(*i + 1).and_then(|k| succs.get(k)) {
+                *i += 1;
+                if !self.reachable[s.index()] {
+                    self.reachable[s.index()] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(b);
+                stack.pop();
+            }
+        }
+        post.reverse();
+        self.rpo = post;
+    }
+
+    /// The number of blocks of the function (the size of the block arena).
+    pub fn num_blocks(&self) -> usize {
+        self.succs.len()
+    }
+
+    /// The predecessors of `b`, in program order (see the module docs).
+    pub fn preds(&self, b: Block) -> &[Block] {
+        self.preds.get(b.index()).map_or(&[], |p| p)
+    }
+
+    /// The successors of `b`.
+    pub fn succs(&self, b: Block) -> &[Block] {
+        self.succs.get(b.index()).map_or(&[], |s| s)
+    }
+
+    /// The entry block: the first block of the body (`None` only for a
+    /// malformed body that does not start with a block).
+    pub fn entry(&self) -> Option<Block> {
+        self.entry
+    }
+
+    /// Whether `b` is reachable from the entry.
+    pub fn is_reachable(&self, b: Block) -> bool {
+        self.reachable.get(b.index()).copied().unwrap_or(false)
+    }
+
+    /// Whether `b` is in the tree (blocks of the arena that are not are
+    /// detached and ignored).
+    pub fn contains(&self, b: Block) -> bool {
+        self.in_tree.get(b.index()).copied().unwrap_or(false)
+    }
+
+    /// The reachable blocks in reverse postorder (of a depth-first search
+    /// that visits successors last to first, so the arms of an if and the
+    /// cases of a switch come in program order). The entry is first; every
+    /// block comes before its successors except along loop back edges.
+    pub fn rpo(&self) -> &[Block] {
+        &self.rpo
+    }
+
+    /// Every block of the tree in program order (reachable or not).
+    pub fn blocks(&self) -> &[Block] {
+        &self.order
+    }
+
+    /// The number of loops enclosing `b` (0 outside loops).
+    pub fn loop_depth(&self, b: Block) -> u32 {
+        self.loop_depth.get(b.index()).copied().unwrap_or(0)
+    }
+
+    /// The values read at the end of `b` by the construct it is the
+    /// condition block of: an if's condition, or a switch's selector and
+    /// case values.
+    pub fn branch_uses(&self, b: Block) -> &[Value] {
+        self.branch_uses.get(b.index()).map_or(&[], |u| u)
+    }
+}
+
+/// The entry blocks of `region`, whose fall-through continuation is
+/// `follow`: its first block, or `follow` when it is empty.
+fn region_entries(func: &Function, region: &[Node], follow: &Targets) -> Targets {
+    match region.first() {
+        None => follow.clone(),
+        Some(Node::Block(b)) if func.blocks.contains(*b) => [*b].into_iter().collect(),
+        // A region that does not start with a block (malformed): no entry.
+        Some(_) => Targets::new(),
+    }
+}
+
+/// Where control goes when the fall-through out of each case of a switch
+/// continues: the next case's entry, or `exit` after the last.
+fn case_follows(func: &Function, n: &crate::function::SwitchNode, exit: &Targets) -> Vec<Targets> {
+    let mut out = vec![Targets::new(); n.cases.len()];
+    let mut cur = exit.clone();
+    for (k, case) in n.cases.iter().enumerate().rev() {
+        out[k] = cur.clone();
+        cur = region_entries(func, &case.body, &cur);
+    }
+    out
+}
+
+/// The entry blocks of `node`, whose fall-through continuation is `follow`.
+fn node_entries(func: &Function, node: &Node, follow: &Targets) -> Targets {
+    match node {
+        Node::Block(b) if func.blocks.contains(*b) => [*b].into_iter().collect(),
+        Node::Block(_) => Targets::new(),
+        Node::If(n) => {
+            let mut t = region_entries(func, &n.then_region, follow);
+            for b in region_entries(func, &n.else_region, follow) {
+                if !t.contains(&b) {
+                    t.push(b);
+                }
+            }
+            t
+        }
+        Node::Loop(n) => region_entries(func, &n.body, &Targets::new()),
+        Node::Switch(n) => {
+            let cf = case_follows(func, n, follow);
+            let mut t = Targets::new();
+            for (case, f) in n.cases.iter().zip(&cf) {
+                for b in region_entries(func, &case.body, f) {
+                    if !t.contains(&b) {
+                        t.push(b);
+                    }
+                }
+            }
+            if !n.cases.iter().any(|c| c.value.is_none()) {
+                for &b in follow {
+                    if !t.contains(&b) {
+                        t.push(b);
+                    }
+                }
+            }
+            t
+        }
+    }
+}
+
+/// For each node of `region`, where falling through out of it goes.
+fn follows(func: &Function, region: &[Node], follow: &Targets) -> Vec<Targets> {
+    let mut out = vec![Targets::new(); region.len()];
+    let mut cur = follow.clone();
+    for (i, node) in region.iter().enumerate().rev() {
+        let entries = node_entries(func, node, &cur);
+        out[i] = std::mem::replace(&mut cur, entries);
+    }
+    out
+}
+
+/// The dominator tree of a [`Cfg`]'s reachable blocks.
+#[derive(Clone, Debug)]
+pub struct DomTree {
+    idom: Vec<Option<Block>>,
+    children: Vec<Vec<Block>>,
+    /// Preorder and postorder numbers in the dominator tree; `u32::MAX` for
+    /// unreachable blocks.
+    pre: Vec<u32>,
+    post: Vec<u32>,
+}
+
+impl DomTree {
+    /// Computes the dominators of `cfg` (Cooper, Harvey and Kennedy's
+    /// algorithm, as petgraph implements it).
+    pub fn new(cfg: &Cfg) -> DomTree {
+        let n = cfg.num_blocks();
+        let mut tree = DomTree {
+            idom: vec![None; n],
+            children: vec![Vec::new(); n],
+            pre: vec![u32::MAX; n],
+            post: vec![u32::MAX; n],
+        };
+        let Some(entry) = cfg.entry().filter(|e| e.index() < n) else { return tree };
+        let mut graph = petgraph::graph::DiGraph::<(), (), u32>::with_capacity(n, n + n / 2);
+        for _ in 0..n {
+            graph.add_node(());
+        }
+        for &b in cfg.rpo() {
+            for &s in cfg.succs(b) {
+                graph.add_edge(node_index(b), node_index(s), ());
+            }
+        }
+        let doms = petgraph::algo::dominators::simple_fast(&graph, node_index(entry));
+        for &b in cfg.rpo() {
+            if let Some(d) = doms.immediate_dominator(node_index(b)) {
+                let d = Block::new(d.index());
+                tree.idom[b.index()] = Some(d);
+                tree.children[d.index()].push(b);
+            }
+        }
+        // Children in reverse postorder of the CFG, for determinism.
+        let mut rpo_index = vec![u32::MAX; n];
+        for (i, &b) in cfg.rpo().iter().enumerate() {
+            rpo_index[b.index()] = i as u32;
+        }
+        for c in &mut tree.children {
+            c.sort_by_key(|b| rpo_index[b.index()]);
+        }
+        // Number the tree.
+        let (mut pre, mut post) = (0u32, 0u32);
+        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+        tree.pre[entry.index()] = pre;
+        pre += 1;
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            if let Some(&c) = tree.children[b.index()].get(*i) {
+                *i += 1;
+                tree.pre[c.index()] = pre;
+                pre += 1;
+                stack.push((c, 0));
+            } else {
+                tree.post[b.index()] = post;
+                post += 1;
+                stack.pop();
+            }
+        }
+        tree
+    }
+
+    /// The immediate dominator of `b` (`None` for the entry and for
+    /// unreachable blocks).
+    pub fn idom(&self, b: Block) -> Option<Block> {
+        self.idom.get(b.index()).copied().flatten()
+    }
+
+    /// The blocks `b` immediately dominates, in reverse postorder.
+    pub fn children(&self, b: Block) -> &[Block] {
+        self.children.get(b.index()).map_or(&[], |c| c)
+    }
+
+    /// Whether `b` is reachable (and so in the tree).
+    pub fn is_reachable(&self, b: Block) -> bool {
+        self.pre.get(b.index()).is_some_and(|&p| p != u32::MAX)
+    }
+
+    /// Whether `a` dominates `b` (every block dominates itself). False when
+    /// either is unreachable.
+    pub fn dominates(&self, a: Block, b: Block) -> bool {
+        match (self.pre.get(a.index()), self.pre.get(b.index()), self.post.get(a.index()), self.post.get(b.index())) {
+            (Some(&pa), Some(&pb), Some(&qa), Some(&qb)) => pa != u32::MAX && pb != u32::MAX && pa <= pb && qb <= qa,
+            _ => false,
+        }
+    }
+
+    /// Whether `a` strictly dominates `b`.
+    pub fn strictly_dominates(&self, a: Block, b: Block) -> bool {
+        a != b && self.dominates(a, b)
+    }
+}
+
+fn node_index(b: Block) -> petgraph::graph::NodeIndex<u32> {
+    petgraph::graph::NodeIndex::new(b.index())
+}
+
+/// A fixed-size set of entities (values, blocks, ...) as a bit vector.
+#[derive(PartialEq, Eq)]
+pub struct BitSet<K> {
+    words: Vec<u64>,
+    len: usize,
+    _key: PhantomData<K>,
+}
+
+impl<K> Clone for BitSet<K> {
+    fn clone(&self) -> Self {
+        BitSet { words: self.words.clone(), len: self.len, _key: PhantomData }
+    }
+
+    fn clone_from(&mut self, other: &Self) {
+        self.words.clone_from(&other.words);
+        self.len = other.len;
+    }
+}
+
+impl<K: EntityRef> BitSet<K> {
+    /// An empty set that can hold keys `0..len`.
+    pub fn new(len: usize) -> Self {
+        BitSet { words: vec![0; len.div_ceil(64)], len, _key: PhantomData }
+    }
+
+    /// The capacity: keys `0..capacity()` can be members.
+    pub fn capacity(&self) -> usize {
+        self.len
+    }
+
+    /// Adds `k`; returns whether it was new. Keys beyond the capacity are
+    /// ignored.
+    pub fn insert(&mut self, k: K) -> bool {
+        let i = k.index();
+        if i >= self.len {
+            return false;
+        }
+        let (w, bit) = (i / 64, 1u64 << (i % 64));
+        let new = self.words[w] & bit == 0;
+        self.words[w] |= bit;
+        new
+    }
+
+    /// Removes `k`; returns whether it was a member.
+    pub fn remove(&mut self, k: K) -> bool {
+        let i = k.index();
+        if i >= self.len {
+            return false;
+        }
+        let (w, bit) = (i / 64, 1u64 << (i % 64));
+        let was = self.words[w] & bit != 0;
+        self.words[w] &= !bit;
+        was
+    }
+
+    /// Whether `k` is a member.
+    pub fn contains(&self, k: K) -> bool {
+        let i = k.index();
+        i < self.len && self.words[i / 64] & (1u64 << (i % 64)) != 0
+    }
+
+    /// Adds every member of `other`; returns whether `self` changed.
+    pub fn union_with(&mut self, other: &Self) -> bool {
+        let mut changed = false;
+        for (a, &b) in self.words.iter_mut().zip(&other.words) {
+            let n = *a | b;
+            changed |= n != *a;
+            *a = n;
+        }
+        changed
+    }
+
+    /// Removes every member of `other`.
+    pub fn subtract(&mut self, other: &Self) {
+        for (a, &b) in self.words.iter_mut().zip(&other.words) {
+            *a &= !b;
+        }
+    }
+
+    /// Removes every member.
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+
+    /// The number of members.
+    pub fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether there are no members.
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    /// The members, in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = K> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let bit = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(K::new(wi * 64 + bit))
+            })
+        })
+    }
+}
+
+impl<K: EntityRef + std::fmt::Debug> std::fmt::Debug for BitSet<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// Which values are live at the start and end of each block.
+///
+/// The sets follow Boissinot et al.'s definitions for SSA form: a phi's
+/// result is live-in at its block (it is defined on entry), a phi's
+/// argument is live-out of the predecessor it comes from (and not live-in
+/// at the phi's block), and the values a construct reads at the end of its
+/// condition block ([`Cfg::branch_uses`]) are used there:
+///
+/// ```text
+/// live_out(b) = ∪ over successors s of (live_in(s) − phi_defs(s))  ∪  phi_uses(b)
+/// live_in(b)  = phi_defs(b)  ∪  upward_exposed(b)  ∪  (live_out(b) − defs(b))
+/// ```
+#[derive(Clone, Debug)]
+pub struct Liveness {
+    live_in: Vec<BitSet<Value>>,
+    live_out: Vec<BitSet<Value>>,
+    empty: BitSet<Value>,
+}
+
+impl Liveness {
+    /// The values live on entry to `b` (phi results of `b` included).
+    pub fn live_in(&self, b: Block) -> &BitSet<Value> {
+        self.live_in.get(b.index()).unwrap_or(&self.empty)
+    }
+
+    /// The values live on exit from `b` (arguments of successor phis for
+    /// the edge from `b` included).
+    pub fn live_out(&self, b: Block) -> &BitSet<Value> {
+        self.live_out.get(b.index()).unwrap_or(&self.empty)
+    }
+}
+
+/// Computes liveness by backward dataflow iterated to a fixed point over
+/// every block of the tree (blocks outside the tree have empty sets).
+pub fn liveness(func: &Function, cfg: &Cfg) -> Liveness {
+    let nv = func.values.len();
+    let nb = cfg.num_blocks();
+    let empty = BitSet::new(nv);
+    // Postorder of the reachable blocks first (fast convergence), then the
+    // unreachable ones in reverse program order.
+    let mut order: Vec<Block> = cfg.rpo().iter().rev().copied().collect();
+    order.extend(cfg.blocks().iter().rev().copied().filter(|&b| !cfg.is_reachable(b)));
+    // Local facts, as sparse lists (only the live sets are dense).
+    let mut upward = vec![Vec::new(); nb];
+    let mut defs = vec![Vec::new(); nb];
+    let mut phi_defs = vec![Vec::new(); nb];
+    let mut phi_uses: Vec<Vec<Value>> = vec![Vec::new(); nb];
+    let mut defined = empty.clone();
+    for &b in &order {
+        let bi = b.index();
+        let insts = func.blocks.get(b).map_or(&[][..], |data| &data.insts);
+        for &inst in insts {
+            let Some(data) = func.insts.get(inst) else { continue };
+            if let Op::Phi { preds } = &data.op {
+                for (p, arg) in preds.iter().zip(&data.args) {
+                    if let Some(list) = phi_uses.get_mut(p.index()) {
+                        list.push(arg.value);
+                    }
+                }
+                phi_defs[bi].extend(data.results.iter().copied());
+            } else {
+                for arg in &data.args {
+                    if !defined.contains(arg.value) {
+                        upward[bi].push(arg.value);
+                    }
+                }
+            }
+            for &r in &data.results {
+                defined.insert(r);
+                defs[bi].push(r);
+            }
+        }
+        for &v in cfg.branch_uses(b) {
+            if !defined.contains(v) {
+                upward[bi].push(v);
+            }
+        }
+        for &r in &defs[bi] {
+            defined.remove(r);
+        }
+    }
+    let mut live_in: Vec<BitSet<Value>> = vec![empty.clone(); nb];
+    let mut live_out: Vec<BitSet<Value>> = vec![empty.clone(); nb];
+    let (mut out, mut inn) = (empty.clone(), empty.clone());
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in &order {
+            let bi = b.index();
+            out.clear();
+            for &v in &phi_uses[bi] {
+                out.insert(v);
+            }
+            for &s in cfg.succs(b) {
+                out.union_with(&live_in[s.index()]);
+                // A successor's phi results are defined on its entry edge.
+                for &v in &phi_defs[s.index()] {
+                    if !phi_uses[bi].contains(&v) {
+                        out.remove(v);
+                    }
+                }
+            }
+            inn.clone_from(&out);
+            for &v in &defs[bi] {
+                inn.remove(v);
+            }
+            for &v in upward[bi].iter().chain(&phi_defs[bi]) {
+                inn.insert(v);
+            }
+            if inn != live_in[bi] {
+                live_in[bi].clone_from(&inn);
+                changed = true;
+            }
+            if out != live_out[bi] {
+                live_out[bi].clone_from(&out);
+                changed = true;
+            }
+        }
+    }
+    Liveness { live_in, live_out, empty }
+}
+
+/// Helpers for building functions by hand in tests.
+#[cfg(test)]
+pub(crate) mod build {
+    use crate::function::*;
+    use tgsi::Opcode;
+
+    /// A function under construction.
+    #[derive(Default)]
+    pub struct Builder {
+        pub f: Function,
+    }
+
+    impl Builder {
+        pub fn block(&mut self) -> Block {
+            self.f.blocks.push(BlockData::default())
+        }
+
+        pub fn exit(&mut self, b: Block, exit: Exit) {
+            self.f.blocks[b].exit = exit;
+        }
+
+        pub fn inst(&mut self, b: Block, op: Op, args: &[Value], tys: &[Ty]) -> Inst {
+            let args: Vec<Operand> = args.iter().map(|&v| Operand::new(v)).collect();
+            let i = self.f.add_inst(op, &args, tys, Origin::default());
+            self.f.blocks[b].insts.push(i);
+            i
+        }
+
+        pub fn konst(&mut self, b: Block, bits: u64) -> Value {
+            let i = self.inst(b, Op::Const(bits), &[], &[Ty::B32]);
+            self.f.result(i)
+        }
+
+        pub fn alu(&mut self, b: Block, opcode: Opcode, args: &[Value]) -> Value {
+            let ty = if opcode.dst_type().is_64bit() { Ty::B64 } else { Ty::B32 };
+            let i = self.inst(b, Op::Alu { opcode, chan: 0 }, args, &[ty]);
+            self.f.result(i)
+        }
+
+        pub fn phi(&mut self, b: Block, incoming: &[(Block, Value)]) -> Value {
+            let preds = incoming.iter().map(|&(p, _)| p).collect();
+            let args: Vec<Value> = incoming.iter().map(|&(_, v)| v).collect();
+            let i = self.inst(b, Op::Phi { preds }, &args, &[Ty::B32]);
+            self.f.result(i)
+        }
+
+        pub fn store(&mut self, b: Block, index: u32, v: Value) -> Inst {
+            self.inst(b, Op::StoreOutput { index, chan: 0 }, &[v], &[])
+        }
+    }
+
+    pub fn blk(b: Block) -> Node {
+        Node::Block(b)
+    }
+
+    pub fn if_(cond: Value, then_region: Region, else_region: Region) -> Node {
+        Node::If(Box::new(IfNode {
+            cond: Operand::new(cond),
+            unsigned: false,
+            then_region,
+            else_region,
+            has_else: true,
+        }))
+    }
+
+    pub fn loop_(body: Region) -> Node {
+        Node::Loop(Box::new(LoopNode { body }))
+    }
+
+    pub fn switch(selector: Value, cases: Vec<(Option<Value>, Region)>) -> Node {
+        Node::Switch(Box::new(SwitchNode {
+            selector: Operand::new(selector),
+            cases: cases.into_iter().map(|(v, body)| Case { value: v.map(Operand::new), body }).collect(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::build::*;
+    use super::*;
+    use crate::function::Ty;
+    use tgsi::Opcode;
+
+    fn bs(v: &[Block]) -> Vec<Block> {
+        v.to_vec()
+    }
+
+    #[test]
+    fn if_else_edges_and_dominators() {
+        let mut t = Builder::default();
+        let [b0, b1, b2, b3] = [t.block(), t.block(), t.block(), t.block()];
+        let c = t.konst(b0, 1);
+        t.f.body = vec![blk(b0), if_(c, vec![blk(b1)], vec![blk(b2)]), blk(b3)];
+        let cfg = Cfg::new(&t.f);
+        assert_eq!(cfg.entry(), Some(b0));
+        assert_eq!(bs(cfg.succs(b0)), vec![b1, b2]);
+        assert_eq!(bs(cfg.preds(b3)), vec![b1, b2]);
+        assert_eq!(bs(cfg.succs(b3)), vec![]);
+        assert_eq!(cfg.rpo().first(), Some(&b0));
+        assert_eq!(cfg.rpo().last(), Some(&b3));
+        assert_eq!(cfg.branch_uses(b0), &[c]);
+        let dom = DomTree::new(&cfg);
+        assert_eq!(dom.idom(b3), Some(b0));
+        assert_eq!(dom.idom(b1), Some(b0));
+        assert_eq!(dom.idom(b0), None);
+        assert!(dom.dominates(b0, b3));
+        assert!(dom.dominates(b3, b3));
+        assert!(!dom.dominates(b1, b3));
+        assert!(!dom.strictly_dominates(b3, b3));
+        assert_eq!(dom.children(b0), &[b1, b2, b3]);
+    }
+
+    #[test]
+    fn loop_with_break_and_continue() {
+        // b0; loop { b1; if {b2 continue} else {b3}; b4; if {b5 break} else {b6}; b7 }; b8
+        let mut t = Builder::default();
+        let b: Vec<Block> = (0..9).map(|_| t.block()).collect();
+        let c = t.konst(b[0], 1);
+        t.exit(b[2], Exit::Continue);
+        t.exit(b[5], Exit::Break);
+        t.f.body = vec![
+            blk(b[0]),
+            loop_(vec![
+                blk(b[1]),
+                if_(c, vec![blk(b[2])], vec![blk(b[3])]),
+                blk(b[4]),
+                if_(c, vec![blk(b[5])], vec![blk(b[6])]),
+                blk(b[7]),
+            ]),
+            blk(b[8]),
+        ];
+        let cfg = Cfg::new(&t.f);
+        assert_eq!(bs(cfg.preds(b[1])), vec![b[0], b[2], b[7]]);
+        assert_eq!(bs(cfg.succs(b[2])), vec![b[1]]);
+        assert_eq!(bs(cfg.succs(b[3])), vec![b[4]]);
+        assert_eq!(bs(cfg.preds(b[4])), vec![b[3]]);
+        assert_eq!(bs(cfg.succs(b[5])), vec![b[8]]);
+        assert_eq!(bs(cfg.preds(b[8])), vec![b[5]]);
+        assert_eq!(bs(cfg.succs(b[7])), vec![b[1]]);
+        assert_eq!(cfg.loop_depth(b[0]), 0);
+        assert_eq!(cfg.loop_depth(b[1]), 1);
+        assert_eq!(cfg.loop_depth(b[6]), 1);
+        assert_eq!(cfg.loop_depth(b[8]), 0);
+        assert!(b.iter().all(|&x| cfg.is_reachable(x)));
+        let dom = DomTree::new(&cfg);
+        assert_eq!(dom.idom(b[1]), Some(b[0]));
+        assert_eq!(dom.idom(b[4]), Some(b[3]));
+        assert_eq!(dom.idom(b[8]), Some(b[5]));
+        assert!(dom.dominates(b[1], b[7]));
+        assert!(!dom.dominates(b[7], b[1]));
+    }
+
+    #[test]
+    fn switch_fallthrough_and_default() {
+        // b0; switch { case: b1 (falls through); case: b2 break; default: b3 }; b4
+        let mut t = Builder::default();
+        let b: Vec<Block> = (0..5).map(|_| t.block()).collect();
+        let s = t.konst(b[0], 0);
+        let k0 = t.konst(b[0], 0);
+        let k1 = t.konst(b[0], 1);
+        t.exit(b[2], Exit::Break);
+        t.f.body = vec![
+            blk(b[0]),
+            switch(s, vec![(Some(k0), vec![blk(b[1])]), (Some(k1), vec![blk(b[2])]), (None, vec![blk(b[3])])]),
+            blk(b[4]),
+        ];
+        let cfg = Cfg::new(&t.f);
+        assert_eq!(bs(cfg.succs(b[0])), vec![b[1], b[2], b[3]]);
+        assert_eq!(bs(cfg.succs(b[1])), vec![b[2]]);
+        assert_eq!(bs(cfg.preds(b[2])), vec![b[0], b[1]]);
+        assert_eq!(bs(cfg.preds(b[4])), vec![b[2], b[3]]);
+        assert_eq!(cfg.branch_uses(b[0]), &[s, k0, k1]);
+        let dom = DomTree::new(&cfg);
+        assert_eq!(dom.idom(b[2]), Some(b[0]));
+        assert_eq!(dom.idom(b[4]), Some(b[0]));
+    }
+
+    #[test]
+    fn switch_without_default_reaches_its_exit() {
+        let mut t = Builder::default();
+        let b: Vec<Block> = (0..4).map(|_| t.block()).collect();
+        let s = t.konst(b[0], 0);
+        t.f.body = vec![blk(b[0]), switch(s, vec![(Some(s), vec![blk(b[1])]), (Some(s), vec![blk(b[2])])]), blk(b[3])];
+        let cfg = Cfg::new(&t.f);
+        assert_eq!(bs(cfg.succs(b[0])), vec![b[1], b[2], b[3]]);
+        assert_eq!(bs(cfg.preds(b[3])), vec![b[0], b[2]]);
+    }
+
+    #[test]
+    fn break_in_switch_leaves_the_switch_and_continue_the_loop() {
+        // b0; loop { b1; switch { case: b2 continue; default: b3 break }; b4 break }; b5
+        let mut t = Builder::default();
+        let b: Vec<Block> = (0..6).map(|_| t.block()).collect();
+        let s = t.konst(b[0], 0);
+        t.exit(b[2], Exit::Continue);
+        t.exit(b[3], Exit::Break);
+        t.exit(b[4], Exit::Break);
+        t.f.body = vec![
+            blk(b[0]),
+            loop_(vec![blk(b[1]), switch(s, vec![(Some(s), vec![blk(b[2])]), (None, vec![blk(b[3])])]), blk(b[4])]),
+            blk(b[5]),
+        ];
+        let cfg = Cfg::new(&t.f);
+        assert_eq!(bs(cfg.succs(b[2])), vec![b[1]]);
+        assert_eq!(bs(cfg.succs(b[3])), vec![b[4]]);
+        assert_eq!(bs(cfg.succs(b[4])), vec![b[5]]);
+        assert_eq!(bs(cfg.preds(b[1])), vec![b[0], b[2]]);
+    }
+
+    #[test]
+    fn unreachable_blocks_and_detached_blocks() {
+        // b0; if { b1 return } else { b2 return }; b3 (unreachable); b4 detached
+        let mut t = Builder::default();
+        let b: Vec<Block> = (0..5).map(|_| t.block()).collect();
+        let c = t.konst(b[0], 1);
+        t.exit(b[1], Exit::Return);
+        t.exit(b[2], Exit::Return);
+        t.f.body = vec![blk(b[0]), if_(c, vec![blk(b[1])], vec![blk(b[2])]), blk(b[3])];
+        let cfg = Cfg::new(&t.f);
+        assert!(!cfg.is_reachable(b[3]));
+        assert!(cfg.preds(b[3]).is_empty());
+        assert!(cfg.contains(b[3]));
+        assert!(!cfg.contains(b[4]));
+        assert_eq!(cfg.rpo().len(), 3);
+        assert_eq!(cfg.blocks(), &b[..4]);
+        let dom = DomTree::new(&cfg);
+        assert!(!dom.dominates(b[0], b[3]));
+        assert!(!dom.is_reachable(b[3]));
+        assert_eq!(dom.idom(b[3]), None);
+    }
+
+    #[test]
+    fn malformed_trees_do_not_panic() {
+        let mut t = Builder::default();
+        let b0 = t.block();
+        let c = t.konst(b0, 1);
+        let ghost = Block::new(99);
+        let bodies = vec![
+            vec![],
+            vec![if_(c, vec![], vec![])],
+            vec![blk(b0), if_(c, vec![blk(ghost)], vec![loop_(vec![])])],
+            vec![blk(ghost), blk(b0), blk(b0)],
+            vec![blk(b0), switch(c, vec![(None, vec![]), (None, vec![])])],
+            vec![blk(b0), loop_(vec![if_(c, vec![], vec![])]), switch(c, vec![])],
+        ];
+        for body in bodies {
+            t.f.body = body;
+            let cfg = Cfg::new(&t.f);
+            let dom = DomTree::new(&cfg);
+            let _ = liveness(&t.f, &cfg);
+            let _ = dom.dominates(ghost, b0);
+            assert!(cfg.preds(ghost).is_empty());
+        }
+    }
+
+    #[test]
+    fn liveness_across_if_with_phi() {
+        // b0: x = 1, c = 2; if c { b1: y = add x x } else { b2: z = mul x x }; b3: p = phi [b1: y, b2: z]; store p, x
+        let mut t = Builder::default();
+        let [b0, b1, b2, b3] = [t.block(), t.block(), t.block(), t.block()];
+        let x = t.konst(b0, 1);
+        let c = t.konst(b0, 2);
+        let y = t.alu(b1, Opcode::Add, &[x, x]);
+        let z = t.alu(b2, Opcode::Mul, &[x, x]);
+        let p = t.phi(b3, &[(b1, y), (b2, z)]);
+        t.store(b3, 0, p);
+        t.store(b3, 1, x);
+        t.f.body = vec![blk(b0), if_(c, vec![blk(b1)], vec![blk(b2)]), blk(b3)];
+        let cfg = Cfg::new(&t.f);
+        let live = liveness(&t.f, &cfg);
+        let set = |s: &BitSet<Value>| s.iter().collect::<Vec<_>>();
+        assert_eq!(set(live.live_in(b0)), vec![]);
+        assert_eq!(set(live.live_out(b0)), vec![x]);
+        assert_eq!(set(live.live_in(b1)), vec![x]);
+        assert_eq!(set(live.live_out(b1)), vec![x, y]);
+        assert_eq!(set(live.live_out(b2)), vec![x, z]);
+        assert_eq!(set(live.live_in(b3)), vec![x, p]);
+        assert_eq!(set(live.live_out(b3)), vec![]);
+    }
+
+    #[test]
+    fn liveness_around_a_loop() {
+        // b0: x, c
+        // loop { b1: i = phi [b0: x, b4: j]; if c { b2 break } else { b3: j = add i x }; b4 }
+        // b5: store i
+        let mut t = Builder::default();
+        let b: Vec<Block> = (0..6).map(|_| t.block()).collect();
+        let x = t.konst(b[0], 1);
+        let c = t.konst(b[0], 2);
+        let phi = t.inst(b[1], Op::Phi { preds: [b[0], b[4]].into_iter().collect() }, &[x, x], &[Ty::B32]);
+        let i = t.f.result(phi);
+        let j = t.alu(b[3], Opcode::Add, &[i, x]);
+        t.f.insts[phi].args[1].value = j;
+        t.store(b[5], 0, i);
+        t.exit(b[2], Exit::Break);
+        t.f.body =
+            vec![blk(b[0]), loop_(vec![blk(b[1]), if_(c, vec![blk(b[2])], vec![blk(b[3])]), blk(b[4])]), blk(b[5])];
+        let cfg = Cfg::new(&t.f);
+        assert_eq!(bs(cfg.preds(b[1])), vec![b[0], b[4]]);
+        let live = liveness(&t.f, &cfg);
+        let set = |s: &BitSet<Value>| s.iter().collect::<Vec<_>>();
+        assert_eq!(set(live.live_out(b[0])), vec![x, c]);
+        assert_eq!(set(live.live_in(b[1])), vec![x, c, i]);
+        assert_eq!(set(live.live_out(b[1])), vec![x, c, i]);
+        assert_eq!(set(live.live_out(b[3])), vec![x, c, j]);
+        assert_eq!(set(live.live_in(b[4])), vec![x, c, j]);
+        assert_eq!(set(live.live_out(b[4])), vec![x, c, j]);
+        assert_eq!(set(live.live_out(b[2])), vec![i]);
+        assert_eq!(set(live.live_in(b[5])), vec![i]);
+    }
+
+    #[test]
+    fn bitset_operations() {
+        let mut s: BitSet<Value> = BitSet::new(130);
+        assert!(s.is_empty());
+        assert!(s.insert(Value::new(0)));
+        assert!(s.insert(Value::new(64)));
+        assert!(s.insert(Value::new(129)));
+        assert!(!s.insert(Value::new(129)));
+        assert!(!s.insert(Value::new(130)));
+        assert_eq!(s.count(), 3);
+        assert!(s.contains(Value::new(64)));
+        assert!(!s.contains(Value::new(1000)));
+        assert!(s.remove(Value::new(64)));
+        assert!(!s.remove(Value::new(64)));
+        let mut o = BitSet::new(130);
+        o.insert(Value::new(5));
+        assert!(s.union_with(&o));
+        assert!(!s.union_with(&o));
+        assert_eq!(s.iter().map(|v| v.index()).collect::<Vec<_>>(), vec![0, 5, 129]);
+        s.subtract(&o);
+        assert_eq!(format!("{s:?}"), "{v0, v129}");
+        s.clear();
+        assert!(s.is_empty());
+    }
+}

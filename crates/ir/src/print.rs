@@ -1,0 +1,664 @@
+//! The IR's text form: stable, deterministic, meant to be read (and diffed
+//! in snapshots).
+//!
+//! ```text
+//! frag
+//! interface:
+//!     DCL IN[0], GENERIC[0], PERSPECTIVE
+//! temps:
+//!     DCL TEMP[0..3], LOCAL
+//! immediates:
+//!     IMM[0] FLT32 {    1.0000,     0.0000,     0.0000,     0.0000}
+//! arrays:
+//!     a0: TEMP[4..7] (array 1)
+//! b0:
+//!     v0 = read IN[0].x
+//!     v1 = const 0x3f800000 ; 1.0
+//!     v2 = add_sat.x v0, -|v1|
+//!     v3:64 = pack v0, v1
+//!     v4 = split.lo v3
+//!     v5 = arrayload a0[v0 + 2].y
+//! if v2 {
+//!   b1:
+//!       storeoutput OUT[0].x, v2
+//!       return
+//! } else {
+//!   b2:
+//! }
+//! b3:
+//!     v6 = phi [b2: v4]
+//! loop {
+//!   b4:
+//!       break
+//! }
+//! b5:
+//! switch v0 {
+//! case v1:
+//!   b6:
+//! default:
+//!   b7:
+//! }
+//! b8:
+//! ```
+//!
+//! Labels and construct lines are indented two spaces per enclosing
+//! construct, instructions four more. A block's exit is its last line
+//! (`break`, `continue`, `return`; nothing for a fall-through). 64-bit
+//! results are marked `:64`. ALU ops print their lowercase mnemonic, `_sat`
+//! and `_precise` when set, and the channel (`.x`..`.w`, or `.p0`/`.p1` for
+//! the channel pairs of 64-bit ops). Opaque instructions print their TGSI
+//! template as TGSI's printer writes it, then `args(...)`.
+//!
+//! Printing never panics, even on a malformed function: missing blocks,
+//! instructions or values print as such.
+
+use crate::function::{Block, Exit, Region};
+use crate::function::{Function, Inst, InstData, Module, Node, Op, Operand, Origin, Ty, Value};
+use std::fmt::Write;
+use tgsi::{Indirect, Register, SWIZZLE_NAMES};
+
+/// Printing options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrintOptions {
+    /// Print each instruction's origin (`; from #12 TEMP[3].y`).
+    pub origins: bool,
+}
+
+/// Prints a function (its arrays and its code).
+pub fn print_function(func: &Function) -> String {
+    print_function_with(func, &PrintOptions::default())
+}
+
+/// Prints a function with options.
+pub fn print_function_with(func: &Function, opts: &PrintOptions) -> String {
+    let mut out = String::new();
+    write_function(&mut out, func, opts);
+    out
+}
+
+/// Prints a module: its stage, its interface, TEMP declarations and
+/// immediates (as TGSI's printer writes them), then its function.
+pub fn print_module(module: &Module) -> String {
+    print_module_with(module, &PrintOptions::default())
+}
+
+/// Prints a module with options.
+pub fn print_module_with(module: &Module, opts: &PrintOptions) -> String {
+    let mut out = String::new();
+    out.push_str(&module.processor.name().to_ascii_lowercase());
+    out.push('\n');
+    let temps = module.temps.iter().map(|d| tgsi::Item::Declaration(d.clone()));
+    let imms = module.immediates.iter().map(|i| tgsi::Item::Immediate(*i));
+    write_items(&mut out, module.processor, "interface", module.interface.clone());
+    write_items(&mut out, module.processor, "temps", temps.collect());
+    write_items(&mut out, module.processor, "immediates", imms.collect());
+    write_function(&mut out, &module.function, opts);
+    out
+}
+
+/// A section of TGSI items, printed by TGSI's canonical printer.
+fn write_items(out: &mut String, processor: tgsi::Processor, title: &str, items: Vec<tgsi::Item>) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{title}:");
+    let text = tgsi::print(&tgsi::Shader { processor, items }, tgsi::Style::Exact);
+    for line in text.lines().skip(1) {
+        let _ = writeln!(out, "    {line}");
+    }
+}
+
+/// Prints one instruction as it appears in a block, without indentation or
+/// origin: `v12 = add.x v9, v30`.
+pub fn print_inst(func: &Function, inst: Inst) -> String {
+    match func.insts.get(inst) {
+        Some(data) => inst_text(func, data),
+        None => format!("{inst} (missing)"),
+    }
+}
+
+/// Prints a use of a value with its modifiers: `v1`, `-v1`, `|v1|`, `-|v1|`.
+pub fn print_operand(op: &Operand) -> String {
+    let mut s = String::new();
+    write_operand(&mut s, op);
+    s
+}
+
+fn write_function(out: &mut String, func: &Function, opts: &PrintOptions) {
+    if !func.arrays.is_empty() {
+        out.push_str("arrays:\n");
+        for (a, data) in func.arrays.iter() {
+            let _ = write!(out, "    {a}: {}[{}", data.file.name(), data.first);
+            match data.len {
+                0 => out.push_str("] (empty)"),
+                1 => out.push(']'),
+                n => {
+                    let _ = write!(out, "..{}]", u64::from(data.first) + u64::from(n) - 1);
+                }
+            }
+            if let Some(id) = data.array_id {
+                let _ = write!(out, " (array {id})");
+            }
+            out.push('\n');
+        }
+    }
+    write_region(out, func, &func.body, opts);
+}
+
+enum Task<'a> {
+    Region(&'a [Node], usize),
+    Line(String, usize),
+}
+
+fn indent(out: &mut String, n: usize) {
+    for _ in 0..n {
+        out.push(' ');
+    }
+}
+
+fn write_region(out: &mut String, func: &Function, body: &Region, opts: &PrintOptions) {
+    let mut stack = vec![Task::Region(body, 0)];
+    while let Some(task) = stack.pop() {
+        let (nodes, depth) = match task {
+            Task::Line(text, depth) => {
+                indent(out, 2 * depth);
+                out.push_str(&text);
+                out.push('\n');
+                continue;
+            }
+            Task::Region(nodes, depth) => (nodes, depth),
+        };
+        let Some((node, rest)) = nodes.split_first() else { continue };
+        if !rest.is_empty() {
+            stack.push(Task::Region(rest, depth));
+        }
+        let pad = 2 * depth;
+        match node {
+            Node::Block(b) => write_block(out, func, *b, pad, opts),
+            Node::If(n) => {
+                indent(out, pad);
+                let _ = writeln!(out, "{} {} {{", if n.unsigned { "uif" } else { "if" }, print_operand(&n.cond));
+                stack.push(Task::Line("}".into(), depth));
+                stack.push(Task::Region(&n.else_region, depth + 1));
+                stack.push(Task::Line(if n.has_else { "} else {" } else { "} else {  ; no ELSE" }.into(), depth));
+                stack.push(Task::Region(&n.then_region, depth + 1));
+            }
+            Node::Loop(n) => {
+                indent(out, pad);
+                out.push_str("loop {\n");
+                stack.push(Task::Line("}".into(), depth));
+                stack.push(Task::Region(&n.body, depth + 1));
+            }
+            Node::Switch(n) => {
+                indent(out, pad);
+                let _ = writeln!(out, "switch {} {{", print_operand(&n.selector));
+                stack.push(Task::Line("}".into(), depth));
+                for case in n.cases.iter().rev() {
+                    stack.push(Task::Region(&case.body, depth + 1));
+                    let head = match &case.value {
+                        Some(v) => format!("case {}:", print_operand(v)),
+                        None => "default:".into(),
+                    };
+                    stack.push(Task::Line(head, depth));
+                }
+            }
+        }
+    }
+}
+
+fn write_block(out: &mut String, func: &Function, b: Block, pad: usize, opts: &PrintOptions) {
+    indent(out, pad);
+    let Some(data) = func.blocks.get(b) else {
+        let _ = writeln!(out, "{b}:  ; missing block");
+        return;
+    };
+    let _ = writeln!(out, "{b}:");
+    for &inst in &data.insts {
+        indent(out, pad + 4);
+        match func.insts.get(inst) {
+            Some(d) => {
+                out.push_str(&inst_text(func, d));
+                if opts.origins {
+                    write_origin(out, &d.origin);
+                }
+            }
+            None => {
+                let _ = write!(out, "{inst}  ; missing instruction");
+            }
+        }
+        out.push('\n');
+    }
+    let exit = match data.exit {
+        Exit::Fallthrough => return,
+        Exit::Break => "break",
+        Exit::Continue => "continue",
+        Exit::Return => "return",
+    };
+    indent(out, pad + 4);
+    out.push_str(exit);
+    out.push('\n');
+}
+
+fn write_origin(out: &mut String, origin: &Origin) {
+    if origin.inst.is_none() && origin.dst.is_none() {
+        return;
+    }
+    out.push_str("  ; from");
+    if let Some(i) = origin.inst {
+        let _ = write!(out, " #{i}");
+    }
+    if let Some(d) = origin.dst {
+        let _ = write!(out, " {}[{}].{}", d.file.name(), d.index, chan_name(d.chan));
+    }
+}
+
+fn chan_name(c: u8) -> String {
+    match SWIZZLE_NAMES.get(c as usize) {
+        Some(ch) => ch.to_string(),
+        None => format!("c{c}"),
+    }
+}
+
+fn write_operand(out: &mut String, op: &Operand) {
+    if op.neg {
+        out.push('-');
+    }
+    if op.abs {
+        out.push('|');
+    }
+    let _ = write!(out, "{}", op.value);
+    if op.abs {
+        out.push('|');
+    }
+}
+
+fn write_args(out: &mut String, args: &[Operand]) {
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_operand(out, a);
+    }
+}
+
+fn is_64(func: &Function, v: Value) -> Option<bool> {
+    func.values.get(v).map(|d| d.ty == Ty::B64)
+}
+
+/// The text of an instruction (results, operation, operands).
+fn inst_text(func: &Function, data: &InstData) -> String {
+    let mut s = String::new();
+    if !data.results.is_empty() {
+        for (i, &r) in data.results.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            let _ = write!(s, "{r}");
+            match is_64(func, r) {
+                Some(true) => s.push_str(":64"),
+                Some(false) => {}
+                None => s.push_str(":?"),
+            }
+        }
+        s.push_str(" = ");
+    }
+    let mods = |name: &str| {
+        let mut m = name.to_string();
+        if data.saturate {
+            m.push_str("_sat");
+        }
+        if data.precise {
+            m.push_str("_precise");
+        }
+        m
+    };
+    let args = &data.args;
+    match &data.op {
+        Op::Const(bits) => {
+            let wide = data.results.first().and_then(|&r| is_64(func, r)).unwrap_or(false);
+            if wide {
+                let _ = write!(s, "{} 0x{bits:016x} ; {:?}", mods("const"), f64::from_bits(*bits));
+            } else if let Ok(b32) = u32::try_from(*bits) {
+                let _ = write!(s, "{} 0x{b32:08x} ; {:?}", mods("const"), f32::from_bits(b32));
+            } else {
+                let _ = write!(s, "{} 0x{bits:016x}", mods("const"));
+            }
+            if !args.is_empty() {
+                s.push_str(" args(");
+                write_args(&mut s, args);
+                s.push(')');
+            }
+        }
+        Op::Read(src) => {
+            let _ = write!(s, "{} {}", mods("read"), src.file.name());
+            if let Some(d) = src.dim {
+                let _ = write!(s, "[{d}]");
+            }
+            let _ = write!(s, "[{}].{}", src.index, chan_name(src.chan));
+            if !args.is_empty() {
+                s.push_str(" args(");
+                write_args(&mut s, args);
+                s.push(')');
+            }
+        }
+        Op::Alu { opcode, chan } => {
+            let name = opcode.name().to_ascii_lowercase();
+            let _ = write!(s, "{}", mods(&name));
+            if opcode.info().is_64bit() {
+                let _ = write!(s, ".p{chan}");
+            } else {
+                let _ = write!(s, ".{}", chan_name(*chan));
+            }
+            if !args.is_empty() {
+                s.push(' ');
+                write_args(&mut s, args);
+            }
+        }
+        Op::Pack => {
+            s.push_str(&mods("pack"));
+            if !args.is_empty() {
+                s.push(' ');
+                write_args(&mut s, args);
+            }
+        }
+        Op::Split { hi } => {
+            s.push_str(&mods(if *hi { "split.hi" } else { "split.lo" }));
+            if !args.is_empty() {
+                s.push(' ');
+                write_args(&mut s, args);
+            }
+        }
+        Op::Phi { preds } => {
+            s.push_str(&mods("phi"));
+            s.push_str(" [");
+            for i in 0..preds.len().max(args.len()) {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                match preds.get(i) {
+                    Some(p) => {
+                        let _ = write!(s, "{p}: ");
+                    }
+                    None => s.push_str("?: "),
+                }
+                match args.get(i) {
+                    Some(a) => write_operand(&mut s, a),
+                    None => s.push('?'),
+                }
+            }
+            s.push(']');
+        }
+        Op::LoadIndirect { reg, chan } => {
+            let _ = write!(s, "{} ", mods("loadindirect"));
+            write_register(&mut s, reg);
+            let _ = write!(s, ".{}", chan_name(*chan));
+            if !args.is_empty() {
+                s.push_str(", ");
+                write_args(&mut s, args);
+            }
+        }
+        Op::ArrayLoad { array, offset, chan } => {
+            let _ = write!(s, "{} ", mods("arrayload"));
+            let index = if args.len() == 1 { args.first() } else { None };
+            write_element(&mut s, *array, index, *offset, *chan);
+            if args.len() > 1 {
+                s.push_str(" args(");
+                write_args(&mut s, args);
+                s.push(')');
+            }
+        }
+        Op::ArrayStore { array, offset, chan } => {
+            let _ = write!(s, "{} ", mods("arraystore"));
+            let index = if args.len() == 2 { args.first() } else { None };
+            write_element(&mut s, *array, index, *offset, *chan);
+            if args.len() <= 2 {
+                if let Some(v) = args.last() {
+                    s.push_str(", ");
+                    write_operand(&mut s, v);
+                }
+            } else {
+                s.push_str(" args(");
+                write_args(&mut s, args);
+                s.push(')');
+            }
+        }
+        Op::StoreOutput { index, chan } => {
+            let _ = write!(s, "{} OUT[{index}].{}", mods("storeoutput"), chan_name(*chan));
+            if !args.is_empty() {
+                s.push_str(", ");
+                write_args(&mut s, args);
+            }
+        }
+        Op::Opaque { inst, value_srcs: _ } => {
+            s.push_str(&template_text(inst));
+            s.push_str(" args(");
+            write_args(&mut s, args);
+            s.push(')');
+        }
+    }
+    s
+}
+
+/// `a0[v7 + 2].y`, `a0[v7 - 1].x`, `a0[3].z`.
+fn write_element(s: &mut String, array: crate::function::Array, index: Option<&Operand>, offset: i32, chan: u8) {
+    let _ = write!(s, "{array}[");
+    match index {
+        Some(ix) => {
+            write_operand(s, ix);
+            match offset {
+                0 => {}
+                o if o < 0 => {
+                    let _ = write!(s, " - {}", o.unsigned_abs());
+                }
+                o => {
+                    let _ = write!(s, " + {o}");
+                }
+            }
+        }
+        None => {
+            let _ = write!(s, "{offset}");
+        }
+    }
+    let _ = write!(s, "].{}", chan_name(chan));
+}
+
+/// A TGSI instruction as TGSI's canonical printer writes it, without the
+/// instruction number.
+fn template_text(inst: &tgsi::Instruction) -> String {
+    let shader =
+        tgsi::Shader { processor: tgsi::Processor::Fragment, items: vec![tgsi::Item::Instruction(inst.clone())] };
+    let text = tgsi::print(&shader, tgsi::Style::Exact);
+    let line = text.lines().nth(1).unwrap_or_default();
+    match line.split_once(": ") {
+        Some((_, rest)) => rest.trim_start().to_string(),
+        None => line.trim().to_string(),
+    }
+}
+
+fn write_indirect(s: &mut String, ind: &Indirect, offset: i32) {
+    let _ = write!(s, "[{}[{}].{}", ind.file.name(), ind.index, chan_name(ind.component));
+    if offset > 0 {
+        let _ = write!(s, "+{offset}");
+    } else if offset < 0 {
+        let _ = write!(s, "{offset}");
+    }
+    s.push(']');
+    if ind.array_id != 0 {
+        let _ = write!(s, "({})", ind.array_id);
+    }
+}
+
+/// A register as TGSI writes it: `CONST[1][ADDR[0].x+2]`.
+fn write_register(s: &mut String, reg: &Register) {
+    s.push_str(reg.file.name());
+    if let Some(dim) = &reg.dimension {
+        match &dim.indirect {
+            Some(ind) => write_indirect(s, ind, dim.index),
+            None => {
+                let _ = write!(s, "[{}]", dim.index);
+            }
+        }
+    }
+    match &reg.indirect {
+        Some(ind) => write_indirect(s, ind, reg.index),
+        None => {
+            let _ = write!(s, "[{}]", reg.index);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfg::build::*;
+    use crate::entity::EntityRef;
+    use crate::function::{ArrayData, Origin, RegChannel, Source};
+    use smallvec::smallvec;
+    use tgsi::{File, Opcode};
+
+    /// The function of the module documentation's example.
+    fn example() -> Function {
+        let mut t = Builder::default();
+        let b: Vec<Block> = (0..9).map(|_| t.block()).collect();
+        let a0 = t.f.arrays.push(ArrayData { file: File::Temporary, first: 4, len: 4, array_id: Some(1) });
+        let read = t.inst(b[0], Op::Read(Source { file: File::Input, dim: None, index: 0, chan: 0 }), &[], &[Ty::B32]);
+        let v0 = t.f.result(read);
+        let v1 = t.konst(b[0], 0x3f80_0000);
+        let add = t.inst(b[0], Op::Alu { opcode: Opcode::Add, chan: 0 }, &[v0, v1], &[Ty::B32]);
+        t.f.insts[add].saturate = true;
+        t.f.insts[add].args[1].neg = true;
+        t.f.insts[add].args[1].abs = true;
+        let v2 = t.f.result(add);
+        let pack = t.inst(b[0], Op::Pack, &[v0, v1], &[Ty::B64]);
+        let v3 = t.f.result(pack);
+        let split = t.inst(b[0], Op::Split { hi: false }, &[v3], &[Ty::B32]);
+        let v4 = t.f.result(split);
+        t.inst(b[0], Op::ArrayLoad { array: a0, offset: 2, chan: 1 }, &[v0], &[Ty::B32]);
+        t.store(b[1], 0, v2);
+        t.exit(b[1], Exit::Return);
+        t.inst(b[3], Op::Phi { preds: smallvec![b[2]] }, &[v4], &[Ty::B32]);
+        t.exit(b[4], Exit::Break);
+        t.f.body = vec![
+            blk(b[0]),
+            if_(v2, vec![blk(b[1])], vec![blk(b[2])]),
+            blk(b[3]),
+            loop_(vec![blk(b[4])]),
+            blk(b[5]),
+            switch(v0, vec![(Some(v1), vec![blk(b[6])]), (None, vec![blk(b[7])])]),
+            blk(b[8]),
+        ];
+        t.f
+    }
+
+    #[test]
+    fn prints_the_documented_example() {
+        let f = example();
+        crate::verify::verify(&f).expect("the example is valid");
+        let source =
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL TEMP[0..3], LOCAL\nIMM[0] FLT32 { 1, 0, 0, 0 }\nEND";
+        let mut module = Module {
+            processor: tgsi::Processor::Fragment,
+            interface: Vec::new(),
+            temps: Vec::new(),
+            immediates: Vec::new(),
+            function: f,
+        };
+        for item in tgsi::parse(source).expect("parses").items {
+            match item {
+                tgsi::Item::Declaration(d) if d.file == File::Temporary => module.temps.push(d),
+                tgsi::Item::Declaration(_) => module.interface.push(item),
+                tgsi::Item::Immediate(i) => module.immediates.push(i),
+                _ => {}
+            }
+        }
+        let text = print_module(&module);
+        let doc = include_str!("print.rs")
+            .lines()
+            .skip_while(|l| !l.starts_with("//! ```text"))
+            .skip(1)
+            .take_while(|l| !l.starts_with("//! ```"))
+            .map(|l| l.strip_prefix("//! ").unwrap_or(""))
+            .fold(String::new(), |s, l| s + l + "\n");
+        assert_eq!(text, doc);
+        assert_eq!(print_module(&module), text, "deterministic");
+    }
+
+    #[test]
+    fn prints_other_ops() {
+        let mut t = Builder::default();
+        let [b0, b1, b2, b3] = [t.block(), t.block(), t.block(), t.block()];
+        let a = t.f.arrays.push(ArrayData { file: File::Output, first: 2, len: 1, array_id: None });
+        let c = t.inst(b0, Op::Const(0x4000_0000_0000_0000), &[], &[Ty::B64]);
+        t.f.insts[c].origin =
+            Origin { inst: Some(12), dst: Some(RegChannel { file: File::Temporary, index: 3, chan: 1 }) };
+        let d = t.f.result(c);
+        let hi = t.inst(b0, Op::Split { hi: true }, &[d], &[Ty::B32]);
+        let hi = t.f.result(hi);
+        let dadd = t.inst(b0, Op::Alu { opcode: Opcode::Dadd, chan: 1 }, &[d, d], &[Ty::B64]);
+        t.f.insts[dadd].precise = true;
+        let src = Source { file: File::Constant, dim: Some(1), index: 2, chan: 3 };
+        let r = t.inst(b0, Op::Read(src), &[], &[Ty::B32]);
+        let r = t.f.result(r);
+        let mut reg = tgsi::Register::new(File::Constant, 2);
+        reg.indirect = Some(tgsi::Indirect { file: File::Address, index: 0, component: 0, array_id: 0 });
+        t.inst(b0, Op::LoadIndirect { reg, chan: 2 }, &[r], &[Ty::B32]);
+        t.inst(b0, Op::ArrayStore { array: a, offset: -1, chan: 0 }, &[r, hi], &[]);
+        t.inst(b0, Op::ArrayStore { array: a, offset: 0, chan: 3 }, &[hi], &[]);
+        let mut tex = tgsi::Instruction::new(Opcode::Tex);
+        tex.dst.push(tgsi::DstOperand { reg: tgsi::Register::new(File::Temporary, 0), write_mask: 0x3 });
+        tex.src.push(tgsi::SrcOperand {
+            reg: tgsi::Register::new(File::Temporary, 0),
+            swizzle: [0, 1, 2, 3],
+            negate: false,
+            absolute: false,
+        });
+        tex.src.push(tgsi::SrcOperand {
+            reg: tgsi::Register::new(File::Sampler, 0),
+            swizzle: [0, 1, 2, 3],
+            negate: false,
+            absolute: false,
+        });
+        tex.texture = Some(tgsi::TextureInfo { target: tgsi::TextureTarget::T2D, offsets: smallvec![] });
+        t.inst(b0, Op::Opaque { inst: Box::new(tex), value_srcs: 1 }, &[r, r, hi, hi], &[Ty::B32, Ty::B32]);
+        t.exit(b1, Exit::Continue);
+        t.f.body = vec![
+            blk(b0),
+            Node::If(Box::new(crate::function::IfNode {
+                cond: Operand { value: r, neg: true, abs: false },
+                unsigned: true,
+                then_region: vec![blk(b1)],
+                else_region: vec![blk(b2)],
+                has_else: false,
+            })),
+            blk(b3),
+            blk(Block::new(40)),
+        ];
+        t.f.blocks[b3].insts.push(Inst::new(99));
+        let text = print_function_with(&t.f, &PrintOptions { origins: true });
+        let expected = "\
+arrays:
+    a0: OUT[2]
+b0:
+    v0:64 = const 0x4000000000000000 ; 2.0  ; from #12 TEMP[3].y
+    v1 = split.hi v0
+    v2:64 = dadd_precise.p1 v0, v0
+    v3 = read CONST[1][2].w
+    v4 = loadindirect CONST[ADDR[0].x+2].z, v3
+    arraystore a0[v3 - 1].x, v1
+    arraystore a0[0].w, v1
+    v5, v6 = TEX TEMP[0].xy, TEMP[0], SAMP[0], 2D args(v3, v3, v1, v1)
+uif -v3 {
+  b1:
+      continue
+} else {  ; no ELSE
+  b2:
+}
+b3:
+    i99  ; missing instruction
+b40:  ; missing block
+";
+        assert_eq!(text, expected);
+        assert_eq!(print_inst(&t.f, Inst::new(2)), "v2:64 = dadd_precise.p1 v0, v0");
+        assert_eq!(print_inst(&t.f, Inst::new(77)), "i77 (missing)");
+    }
+}
