@@ -16,4 +16,3 @@ pub fn replicated_reads(op: Opcode) -> &'static [(u8, u8)] {
         _ => &[(0, 0)],
     }
 }
-

@@ -105,6 +105,11 @@ pub struct Source {
 pub enum Op {
     /// A constant bit pattern (32-bit constants use the low half).
     Const(u64),
+    /// The zero a never-written register channel reads as (Mesa's
+    /// interpreter starts registers at zero). It is a constant 0, kept
+    /// apart so emission can skip writing it where the register still
+    /// holds its initial zero.
+    Initial,
     /// A direct read of an input, constant, system value or immediate
     /// channel.
     Read(Source),

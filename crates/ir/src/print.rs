@@ -314,6 +314,9 @@ fn inst_text(func: &Function, data: &InstData) -> String {
     };
     let args = &data.args;
     match &data.op {
+        Op::Initial => {
+            let _ = write!(s, "{}", mods("initial"));
+        }
         Op::Const(bits) => {
             let wide = data.results.first().and_then(|&r| is_64(func, r)).unwrap_or(false);
             if wide {

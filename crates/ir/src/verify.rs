@@ -509,6 +509,10 @@ impl Verifier<'_> {
                     self.inst_issue(Some(b), inst, format!("32-bit constant 0x{bits:x} has bits above bit 31"));
                 }
             }
+            Op::Initial => {
+                self.counts(b, inst, data, "initial", &[0], 1);
+                self.result_ty(b, inst, data, 0, Ty::B32, "initial");
+            }
             Op::Read(src) => {
                 self.counts(b, inst, data, "read", &[0], 1);
                 self.result_ty(b, inst, data, 0, Ty::B32, "read");

@@ -123,6 +123,7 @@ struct Builder<'a> {
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum HoistKey {
+    Initial,
     Const(u64, bool),
     Read(Source),
 }
@@ -290,6 +291,18 @@ impl<'a> Builder<'a> {
         self.constant(0, Ty::B32)
     }
 
+    /// The value of a never-written register channel.
+    fn initial(&mut self) -> Value {
+        if let Some(&v) = self.hoist_cache.get(&HoistKey::Initial) {
+            return v;
+        }
+        let inst = self.func.add_inst(Op::Initial, &[], &[Ty::B32], Origin::default());
+        self.hoisted.push(inst);
+        let v = self.func.result(inst);
+        self.hoist_cache.insert(HoistKey::Initial, v);
+        v
+    }
+
     /// A direct read of an input, constant or system value, placed once.
     fn read(&mut self, source: Source) -> Value {
         let key = HoistKey::Read(source);
@@ -343,7 +356,7 @@ impl<'a> Builder<'a> {
     fn var_value(&mut self, v: Var) -> Value {
         match self.vars.get(v) {
             Some(value) => value,
-            None => self.zero(),
+            None => self.initial(),
         }
     }
 
@@ -386,7 +399,7 @@ impl<'a> Builder<'a> {
                     .map(|&x| {
                         let value = match x {
                             Some(val) => val,
-                            None => self.zero(),
+                            None => self.initial(),
                         };
                         Operand::new(value)
                     })
@@ -571,7 +584,7 @@ impl<'a> Builder<'a> {
             let before = self.vars.get(v);
             let init = match before {
                 Some(val) => val,
-                None => self.zero(),
+                None => self.initial(),
             };
             self.func.insts[phi].args.push(Operand::new(init));
             if let Op::Phi { preds } = &mut self.func.insts[phi].op {
@@ -611,7 +624,7 @@ impl<'a> Builder<'a> {
                 let value = inc.state.iter().find(|&&(w, _)| w == v).map_or(Some(header_value), |&(_, val)| val);
                 let value = match value {
                     Some(val) => val,
-                    None => self.zero(),
+                    None => self.initial(),
                 };
                 self.func.insts[phi].args.push(Operand::new(value));
                 if let Op::Phi { preds } = &mut self.func.insts[phi].op {

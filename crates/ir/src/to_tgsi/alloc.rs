@@ -35,6 +35,20 @@ pub(crate) struct Allocation {
     pub also: HashMap<Value, u8>,
     /// One past the highest TEMP register used.
     pub temp_count: u32,
+    /// What occupies each channel of each register, and when.
+    occupancy: HashMap<(File, u32), Occupancy>,
+}
+
+impl Allocation {
+    /// Whether `slot` is never written before `before` (on paths that do not
+    /// run through `excluded` positions), apart from by `except`: it still
+    /// holds its initial zero there.
+    pub fn untouched(&self, slot: RegChannel, before: u32, excluded: &[Interval], except: Value) -> bool {
+        let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
+        occ[slot.chan as usize & 3]
+            .range(..before)
+            .all(|(&start, &(end, v))| v == except || excluded.iter().any(|x| x.start <= start && end <= x.end))
+    }
 }
 
 struct Allocator<'a> {
@@ -93,7 +107,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         .chain(a.reserved.iter().map(|&(_, last)| last + 1))
         .max()
         .unwrap_or(0);
-    Allocation { loc: a.loc, also: a.also, temp_count }
+    Allocation { loc: a.loc, also: a.also, temp_count, occupancy: a.regs }
 }
 
 impl Allocator<'_> {
@@ -167,6 +181,9 @@ impl Allocator<'_> {
         let def = self.func.values[v].def;
         let data = &self.func.insts[def];
         match &data.op {
+            Op::Initial => {
+                self.loc.insert(v, Loc::Const(0));
+            }
             Op::Const(bits) => {
                 let loc =
                     if self.func.values[v].ty == Ty::B64 { Loc::Const64(*bits) } else { Loc::Const(*bits as u32) };
@@ -490,7 +507,7 @@ fn find_groups(func: &Function) -> HashMap<Value, std::rc::Rc<Vec<Value>>> {
                     }
                     current.push(data.results[0]);
                 }
-                (Op::Const(_) | Op::Read(_) | Op::Phi { .. }, _) => {}
+                (Op::Const(_) | Op::Initial | Op::Read(_) | Op::Phi { .. }, _) => {}
                 _ => {
                     flush(&mut current, &mut out);
                     key = None;

@@ -35,6 +35,10 @@ pub(crate) struct Layout {
     pub block_start: HashMap<Block, u32>,
     pub block_end: HashMap<Block, u32>,
     pub inst_pos: HashMap<Inst, u32>,
+    /// For each block: the then-arms of the ifs whose else-arm it is in
+    /// (code no path to it runs through), and the end of the outermost
+    /// loop around it.
+    pub context: HashMap<Block, (Vec<Interval>, Option<u32>)>,
     /// Every value's live range: its main interval first, then the points
     /// where a phi's register is written.
     pub ranges: HashMap<Value, Vec<Interval>>,
@@ -46,12 +50,14 @@ impl Layout {
             block_start: HashMap::new(),
             block_end: HashMap::new(),
             inst_pos: HashMap::new(),
+            context: HashMap::new(),
             ranges: HashMap::new(),
         };
         let mut pos = 0u32;
         let mut loops: Vec<Interval> = Vec::new();
         let mut tree_uses: Vec<(Value, Block)> = Vec::new();
-        layout.number(func, &func.body, &mut pos, &mut loops, &mut tree_uses);
+        let mut ctx = Context::default();
+        layout.number(func, &func.body, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
 
         let mut main: HashMap<Value, Interval> = HashMap::new();
         let mut points: HashMap<Value, Vec<Interval>> = HashMap::new();
@@ -118,6 +124,7 @@ impl Layout {
         pos: &mut u32,
         loops: &mut Vec<Interval>,
         tree_uses: &mut Vec<(Value, Block)>,
+        ctx: &mut Context,
     ) {
         let mut prev_block: Option<Block> = None;
         for node in region {
@@ -131,19 +138,36 @@ impl Layout {
                     }
                     *pos += 2;
                     self.block_end.insert(*b, *pos);
+                    self.context.insert(*b, (ctx.excluded.clone(), None));
+                    ctx.blocks_in_loop.push(*b);
                     prev_block = Some(*b);
                 }
                 Node::If(n) => {
                     if let Some(b) = prev_block {
                         tree_uses.push((n.cond.value, b));
                     }
-                    self.number(func, &n.then_region, pos, loops, tree_uses);
-                    self.number(func, &n.else_region, pos, loops, tree_uses);
+                    let then_start = *pos + 1;
+                    self.number(func, &n.then_region, pos, loops, tree_uses, ctx);
+                    ctx.excluded.push(Interval { start: then_start, end: *pos + 1 });
+                    self.number(func, &n.else_region, pos, loops, tree_uses, ctx);
+                    ctx.excluded.pop();
                 }
                 Node::Loop(n) => {
                     let start = *pos + 1;
-                    self.number(func, &n.body, pos, loops, tree_uses);
+                    let outer = !ctx.in_loop;
+                    let mark = ctx.blocks_in_loop.len();
+                    ctx.in_loop = true;
+                    self.number(func, &n.body, pos, loops, tree_uses, ctx);
                     loops.push(Interval { start, end: *pos + 1 });
+                    if outer {
+                        // Every block of the outermost loop learns its end.
+                        for b in ctx.blocks_in_loop.drain(mark..) {
+                            if let Some(c) = self.context.get_mut(&b) {
+                                c.1 = Some(*pos + 1);
+                            }
+                        }
+                        ctx.in_loop = false;
+                    }
                 }
                 Node::Switch(n) => {
                     if let Some(b) = prev_block {
@@ -155,10 +179,20 @@ impl Layout {
                         }
                     }
                     for case in &n.cases {
-                        self.number(func, &case.body, pos, loops, tree_uses);
+                        self.number(func, &case.body, pos, loops, tree_uses, ctx);
                     }
                 }
             }
         }
     }
+}
+
+/// What the numbering walk knows about where it is.
+#[derive(Default)]
+struct Context {
+    /// Then-arms of the ifs whose else-arm the walk is in.
+    excluded: Vec<Interval>,
+    in_loop: bool,
+    /// Blocks numbered inside the outermost loop so far.
+    blocks_in_loop: Vec<Block>,
 }

@@ -53,6 +53,7 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     }
     let mut e = Emitter {
         func,
+        layout: &layout,
         alloc,
         imms: ImmediatePool::new(&module.immediates),
         out: Vec::new(),
@@ -77,6 +78,7 @@ fn last_block(region: &Region) -> Option<Block> {
 
 struct Emitter<'a> {
     func: &'a Function,
+    layout: &'a Layout,
     alloc: Allocation,
     imms: ImmediatePool,
     out: Vec<tgsi::Instruction>,
@@ -181,8 +183,17 @@ impl Emitter<'_> {
     fn phi_copies(&mut self, b: Block) -> Result<(), EmitError> {
         let Some(list) = self.copies.get(&b).cloned() else { return Ok(()) };
         let mut pending: Vec<(RegChannel, Loc)> = Vec::new();
+        let (excluded, loop_end) = self.layout.context.get(&b).cloned().unwrap_or_default();
+        let end = self.layout.block_end.get(&b).copied().unwrap_or(0);
         for (phi, arg) in list {
             let Loc::Reg(dst) = self.loc(phi)? else { return Err(self.err("a phi without a register")) };
+            // A register that still holds its initial zero needs no copy of
+            // one (inside a loop, it must hold it on every iteration).
+            if matches!(self.func.def(arg).op, Op::Initial)
+                && self.alloc.untouched(dst, loop_end.unwrap_or(end).max(end), &excluded, phi)
+            {
+                continue;
+            }
             let src = self.loc(arg)?;
             if src != Loc::Reg(dst) && !pending.iter().any(|&(d, _)| d == dst) {
                 pending.push((dst, src));
@@ -373,7 +384,7 @@ impl Emitter<'_> {
         let inst = insts[i];
         let data = &self.func.insts[inst];
         match &data.op {
-            Op::Phi { .. } | Op::Const(_) | Op::Read(_) => Ok(1),
+            Op::Phi { .. } | Op::Const(_) | Op::Initial | Op::Read(_) => Ok(1),
             Op::Split { .. } => {
                 let v = data.results[0];
                 let whole = data.args[0].value;
