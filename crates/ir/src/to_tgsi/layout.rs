@@ -15,7 +15,7 @@
 //! any copies.
 
 use crate::function::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A closed range of positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +45,8 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    pub fn new(func: &Function) -> Layout {
+    /// Lays out the instructions in `live` (the others are not written).
+    pub fn new(func: &Function, live: &HashSet<Inst>) -> Layout {
         let mut layout = Layout {
             block_start: HashMap::new(),
             block_end: HashMap::new(),
@@ -57,7 +58,7 @@ impl Layout {
         let mut loops: Vec<Interval> = Vec::new();
         let mut tree_uses: Vec<(Value, Block)> = Vec::new();
         let mut ctx = Context::default();
-        layout.number(func, &func.body, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
+        layout.number(func, live, &func.body, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
 
         let mut main: HashMap<Value, Interval> = HashMap::new();
         let mut points: HashMap<Value, Vec<Interval>> = HashMap::new();
@@ -117,9 +118,11 @@ impl Layout {
         layout
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn number(
         &mut self,
         func: &Function,
+        live: &HashSet<Inst>,
         region: &Region,
         pos: &mut u32,
         loops: &mut Vec<Interval>,
@@ -132,7 +135,7 @@ impl Layout {
                 Node::Block(b) => {
                     *pos += 2;
                     self.block_start.insert(*b, *pos);
-                    for &i in &func.blocks[*b].insts {
+                    for &i in func.blocks[*b].insts.iter().filter(|i| live.contains(i)) {
                         *pos += 2;
                         self.inst_pos.insert(i, *pos);
                     }
@@ -147,9 +150,9 @@ impl Layout {
                         tree_uses.push((n.cond.value, b));
                     }
                     let then_start = *pos + 1;
-                    self.number(func, &n.then_region, pos, loops, tree_uses, ctx);
+                    self.number(func, live, &n.then_region, pos, loops, tree_uses, ctx);
                     ctx.excluded.push(Interval { start: then_start, end: *pos + 1 });
-                    self.number(func, &n.else_region, pos, loops, tree_uses, ctx);
+                    self.number(func, live, &n.else_region, pos, loops, tree_uses, ctx);
                     ctx.excluded.pop();
                 }
                 Node::Loop(n) => {
@@ -157,7 +160,7 @@ impl Layout {
                     let outer = !ctx.in_loop;
                     let mark = ctx.blocks_in_loop.len();
                     ctx.in_loop = true;
-                    self.number(func, &n.body, pos, loops, tree_uses, ctx);
+                    self.number(func, live, &n.body, pos, loops, tree_uses, ctx);
                     loops.push(Interval { start, end: *pos + 1 });
                     if outer {
                         // Every block of the outermost loop learns its end.
@@ -179,7 +182,7 @@ impl Layout {
                         }
                     }
                     for case in &n.cases {
-                        self.number(func, &case.body, pos, loops, tree_uses, ctx);
+                        self.number(func, live, &case.body, pos, loops, tree_uses, ctx);
                     }
                 }
             }

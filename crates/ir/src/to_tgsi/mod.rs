@@ -38,7 +38,8 @@ pub struct EmitError(pub String);
 /// ```
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     let func = &module.function;
-    let layout = Layout::new(func);
+    let live = live_instructions(func);
+    let layout = Layout::new(func, &live);
     let alloc = alloc::allocate(func, &layout);
     let mut copies: HashMap<Block, Vec<(Value, Value)>> = HashMap::new();
     for (inst, data) in func.insts.iter() {
@@ -383,6 +384,10 @@ impl Emitter<'_> {
         self.scratch_used = 0;
         let inst = insts[i];
         let data = &self.func.insts[inst];
+        if !self.layout.inst_pos.contains_key(&inst) {
+            // Computes nothing anything uses.
+            return Ok(1);
+        }
         match &data.op {
             Op::Phi { .. } | Op::Const(_) | Op::Initial | Op::Read(_) => Ok(1),
             Op::Split { .. } => {
@@ -461,6 +466,9 @@ impl Emitter<'_> {
         let mut mask = 0u8;
         let mut n = 0;
         while let Some(&inst) = insts.get(i + n) {
+            if !self.layout.inst_pos.contains_key(&inst) {
+                break;
+            }
             let data = &self.func.insts[inst];
             let Op::StoreOutput { index: oi, chan } = data.op else { break };
             if oi != index || mask & (1 << chan) != 0 {
@@ -504,6 +512,9 @@ impl Emitter<'_> {
         let mut used = SmallVec::<[(usize, u8); 4]>::new();
         let mut n = 0;
         while let Some(&inst) = insts.get(i + n) {
+            if !self.layout.inst_pos.contains_key(&inst) {
+                break;
+            }
             let d = &self.func.insts[inst];
             if key(d) != k0 || d.args != first.args || d.origin.inst != first.origin.inst {
                 break;
@@ -556,6 +567,9 @@ impl Emitter<'_> {
         let mut mask = 0u8;
         let mut n = 0;
         while let Some(&inst) = insts.get(i + n) {
+            if !self.layout.inst_pos.contains_key(&inst) {
+                break;
+            }
             let d = &self.func.insts[inst];
             let Op::ArrayStore { array: a, offset: o, chan } = d.op else { break };
             let idx = if d.args.len() > 1 { d.args.first().copied() } else { None };
@@ -616,9 +630,17 @@ impl Emitter<'_> {
         let dst_reg = self.dst_reg(first.results[0])?;
         let mut group = vec![insts[i]];
         let mut mask = self.dst_mask(first.results[0])?;
+        let mut consumed = 1;
         let mut j = i + 1;
         while j < insts.len() && first.origin.inst.is_some() {
             let d = &self.func.insts[insts[j]];
+            // Instructions that write nothing do not break a group.
+            let writes_nothing = !self.layout.inst_pos.contains_key(&insts[j])
+                || matches!(d.op, Op::Const(_) | Op::Initial | Op::Read(_) | Op::Phi { .. });
+            if writes_nothing {
+                j += 1;
+                continue;
+            }
             let same = matches!(d.op, Op::Alu { opcode: o, .. } if o == opcode)
                 && d.origin.inst == first.origin.inst
                 && d.saturate == first.saturate
@@ -640,9 +662,10 @@ impl Emitter<'_> {
             group.push(insts[j]);
             mask |= m;
             j += 1;
+            consumed = j - i;
         }
         self.write_alu(opcode, &group, dst_reg, mask)?;
-        Ok(group.len())
+        Ok(consumed)
     }
 
     fn dst_reg(&self, v: Value) -> Result<(File, u32), EmitError> {
@@ -955,4 +978,57 @@ fn region_is_empty(func: &Function, region: &Region) -> bool {
         Node::Block(b) => func.blocks[*b].insts.is_empty() && func.blocks[*b].exit == Exit::Fallthrough,
         _ => false,
     })
+}
+
+/// The instructions whose results are used, directly or through other
+/// instructions, by an effect: output and array stores, instructions with
+/// side effects, and branch conditions. The others compute nothing that
+/// matters, and emission leaves them out.
+fn live_instructions(func: &Function) -> std::collections::HashSet<Inst> {
+    let mut live = std::collections::HashSet::new();
+    let mut work: Vec<Value> = Vec::new();
+    for (_, block) in func.blocks.iter() {
+        for &inst in &block.insts {
+            let data = &func.insts[inst];
+            let effect = match &data.op {
+                Op::StoreOutput { .. } | Op::ArrayStore { .. } => true,
+                Op::Opaque { inst: t, .. } => {
+                    t.opcode.info().has(tgsi::flags::SIDE_EFFECT)
+                        || t.dst.iter().any(|d| !matches!(d.reg.file, File::Temporary | File::Output | File::Address))
+                }
+                _ => false,
+            };
+            if effect && live.insert(inst) {
+                work.extend(data.args.iter().map(|a| a.value));
+            }
+        }
+    }
+    let mut stack: Vec<&Region> = vec![&func.body];
+    while let Some(r) = stack.pop() {
+        for node in r {
+            match node {
+                Node::Block(_) => {}
+                Node::If(n) => {
+                    work.push(n.cond.value);
+                    stack.push(&n.then_region);
+                    stack.push(&n.else_region);
+                }
+                Node::Loop(n) => stack.push(&n.body),
+                Node::Switch(n) => {
+                    work.push(n.selector.value);
+                    for case in &n.cases {
+                        work.extend(case.value.map(|v| v.value));
+                        stack.push(&case.body);
+                    }
+                }
+            }
+        }
+    }
+    while let Some(v) = work.pop() {
+        let Some(data) = func.values.get(v) else { continue };
+        if live.insert(data.def) {
+            work.extend(func.insts[data.def].args.iter().map(|a| a.value));
+        }
+    }
+    live
 }
