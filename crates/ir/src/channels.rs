@@ -16,3 +16,39 @@ pub fn replicated_reads(op: Opcode) -> &'static [(u8, u8)] {
         _ => &[(0, 0)],
     }
 }
+
+/// The channels of a texture coordinate a target uses.
+fn coordinate_mask(target: tgsi::TextureTarget) -> u8 {
+    use tgsi::TextureTarget::*;
+    match target {
+        Buffer | T1D => 0b0001,
+        T2D | Rect | Array1D | Msaa2D => 0b0011,
+        Shadow1D => 0b0101,
+        T3D | Cube | Array2D | ArrayMsaa2D | CubeArray | Shadow2D | ShadowRect | Shadow1DArray => 0b0111,
+        Shadow2DArray | ShadowCube | ShadowCubeArray | Unknown => 0b1111,
+    }
+}
+
+/// The channels of source `src` that an instruction kept whole actually
+/// reads; the others may hold anything. Unknown cases read all four.
+pub fn read_mask(inst: &tgsi::Instruction, src: usize) -> u8 {
+    use Opcode::*;
+    let target = inst.texture.as_ref().map(|t| t.target);
+    let mem_target = inst.memory.map(|m| m.texture);
+    let resource_file = |i: usize| inst.src.get(i).map(|s| s.reg.file);
+    match (inst.opcode, src) {
+        (Tex | TexLz | TxfLz | Lodq, 0) => target.map_or(0xf, coordinate_mask),
+        (Txp | Txb | Txl | Txf, 0) => target.map_or(0xf, |t| coordinate_mask(t) | 0b1000),
+        (Txq, 0) => 0b0001,
+        (Emit | Endprim | Membar, 0) => 0b0001,
+        (Load, 1) | (Store, 0) => {
+            let file = if inst.opcode == Load { resource_file(0) } else { inst.dst.first().map(|d| d.reg.file) };
+            if file == Some(tgsi::File::Image) {
+                mem_target.map_or(0xf, |t| if t == tgsi::TextureTarget::Buffer { 0b0001 } else { coordinate_mask(t) })
+            } else {
+                0b0001
+            }
+        }
+        _ => 0xf,
+    }
+}

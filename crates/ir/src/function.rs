@@ -110,6 +110,9 @@ pub enum Op {
     /// apart so emission can skip writing it where the register still
     /// holds its initial zero.
     Initial,
+    /// A value nothing reads: fills the channels of an operand of an
+    /// instruction kept whole that the instruction ignores.
+    Undef,
     /// A direct read of an input, constant, system value or immediate
     /// channel.
     Read(Source),

@@ -5,6 +5,7 @@
 
 pub mod cfg;
 pub mod channels;
+pub mod dot;
 mod entity;
 pub mod from_tgsi;
 pub mod function;

@@ -317,6 +317,9 @@ fn inst_text(func: &Function, data: &InstData) -> String {
         Op::Initial => {
             let _ = write!(s, "{}", mods("initial"));
         }
+        Op::Undef => {
+            let _ = write!(s, "{}", mods("undef"));
+        }
         Op::Const(bits) => {
             let wide = data.results.first().and_then(|&r| is_64(func, r)).unwrap_or(false);
             if wide {

@@ -509,7 +509,7 @@ impl Verifier<'_> {
                     self.inst_issue(Some(b), inst, format!("32-bit constant 0x{bits:x} has bits above bit 31"));
                 }
             }
-            Op::Initial => {
+            Op::Initial | Op::Undef => {
                 self.counts(b, inst, data, "initial", &[0], 1);
                 self.result_ty(b, inst, data, 0, Ty::B32, "initial");
             }

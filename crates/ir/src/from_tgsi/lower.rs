@@ -337,9 +337,11 @@ impl Builder<'_> {
         let mut value_srcs = 0u8;
         for (i, src) in inst.src.iter().enumerate() {
             if is_value_file(src.reg.file) && !is_reference_src(op, i) {
+                let read = crate::channels::read_mask(inst, i);
                 for c in 0..4 {
                     let ch = src.swizzle[c];
-                    args.push(Operand::new(self.read_channel(&src.reg, ch)?));
+                    let v = if read & (1 << c) != 0 { self.read_channel(&src.reg, ch)? } else { self.undef() };
+                    args.push(Operand::new(v));
                 }
                 value_srcs |= 1 << i;
                 template.src[i].swizzle = tgsi::IDENTITY_SWIZZLE;

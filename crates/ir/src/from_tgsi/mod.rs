@@ -124,6 +124,7 @@ struct Builder<'a> {
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum HoistKey {
     Initial,
+    Undef,
     Const(u64, bool),
     Read(Source),
 }
@@ -293,13 +294,22 @@ impl<'a> Builder<'a> {
 
     /// The value of a never-written register channel.
     fn initial(&mut self) -> Value {
-        if let Some(&v) = self.hoist_cache.get(&HoistKey::Initial) {
+        self.hoisted_value(HoistKey::Initial, Op::Initial)
+    }
+
+    /// The value of a channel nothing reads.
+    pub(super) fn undef(&mut self) -> Value {
+        self.hoisted_value(HoistKey::Undef, Op::Undef)
+    }
+
+    fn hoisted_value(&mut self, key: HoistKey, op: Op) -> Value {
+        if let Some(&v) = self.hoist_cache.get(&key) {
             return v;
         }
-        let inst = self.func.add_inst(Op::Initial, &[], &[Ty::B32], Origin::default());
+        let inst = self.func.add_inst(op, &[], &[Ty::B32], Origin::default());
         self.hoisted.push(inst);
         let v = self.func.result(inst);
-        self.hoist_cache.insert(HoistKey::Initial, v);
+        self.hoist_cache.insert(key, v);
         v
     }
 

@@ -24,6 +24,8 @@ pub(crate) enum Loc {
     Const64(u64),
     /// A channel of an input, constant or system value.
     Src(Source),
+    /// Anything: the channel is not read.
+    Any,
 }
 
 type Occupancy = [BTreeMap<u32, (u32, Value)>; 4];
@@ -183,6 +185,9 @@ impl Allocator<'_> {
         match &data.op {
             Op::Initial => {
                 self.loc.insert(v, Loc::Const(0));
+            }
+            Op::Undef => {
+                self.loc.insert(v, Loc::Any);
             }
             Op::Const(bits) => {
                 let loc =
@@ -507,7 +512,7 @@ fn find_groups(func: &Function) -> HashMap<Value, std::rc::Rc<Vec<Value>>> {
                     }
                     current.push(data.results[0]);
                 }
-                (Op::Const(_) | Op::Initial | Op::Read(_) | Op::Phi { .. }, _) => {}
+                (Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) | Op::Phi { .. }, _) => {}
                 _ => {
                     flush(&mut current, &mut out);
                     key = None;

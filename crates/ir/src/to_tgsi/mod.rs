@@ -241,6 +241,7 @@ impl Emitter<'_> {
                 reg.dimension = s.dim.map(|d| tgsi::Dimension { index: d as i32, indirect: None });
                 Ok(SrcOperand { reg, swizzle: [s.chan; 4], negate: false, absolute: false })
             }
+            Loc::Any => self.single_src(Loc::Const(0), chan),
             Loc::Pair { .. } | Loc::Const64(_) => Err(self.err("a 64-bit value copied as 32 bits")),
         }
     }
@@ -269,6 +270,13 @@ impl Emitter<'_> {
     /// value: one register with a swizzle, or a scratch register filled
     /// first when the values are scattered.
     fn operand(&mut self, wanted: &[(usize, Operand)]) -> Result<SrcOperand, EmitError> {
+        // Positions nothing reads take whatever the others leave there.
+        let wanted: Wanted = wanted.iter().filter(|(_, o)| self.loc(o.value).ok() != Some(Loc::Any)).copied().collect();
+        let wanted = &wanted[..];
+        if wanted.is_empty() {
+            let (k, _) = self.imms.find_or_add(&[(0, 0)]);
+            return Ok(reg_src(RegChannel { file: File::Immediate, index: k, chan: 0 }));
+        }
         let Some(&(_, first)) = wanted.first() else {
             return Ok(reg_src(RegChannel { file: File::Immediate, index: 0, chan: 0 }));
         };
@@ -304,6 +312,7 @@ impl Emitter<'_> {
         let mut swizzle = [0u8, 1, 2, 3];
         let mut used: SmallVec<[(usize, u8); 4]> = SmallVec::new();
         let reg = match locs[0].1 {
+            Loc::Any => return Ok(None),
             Loc::Const(_) => {
                 let mut want = Vec::new();
                 for &(p, l) in &locs {
@@ -389,7 +398,7 @@ impl Emitter<'_> {
             return Ok(1);
         }
         match &data.op {
-            Op::Phi { .. } | Op::Const(_) | Op::Initial | Op::Read(_) => Ok(1),
+            Op::Phi { .. } | Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) => Ok(1),
             Op::Split { .. } => {
                 let v = data.results[0];
                 let whole = data.args[0].value;
@@ -444,8 +453,13 @@ impl Emitter<'_> {
         if !ops.iter().all(|o| o.neg == first.neg && o.abs == first.abs) {
             return Ok(false);
         }
-        let locs: Vec<Loc> = ops.iter().map(|o| self.loc(o.value)).collect::<Result<_, _>>()?;
+        let locs: Vec<Loc> =
+            ops.iter().map(|o| self.loc(o.value)).filter(|l| *l != Ok(Loc::Any)).collect::<Result<_, _>>()?;
+        if locs.is_empty() {
+            return Ok(true);
+        }
         let key = |l: &Loc| match l {
+            Loc::Any => (5, None),
             Loc::Reg(r) => (0, Some((r.file, r.index, None))),
             Loc::Pair { file, index, .. } => (1, Some((*file, *index, None))),
             Loc::Src(s) => (2, Some((s.file, s.index, s.dim))),
@@ -636,7 +650,7 @@ impl Emitter<'_> {
             let d = &self.func.insts[insts[j]];
             // Instructions that write nothing do not break a group.
             let writes_nothing = !self.layout.inst_pos.contains_key(&insts[j])
-                || matches!(d.op, Op::Const(_) | Op::Initial | Op::Read(_) | Op::Phi { .. });
+                || matches!(d.op, Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) | Op::Phi { .. });
             if writes_nothing {
                 j += 1;
                 continue;
