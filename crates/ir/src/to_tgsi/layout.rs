@@ -58,6 +58,7 @@ impl Layout {
         let mut loops: Vec<Interval> = Vec::new();
         let mut tree_uses: Vec<(Value, Block)> = Vec::new();
         let mut ctx = Context::default();
+        let mut uses: HashMap<Value, Vec<u32>> = HashMap::new();
         layout.number(func, live, &func.body, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
 
         let mut main: HashMap<Value, Interval> = HashMap::new();
@@ -66,6 +67,10 @@ impl Layout {
             let e = main.entry(v).or_insert(Interval { start: at, end: at });
             e.start = e.start.min(at);
             e.end = e.end.max(at);
+        };
+        let mut use_at = |main: &mut HashMap<Value, Interval>, v: Value, at: u32| {
+            add(main, v, at);
+            uses.entry(v).or_default().push(at);
         };
         for (&inst, &at) in &layout.inst_pos {
             let data = &func.insts[inst];
@@ -77,7 +82,7 @@ impl Layout {
                     add(&mut main, data.results[0], block_start);
                     for (arg, pred) in data.args.iter().zip(preds) {
                         if let Some(&end) = layout.block_end.get(pred) {
-                            add(&mut main, arg.value, end - 1);
+                            use_at(&mut main, arg.value, end - 1);
                             points.entry(data.results[0]).or_default().push(Interval { start: end, end });
                         }
                     }
@@ -88,14 +93,14 @@ impl Layout {
                         add(&mut main, r, at + 1);
                     }
                     for arg in &data.args {
-                        add(&mut main, arg.value, at);
+                        use_at(&mut main, arg.value, at);
                     }
                 }
             }
         }
         for (v, b) in tree_uses {
             if let Some(&end) = layout.block_end.get(&b) {
-                add(&mut main, v, end + 1);
+                use_at(&mut main, v, end + 1);
             }
         }
         // Loops: live at a loop's start, defined before it => live
@@ -108,10 +113,38 @@ impl Layout {
                 i += 1;
             }
         }
+        // Ifs: a value defined before an if whose last use is in the else
+        // arm is dead on the then path after its last use there, so it
+        // leaves the rest of the then arm free.
+        let mut ifs = std::mem::take(&mut ctx.ifs);
+        ifs.sort_by_key(|(_, e)| e.start);
         for (v, iv) in main {
             let mut ranges = vec![iv];
+            let first_after = ifs.partition_point(|(_, e)| e.start <= iv.end);
+            for &(t, e) in ifs[..first_after].iter().rev() {
+                if e.start <= iv.start {
+                    break;
+                }
+                if iv.end <= e.end && iv.start < t.start {
+                    let last_in_then = uses
+                        .get(&v)
+                        .into_iter()
+                        .flatten()
+                        .filter(|&&u| t.start <= u && u <= t.end)
+                        .max()
+                        .copied()
+                        .unwrap_or(t.start - 1);
+                    ranges = vec![
+                        Interval { start: iv.start, end: last_in_then.max(iv.start) },
+                        Interval { start: e.start, end: iv.end },
+                    ];
+                    break;
+                }
+            }
             if let Some(p) = points.remove(&v) {
-                ranges.extend(p.into_iter().filter(|p| !p.overlaps(iv)));
+                let outside = |p: &Interval, ranges: &[Interval]| !ranges.iter().any(|r| r.overlaps(*p));
+                let extra: Vec<Interval> = p.into_iter().filter(|p| outside(p, &ranges)).collect();
+                ranges.extend(extra);
             }
             layout.ranges.insert(v, ranges);
         }
@@ -151,9 +184,12 @@ impl Layout {
                     }
                     let then_start = *pos + 1;
                     self.number(func, live, &n.then_region, pos, loops, tree_uses, ctx);
-                    ctx.excluded.push(Interval { start: then_start, end: *pos + 1 });
+                    let then_range = Interval { start: then_start, end: *pos + 1 };
+                    ctx.excluded.push(then_range);
+                    let else_start = *pos + 1;
                     self.number(func, live, &n.else_region, pos, loops, tree_uses, ctx);
                     ctx.excluded.pop();
+                    ctx.ifs.push((then_range, Interval { start: else_start, end: *pos + 1 }));
                 }
                 Node::Loop(n) => {
                     let start = *pos + 1;
@@ -198,4 +234,6 @@ struct Context {
     in_loop: bool,
     /// Blocks numbered inside the outermost loop so far.
     blocks_in_loop: Vec<Block>,
+    /// The position ranges of each if's then and else arms.
+    ifs: Vec<(Interval, Interval)>,
 }

@@ -125,10 +125,14 @@ impl Emitter<'_> {
                     inst.src.push(broadcast(cond));
                     self.out.push(inst);
                     self.region(&n.then_region)?;
-                    if n.has_else || !region_is_empty(self.func, &n.else_region) {
-                        self.out.push(tgsi::Instruction::new(Opcode::Else));
-                    }
+                    // ELSE only when the else arm writes something (phi
+                    // copies included) or the source had one.
+                    self.out.push(tgsi::Instruction::new(Opcode::Else));
+                    let else_at = self.out.len();
                     self.region(&n.else_region)?;
+                    if self.out.len() == else_at && !n.has_else {
+                        self.out.pop();
+                    }
                     self.out.push(tgsi::Instruction::new(Opcode::Endif));
                 }
                 Node::Loop(n) => {
@@ -985,13 +989,6 @@ fn fill_unused(swizzle: &mut [u8; 4], used: impl Iterator<Item = (usize, u8)>) {
             *slot = single.unwrap_or(p as u8);
         }
     }
-}
-
-fn region_is_empty(func: &Function, region: &Region) -> bool {
-    region.iter().all(|n| match n {
-        Node::Block(b) => func.blocks[*b].insts.is_empty() && func.blocks[*b].exit == Exit::Fallthrough,
-        _ => false,
-    })
 }
 
 /// The instructions whose results are used, directly or through other
