@@ -211,9 +211,21 @@ impl Emitter<'_> {
             let free = (0..pending.len()).find(|&k| !pending.iter().any(|&(_, s)| s == Loc::Reg(pending[k].0)));
             match free {
                 Some(k) => {
+                    // With it, every other free copy into the same register
+                    // from the same register: one MOV.
                     let (dst, src) = pending.remove(k);
-                    let s = self.single_src(src, dst.chan)?;
-                    self.mov_raw(dst, s)?;
+                    let mut batch = vec![(dst, src)];
+                    let mut i = 0;
+                    while i < pending.len() {
+                        let (d, s) = pending[i];
+                        let free = !pending.iter().any(|&(_, s2)| s2 == Loc::Reg(d));
+                        if free && (d.file, d.index) == (dst.file, dst.index) && same_register(s, src) {
+                            batch.push(pending.remove(i));
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    self.copy_batch(&batch)?;
                 }
                 None => {
                     let saved = pending[0].0;
@@ -228,6 +240,53 @@ impl Emitter<'_> {
             }
         }
         self.scratch_used = 0;
+        Ok(())
+    }
+
+    /// One MOV writing each (channel, location) of a batch whose sources
+    /// share a register.
+    fn copy_batch(&mut self, batch: &[(RegChannel, Loc)]) -> Result<(), EmitError> {
+        let (dst, first) = batch[0];
+        if batch.len() == 1 {
+            let s = self.single_src(first, dst.chan)?;
+            return self.mov_raw(dst, s);
+        }
+        let mut mask = 0u8;
+        let mut used = SmallVec::<[(usize, u8); 4]>::new();
+        let mut consts = Vec::new();
+        for &(d, s) in batch {
+            mask |= 1 << d.chan;
+            match s {
+                Loc::Reg(r) => used.push((d.chan as usize, r.chan)),
+                Loc::Src(x) => used.push((d.chan as usize, x.chan)),
+                Loc::Const(bits) => consts.push((d.chan as usize, bits)),
+                _ => return Err(self.err("a copy of a value with no channel")),
+            }
+        }
+        let reg = match first {
+            Loc::Reg(r) => Register::new(r.file, r.index as i32),
+            Loc::Src(x) => {
+                let mut reg = Register::new(x.file, x.index as i32);
+                reg.dimension = x.dim.map(|d| tgsi::Dimension { index: d as i32, indirect: None });
+                reg
+            }
+            _ => {
+                let (k, sw) = self.imms.find_or_add(&consts);
+                for &(p, _) in &consts {
+                    used.push((p, sw[p]));
+                }
+                Register::new(File::Immediate, k as i32)
+            }
+        };
+        let mut swizzle = [0u8, 1, 2, 3];
+        for &(p, c) in &used {
+            swizzle[p] = c;
+        }
+        fill_unused(&mut swizzle, used.iter().copied());
+        let mut inst = tgsi::Instruction::new(Opcode::Mov);
+        inst.dst.push(DstOperand { reg: Register::new(dst.file, dst.index as i32), write_mask: mask });
+        inst.src.push(SrcOperand { reg, swizzle, negate: false, absolute: false });
+        self.out.push(inst);
         Ok(())
     }
 
@@ -1042,4 +1101,14 @@ fn live_instructions(func: &Function) -> std::collections::HashSet<Inst> {
         }
     }
     live
+}
+
+/// Whether two 32-bit locations can be read by one operand.
+fn same_register(a: Loc, b: Loc) -> bool {
+    match (a, b) {
+        (Loc::Reg(x), Loc::Reg(y)) => (x.file, x.index) == (y.file, y.index),
+        (Loc::Src(x), Loc::Src(y)) => (x.file, x.index, x.dim) == (y.file, y.index, y.dim),
+        (Loc::Const(_), Loc::Const(_)) => true,
+        _ => false,
+    }
 }
