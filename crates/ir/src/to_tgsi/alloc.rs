@@ -39,9 +39,32 @@ pub(crate) struct Allocation {
     pub temp_count: u32,
     /// What occupies each channel of each register, and when.
     occupancy: HashMap<(File, u32), Occupancy>,
+    /// TEMP registers holding arrays.
+    reserved: Vec<(u32, u32)>,
 }
 
 impl Allocation {
+    /// Whether `slot` holds no live value at `pos`.
+    pub fn free_at(&self, slot: RegChannel, pos: u32) -> bool {
+        let reserved = self.reserved.iter().any(|&(f, l)| (f..=l).contains(&slot.index));
+        if slot.file == File::Temporary && (slot.index >= self.temp_count || reserved) {
+            return false;
+        }
+        let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
+        let map = &occ[slot.chan as usize & 3];
+        let mut misses = 0;
+        for (_, &(end, _)) in map.range(..=pos).rev() {
+            if end >= pos {
+                return false;
+            }
+            misses += 1;
+            if misses > 4 {
+                break;
+            }
+        }
+        true
+    }
+
     /// Whether `slot` is never written before `before` (on paths that do not
     /// run through `excluded` positions), apart from by `except`: it still
     /// holds its initial zero there.
@@ -109,7 +132,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         .chain(a.reserved.iter().map(|&(_, last)| last + 1))
         .max()
         .unwrap_or(0);
-    Allocation { loc: a.loc, also: a.also, temp_count, occupancy: a.regs }
+    Allocation { loc: a.loc, also: a.also, temp_count, occupancy: a.regs, reserved: a.reserved }
 }
 
 impl Allocator<'_> {

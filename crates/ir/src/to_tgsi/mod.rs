@@ -60,6 +60,8 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
         out: Vec::new(),
         copies,
         scratch_used: 0,
+        pos: None,
+        gathered: Vec::new(),
         last_block: last_block(&func.body),
     };
     e.region(&func.body)?;
@@ -87,6 +89,10 @@ struct Emitter<'a> {
     copies: HashMap<Block, Vec<(Value, Value)>>,
     /// Scratch registers used by the instruction being written.
     scratch_used: u32,
+    /// The position of the instruction being written.
+    pos: Option<u32>,
+    /// Channels filled to gather operands of the instruction being written.
+    gathered: Vec<RegChannel>,
     last_block: Option<Block>,
 }
 
@@ -354,6 +360,11 @@ impl Emitter<'_> {
         if wanted.len() == 1 {
             return Err(self.err("a single value that cannot be read"));
         }
+        if same_mods {
+            if let Some(s) = self.gather_in_place(wanted)? {
+                return Ok(SrcOperand { negate: first.neg, absolute: first.abs, ..s });
+            }
+        }
         // Gather into a scratch register, one MOV per position.
         let index = self.scratch();
         for &(pos, o) in wanted {
@@ -366,6 +377,75 @@ impl Emitter<'_> {
         let mut swizzle = [0u8, 1, 2, 3];
         fill_unused(&mut swizzle, wanted.iter().map(|&(p, _)| (p, p as u8)));
         Ok(SrcOperand { reg: Register::new(File::Temporary, index as i32), swizzle, negate: false, absolute: false })
+    }
+
+    /// Gathers scattered values into the TEMP register already holding
+    /// most of them, copying the others into its channels that hold
+    /// nothing live here.
+    fn gather_in_place(&mut self, wanted: &[(usize, Operand)]) -> Result<Option<SrcOperand>, EmitError> {
+        let Some(pos) = self.pos else { return Ok(None) };
+        let locs: Vec<(usize, Value, Loc)> =
+            wanted.iter().map(|&(p, o)| self.loc(o.value).map(|l| (p, o.value, l))).collect::<Result<_, _>>()?;
+        let mut best: Option<(u32, Vec<u8>)> = None;
+        let mut candidates: Vec<u32> = locs
+            .iter()
+            .filter_map(|&(_, _, l)| match l {
+                Loc::Reg(r) if r.file == File::Temporary => Some(r.index),
+                _ => None,
+            })
+            .collect();
+        candidates.sort();
+        candidates.dedup();
+        for index in candidates {
+            let missing = locs
+                .iter()
+                .filter(|&&(_, _, l)| !matches!(l, Loc::Reg(r) if r.file == File::Temporary && r.index == index))
+                .count();
+            let free: Vec<u8> = (0..4u8)
+                .filter(|&c| {
+                    let slot = RegChannel { file: File::Temporary, index, chan: c };
+                    self.alloc.free_at(slot, pos) && !self.gathered.contains(&slot)
+                })
+                .collect();
+            if free.len() >= missing && best.as_ref().is_none_or(|(_, f)| f.len() > free.len()) {
+                best = Some((index, free));
+            }
+        }
+        let Some((index, free)) = best else { return Ok(None) };
+        let mut free = free.into_iter();
+        let mut used = SmallVec::<[(usize, u8); 4]>::new();
+        let mut copied: Vec<(Value, u8)> = Vec::new();
+        for &(p, v, l) in &locs {
+            match l {
+                Loc::Reg(r) if r.file == File::Temporary && r.index == index => used.push((p, r.chan)),
+                _ => {
+                    let c = match copied.iter().find(|&&(w, _)| w == v) {
+                        Some(&(_, c)) => c,
+                        None => {
+                            let Some(c) = free.next() else { return Ok(None) };
+                            let slot = RegChannel { file: File::Temporary, index, chan: c };
+                            let s = self.single_src(l, c)?;
+                            self.mov_raw(slot, s)?;
+                            self.gathered.push(slot);
+                            copied.push((v, c));
+                            c
+                        }
+                    };
+                    used.push((p, c));
+                }
+            }
+        }
+        let mut swizzle = [0u8, 1, 2, 3];
+        for &(p, c) in &used {
+            swizzle[p] = c;
+        }
+        fill_unused(&mut swizzle, used.iter().copied());
+        Ok(Some(SrcOperand {
+            reg: Register::new(File::Temporary, index as i32),
+            swizzle,
+            negate: false,
+            absolute: false,
+        }))
     }
 
     /// The operand when every wanted value is in one register.
@@ -454,7 +534,9 @@ impl Emitter<'_> {
     /// returns how many were consumed.
     fn instruction(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
         self.scratch_used = 0;
+        self.gathered.clear();
         let inst = insts[i];
+        self.pos = self.layout.inst_pos.get(&inst).copied();
         let data = &self.func.insts[inst];
         if !self.layout.inst_pos.contains_key(&inst) {
             // Computes nothing anything uses.
@@ -834,6 +916,11 @@ impl Emitter<'_> {
         for op in &ops {
             if op.windows(2).any(|w| w[0].0 == w[1].0) {
                 return Ok(false);
+            }
+            // Channel-dependent members read the same operands: one
+            // gathered operand serves them all.
+            if opcode.info().mode == ChannelMode::ChannelDependent && !opcode.info().is_64bit() {
+                continue;
             }
             let Some(&(_, first)) = op.first() else { continue };
             if !op.iter().all(|(_, o)| o.neg == first.neg && o.abs == first.abs) {
