@@ -221,13 +221,18 @@ impl Builder<'_> {
 
     fn lower_componentwise(&mut self, inst: &tgsi::Instruction, op: Opcode) -> Result<(), BuildError> {
         let dst = inst.dst[0];
-        let mut results = SmallVec::<[(u8, Value); 4]>::new();
+        // Every operand first (indirect loads among them), then the
+        // operations, so emission finds each as one run.
+        let mut all_args = SmallVec::<[(u8, SmallVec<[Operand; 3]>); 4]>::new();
         for c in 0..4u8 {
-            if dst.write_mask & (1 << c) == 0 {
-                continue;
+            if dst.write_mask & (1 << c) != 0 {
+                let args =
+                    inst.src.iter().map(|s| self.src_scalar(s, c, false)).collect::<Result<SmallVec<[_; 3]>, _>>()?;
+                all_args.push((c, args));
             }
-            let args =
-                inst.src.iter().map(|s| self.src_scalar(s, c, false)).collect::<Result<SmallVec<[_; 3]>, _>>()?;
+        }
+        let mut results = SmallVec::<[(u8, Value); 4]>::new();
+        for (c, args) in all_args {
             // A plain MOV copies its value: no operation needed.
             let plain_move = op == Opcode::Mov && !inst.saturate && !args[0].neg && !args[0].abs;
             let v =

@@ -26,6 +26,9 @@ pub(crate) enum Loc {
     Src(Source),
     /// Anything: the channel is not read.
     Any,
+    /// A load from an indirectly addressed register that its only user,
+    /// from the same source instruction, reads in place.
+    Folded(Inst),
 }
 
 type Occupancy = [BTreeMap<u32, (u32, Value)>; 4];
@@ -221,6 +224,17 @@ impl Allocator<'_> {
                 self.loc.insert(v, Loc::Src(*s));
             }
             Op::Opaque { .. } => self.place_opaque(def),
+            Op::LoadIndirect { .. } | Op::ArrayLoad { .. } if self.foldable(v) => {
+                self.loc.insert(v, Loc::Folded(def));
+                // The index must stay in its register until the user reads.
+                let user = self.uses[&v][0];
+                let at = self.layout.inst_pos.get(&user).copied().unwrap_or(0);
+                for arg in self.func.insts[def].args.clone() {
+                    if let Some(Loc::Reg(r)) = self.loc.get(&arg.value).copied() {
+                        self.occupy_until(r, arg.value, at);
+                    }
+                }
+            }
             Op::Split { hi } => {
                 let hi = *hi;
                 let whole = data.args[0].value;
@@ -255,6 +269,31 @@ impl Allocator<'_> {
             }
             _ if self.func.values[v].ty == Ty::B64 => self.place_pair(v),
             _ => self.place_scalar(v),
+        }
+    }
+
+    /// Whether a load can be read in place by its only user: an operation
+    /// of the same source instruction, with the index in an ADDR register.
+    fn foldable(&self, v: Value) -> bool {
+        let def = self.func.def(v);
+        let Some(uses) = self.uses.get(&v) else { return false };
+        let [user] = uses.as_slice() else { return false };
+        let u = &self.func.insts[*user];
+        let same_source = u.origin.inst.is_some() && u.origin.inst == def.origin.inst;
+        let reads_it = matches!(u.op, Op::Alu { .. } | Op::Opaque { .. });
+        let index_in_addr =
+            def.args.iter().all(|a| matches!(self.loc.get(&a.value), Some(Loc::Reg(r)) if r.file == File::Address));
+        same_source && reads_it && index_in_addr && self.layout.inst_pos.contains_key(user)
+    }
+
+    /// Extends `v`'s hold on `slot` up to position `at`.
+    fn occupy_until(&mut self, slot: RegChannel, v: Value, at: u32) {
+        if let Some(occ) = self.regs.get_mut(&(slot.file, slot.index)) {
+            for (_, entry) in occ[slot.chan as usize & 3].iter_mut() {
+                if entry.1 == v {
+                    entry.0 = entry.0.max(at);
+                }
+            }
         }
     }
 

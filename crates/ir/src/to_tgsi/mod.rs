@@ -311,6 +311,14 @@ impl Emitter<'_> {
                 Ok(SrcOperand { reg, swizzle: [s.chan; 4], negate: false, absolute: false })
             }
             Loc::Any => self.single_src(Loc::Const(0), chan),
+            Loc::Folded(load) => {
+                let reg = self.load_register(load)?;
+                let c = match self.func.insts[load].op {
+                    Op::ArrayLoad { chan, .. } | Op::LoadIndirect { chan, .. } => chan,
+                    _ => 0,
+                };
+                Ok(SrcOperand { reg, swizzle: [c; 4], negate: false, absolute: false })
+            }
             Loc::Pair { .. } | Loc::Const64(_) => Err(self.err("a 64-bit value copied as 32 bits")),
         }
     }
@@ -456,6 +464,31 @@ impl Emitter<'_> {
         let mut used: SmallVec<[(usize, u8); 4]> = SmallVec::new();
         let reg = match locs[0].1 {
             Loc::Any => return Ok(None),
+            Loc::Folded(load) => {
+                let key = |f: &Function, i: Inst| {
+                    let d = &f.insts[i];
+                    let k = match &d.op {
+                        Op::ArrayLoad { array, offset, .. } => (Some((*array, *offset)), None),
+                        Op::LoadIndirect { reg, .. } => (None, Some(*reg)),
+                        _ => (None, None),
+                    };
+                    (k, d.args.clone())
+                };
+                let k0 = key(self.func, load);
+                for &(p, l) in &locs {
+                    match l {
+                        Loc::Folded(i) if key(self.func, i) == k0 => {
+                            let chan = match self.func.insts[i].op {
+                                Op::ArrayLoad { chan, .. } | Op::LoadIndirect { chan, .. } => chan,
+                                _ => 0,
+                            };
+                            used.push((p, chan));
+                        }
+                        _ => return Ok(None),
+                    }
+                }
+                self.load_register(load)?
+            }
             Loc::Const(_) => {
                 let mut want = Vec::new();
                 for &(p, l) in &locs {
@@ -572,6 +605,9 @@ impl Emitter<'_> {
             }
             Op::Alu { .. } => self.alu_group(insts, i),
             Op::StoreOutput { index, .. } => self.store_outputs(insts, i, *index),
+            Op::ArrayLoad { .. } | Op::LoadIndirect { .. } if matches!(self.loc(data.results[0])?, Loc::Folded(_)) => {
+                Ok(1)
+            }
             Op::ArrayLoad { .. } | Op::LoadIndirect { .. } => self.loads(insts, i),
             Op::ArrayStore { .. } => self.array_stores(insts, i),
             Op::Opaque { .. } => {
@@ -605,6 +641,7 @@ impl Emitter<'_> {
         }
         let key = |l: &Loc| match l {
             Loc::Any => (5, None),
+            Loc::Folded(_) => (6, None),
             Loc::Reg(r) => (0, Some((r.file, r.index, None))),
             Loc::Pair { file, index, .. } => (1, Some((*file, *index, None))),
             Loc::Src(s) => (2, Some((s.file, s.index, s.dim))),
@@ -715,6 +752,30 @@ impl Emitter<'_> {
         inst.src.push(SrcOperand { reg, swizzle, negate: false, absolute: false });
         self.out.push(inst);
         Ok(n.max(1))
+    }
+
+    /// The register a load reads, with its index registers.
+    fn load_register(&mut self, load: Inst) -> Result<Register, EmitError> {
+        let first = &self.func.insts[load];
+        match &first.op {
+            Op::ArrayLoad { array, offset, .. } => self.array_register(*array, *offset, first.args.first().copied()),
+            Op::LoadIndirect { reg, .. } => {
+                let args = first.args.clone();
+                let mut reg = *reg;
+                let mut k = 0;
+                if let Some(ind) = &mut reg.indirect {
+                    *ind = self.address(args[k], ind.array_id)?;
+                    k += 1;
+                }
+                if let Some(dim) = &mut reg.dimension {
+                    if let Some(ind) = &mut dim.indirect {
+                        *ind = self.address(args[k], ind.array_id)?;
+                    }
+                }
+                Ok(reg)
+            }
+            _ => Err(self.err("not a load")),
+        }
     }
 
     /// Consecutive stores to channels of one array element, as one MOV.
