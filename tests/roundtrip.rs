@@ -198,3 +198,19 @@ fn check_conformance_tokens(check: fn(&[u32]) -> Result<(), Violation>) {
 fn conformance_tokens_and_mutations_round_trip() {
     check_conformance_tokens(check_tokens);
 }
+
+/// Inputs the fuzzers found that once broke a property.
+#[test]
+fn fuzz_regressions() {
+    // A geometry shader without GS_INPUT_PRIMITIVE: its inputs print as
+    // `DCL IN[][0]`, which must read back although `[]` has no known size.
+    let words = [
+        0x00003002, 0x000000e3, 0x000f2020, 0x00000000, 0x002f3030, 0x00000000, 0x00000000, 0x002f3030, 0x00010001,
+        0x00001405, 0x000f1020, 0x00020000, 0x010f4020, 0x00010000, 0x00000051, 0x00000000, 0x25800000, 0x00000000,
+        0x00000000, 0x01278032, 0x00000034, 0x15000001, 0x15000041, 0x01288032, 0x00000434, 0x15000004, 0x15000081,
+        0x01259032, 0x00000014, 0x00000044, 0x15400044, 0x0884b022, 0x00000000, 0x00000004, 0x00a01022, 0x000000f4,
+        0x11000007, 0x0804d012, 0x00000000, 0x00a01022, 0x000000f4, 0x10400007, 0x0004e002, 0x00a01022, 0x000004f3,
+        0x39000004, 0x00a01022, 0x000000f3, 0x39000002, 0x00075002,
+    ];
+    assert_eq!(check_tokens(&words), Ok(()));
+}

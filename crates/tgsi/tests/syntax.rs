@@ -328,3 +328,14 @@ fn spans_locate_every_item() {
     assert_eq!((spans[1].line, spans[1].column), (3, 3));
     assert_eq!(&text[spans[1].start..spans[1].end], "MOV OUT[0], IN[0]");
 }
+
+#[test]
+fn per_vertex_brackets_without_a_known_primitive() {
+    // Mesa's dump prints `IN[]` for every geometry input; the bracket is
+    // dropped, so its size need not be known.
+    let (shader, printed) = round_trip("GEOM\nDCL IN[][0]\nDCL IN[][1..2], GENERIC[0]\nEND\n");
+    let d = first_declaration(&shader);
+    assert_eq!((d.first, d.last, d.dimension), (0, 0, None));
+    assert!(printed.contains("DCL IN[][1..2], GENERIC[0]\n"));
+    assert!(parse("GEOM\nDCL IN[]\nEND\n").is_err());
+}

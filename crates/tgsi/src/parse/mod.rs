@@ -568,10 +568,25 @@ impl<'a> Parser<'a> {
         }
         self.expect(b'[')?;
         let range_start = self.c.pos;
-        let mut range = self.dcl_bracket()?;
+        // `[]` before a second bracket is the per-vertex bracket, which is
+        // dropped; its size does not matter (Mesa insists on knowing it).
+        let empty_first = {
+            let mut probe = Cursor::new(self.c.text);
+            probe.pos = self.c.pos;
+            probe.eat_ws(b']') && probe.eat_ws(b'[')
+        };
+        let mut range = if empty_first && self.implied_array_size == 0 {
+            self.expect(b']')?;
+            (0, 0)
+        } else {
+            self.dcl_bracket()?
+        };
         let mut dimension = None;
         let save = self.c.pos;
         self.c.skip_ws();
+        if empty_first && self.c.peek() != b'[' {
+            return Err(self.c.expected("a second bracket after `[]`"));
+        }
         if self.c.eat(b'[') {
             let inner = self.dcl_bracket()?;
             let file = match file_name {
