@@ -1,4 +1,7 @@
 //! A byte cursor over the source text that knows lines and columns.
+//!
+//! Errors are boxed inside the parser so that its many small results stay
+//! small; the public functions unbox them.
 
 use super::error::{ParseError, Span};
 
@@ -172,25 +175,25 @@ impl<'a> Cursor<'a> {
     }
 
     /// An error about the thing at the cursor.
-    pub fn error(&self, message: impl Into<String>) -> ParseError {
+    pub fn error(&self, message: impl Into<String>) -> Box<ParseError> {
         self.error_at(self.pos, message)
     }
 
     /// An error about the thing at `pos`.
-    pub fn error_at(&self, pos: usize, message: impl Into<String>) -> ParseError {
+    pub fn error_at(&self, pos: usize, message: impl Into<String>) -> Box<ParseError> {
         let (start, end) = self.offending(pos);
-        ParseError { message: message.into(), span: self.span(start, end) }
+        Box::new(ParseError { message: message.into(), span: self.span(start, end) })
     }
 
     /// An error about `start..end`.
-    pub fn error_span(&self, start: usize, end: usize, message: impl Into<String>) -> ParseError {
-        ParseError { message: message.into(), span: self.span(start, end) }
+    pub fn error_span(&self, start: usize, end: usize, message: impl Into<String>) -> Box<ParseError> {
+        Box::new(ParseError { message: message.into(), span: self.span(start, end) })
     }
 
     /// "expected X, found Y" at the cursor. When only whitespace that
     /// crosses a line end separates the cursor from the text before it, the
     /// error points at that line end instead.
-    pub fn expected(&self, what: &str) -> ParseError {
+    pub fn expected(&self, what: &str) -> Box<ParseError> {
         let mut p = self.pos.min(self.bytes.len());
         while p > 0 && matches!(self.bytes[p - 1], b' ' | b'\t' | b'\r' | b'\n') {
             p -= 1;

@@ -29,14 +29,17 @@ use smallvec::SmallVec;
 
 /// Parses TGSI text.
 pub fn parse(text: &str) -> Result<Shader, ParseError> {
-    Parser::new(text, false).run().map(|(shader, _)| shader)
+    Parser::new(text, false).run().map(|(shader, _)| shader).map_err(|e| *e)
 }
 
 /// Parses TGSI text, also returning the span of each item of
 /// [`Shader::items`] (same length, same order).
 pub fn parse_with_spans(text: &str) -> Result<(Shader, Vec<Span>), ParseError> {
-    Parser::new(text, true).run()
+    Parser::new(text, true).run().map_err(|e| *e)
 }
+
+/// Results inside the parser: the error is boxed to keep them small.
+type PResult<T> = Result<T, Box<ParseError>>;
 
 /// The largest register index a token can hold (a signed 16-bit field).
 const MAX_INDEX: u32 = i16::MAX as u32;
@@ -71,7 +74,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn run(mut self) -> Result<(Shader, Vec<Span>), ParseError> {
+    fn run(mut self) -> PResult<(Shader, Vec<Span>)> {
         self.c.skip_ws();
         self.parse_header()?;
         loop {
@@ -99,7 +102,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse_header(&mut self) -> Result<(), ParseError> {
+    fn parse_header(&mut self) -> PResult<()> {
         let start = self.c.pos;
         let word = self.c.peek_ident();
         let (name, version) = legacy::split_header_version(word);
@@ -129,7 +132,7 @@ impl<'a> Parser<'a> {
     }
 
     /// One item; `None` for items that only set parser state.
-    fn parse_item(&mut self) -> Result<Option<Item>, ParseError> {
+    fn parse_item(&mut self) -> PResult<Option<Item>> {
         if let Some(label_end) = self.label_end() {
             self.c.pos = label_end;
             self.c.skip_ws();
@@ -165,7 +168,10 @@ impl<'a> Parser<'a> {
 
     // ----- small pieces -----
 
-    fn expect(&mut self, b: u8) -> Result<(), ParseError> {
+    fn expect(&mut self, b: u8) -> PResult<()> {
+        if self.c.eat(b) {
+            return Ok(());
+        }
         self.c.skip_ws();
         if self.c.eat(b) {
             Ok(())
@@ -175,7 +181,24 @@ impl<'a> Parser<'a> {
     }
 
     /// An unsigned decimal literal (Mesa's `parse_uint`), at most `max`.
-    fn uint(&mut self, what: &str, max: u32) -> Result<u32, ParseError> {
+    fn uint(&mut self, what: &str, max: u32) -> PResult<u32> {
+        // Fast path: a short run of digits right here.
+        let bytes = self.c.bytes;
+        let p = self.c.pos;
+        if let Some(&d0) = bytes.get(p) {
+            if d0.is_ascii_digit() {
+                let mut v = (d0 - b'0') as u32;
+                let mut q = p + 1;
+                while q < bytes.len() && q - p < 9 && bytes[q].is_ascii_digit() {
+                    v = v * 10 + (bytes[q] - b'0') as u32;
+                    q += 1;
+                }
+                if !bytes.get(q).is_some_and(u8::is_ascii_digit) && v <= max {
+                    self.c.pos = q;
+                    return Ok(v);
+                }
+            }
+        }
         self.c.skip_ws();
         let start = self.c.pos;
         while self.c.peek().is_ascii_digit() {
@@ -196,7 +219,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A signed decimal literal (Mesa's `parse_int`) within `min..=max`.
-    fn int(&mut self, what: &str, min: i64, max: i64) -> Result<i64, ParseError> {
+    fn int(&mut self, what: &str, min: i64, max: i64) -> PResult<i64> {
         self.c.skip_ws();
         let start = self.c.pos;
         let negative = self.c.peek() == b'-';
@@ -236,7 +259,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A register file name, including the legacy ones.
-    fn file(&mut self) -> Result<FileName, ParseError> {
+    fn file(&mut self) -> PResult<FileName> {
         self.c.skip_ws();
         let start = self.c.pos;
         let word = self.c.peek_word();
@@ -260,7 +283,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `.xyzw`-style mask after a `.`; at least one letter, in order.
-    fn writemask(&mut self) -> Result<u8, ParseError> {
+    fn writemask(&mut self) -> PResult<u8> {
         let save = self.c.pos;
         self.c.skip_ws();
         if !self.c.eat(b'.') {
@@ -282,7 +305,7 @@ impl<'a> Parser<'a> {
     }
 
     /// An optional `.xyzw` swizzle of exactly `n` letters.
-    fn swizzle<const N: usize>(&mut self, default: [u8; N]) -> Result<[u8; N], ParseError> {
+    fn swizzle<const N: usize>(&mut self, default: [u8; N]) -> PResult<[u8; N]> {
         let save = self.c.pos;
         self.c.skip_ws();
         if !self.c.eat(b'.') {
@@ -319,7 +342,7 @@ impl<'a> Parser<'a> {
 
     /// The inside of `[...]` in an operand: `3`, or `ADDR[0].x+3`, then
     /// `]` and an optional `(array id)`.
-    fn bracket(&mut self) -> Result<Bracket, ParseError> {
+    fn bracket(&mut self) -> PResult<Bracket> {
         self.c.skip_ws();
         let b = if self.c.peek().is_ascii_digit() {
             let index = self.uint("a register index", MAX_INDEX)? as i32;
@@ -367,7 +390,7 @@ impl<'a> Parser<'a> {
         Ok(b)
     }
 
-    fn plain_file(&mut self, what: &str) -> Result<File, ParseError> {
+    fn plain_file(&mut self, what: &str) -> PResult<File> {
         let start = self.c.pos;
         match self.file()? {
             FileName::Plain(f) => Ok(f),
@@ -376,7 +399,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `FILE[...]` with an optional second bracket.
-    fn register(&mut self) -> Result<Register, ParseError> {
+    fn register(&mut self) -> PResult<Register> {
         self.c.skip_ws();
         let start = self.c.pos;
         let file = self.file()?;
@@ -406,13 +429,13 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn dst_operand(&mut self) -> Result<DstOperand, ParseError> {
+    fn dst_operand(&mut self) -> PResult<DstOperand> {
         let reg = self.register()?;
         let write_mask = self.writemask()?;
         Ok(DstOperand { reg, write_mask })
     }
 
-    fn src_operand(&mut self) -> Result<SrcOperand, ParseError> {
+    fn src_operand(&mut self) -> PResult<SrcOperand> {
         self.c.skip_ws();
         let negate = self.c.eat(b'-');
         self.c.skip_ws();
@@ -427,7 +450,7 @@ impl<'a> Parser<'a> {
 
     // ----- instructions -----
 
-    fn parse_instruction(&mut self, has_label: bool) -> Result<Instruction, ParseError> {
+    fn parse_instruction(&mut self, has_label: bool) -> PResult<Instruction> {
         let start = self.c.pos;
         let word = self.c.peek_ident();
         let (opcode, saturate, precise) = match resolve_mnemonic(word) {
@@ -529,7 +552,7 @@ impl<'a> Parser<'a> {
     // ----- declarations -----
 
     /// `[a]`, `[a..b]` or `[]` in a declaration.
-    fn dcl_bracket(&mut self) -> Result<(u32, u32), ParseError> {
+    fn dcl_bracket(&mut self) -> PResult<(u32, u32)> {
         self.c.skip_ws();
         if self.c.peek() == b']' && self.implied_array_size > 0 {
             self.c.pos += 1;
@@ -550,7 +573,7 @@ impl<'a> Parser<'a> {
         Ok((first, last))
     }
 
-    fn parse_declaration(&mut self) -> Result<Option<Item>, ParseError> {
+    fn parse_declaration(&mut self) -> PResult<Option<Item>> {
         if !self.c.skip_ws() {
             return Err(self.c.expected("a space after `DCL`"));
         }
@@ -653,7 +676,7 @@ impl<'a> Parser<'a> {
 
     /// Everything after the range and mask of a declaration, following
     /// the order of Mesa's parser.
-    fn declaration_attributes(&mut self, decl: &mut Declaration) -> Result<(), ParseError> {
+    fn declaration_attributes(&mut self, decl: &mut Declaration) -> PResult<()> {
         // `, ARRAY(n)`
         if self.comma_then(|p| p.c.eat_keyword("ARRAY")) {
             self.expect(b'(')?;
@@ -794,7 +817,7 @@ impl<'a> Parser<'a> {
         v
     }
 
-    fn image_options(&mut self, decl: &mut Declaration, target: TextureTarget) -> Result<(), ParseError> {
+    fn image_options(&mut self, decl: &mut Declaration, target: TextureTarget) -> PResult<()> {
         let mut image = ImageDecl { target, raw: false, writable: false, format: 0 };
         loop {
             let found = self.comma_then_value(|p| {
@@ -822,7 +845,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn sampler_view_types(&mut self, decl: &mut Declaration, target: TextureTarget) -> Result<(), ParseError> {
+    fn sampler_view_types(&mut self, decl: &mut Declaration, target: TextureTarget) -> PResult<()> {
         self.expect(b',')?;
         self.c.skip_ws();
         let mut types = Vec::with_capacity(4);
@@ -861,7 +884,7 @@ impl<'a> Parser<'a> {
 
     // ----- immediates and properties -----
 
-    fn parse_immediate(&mut self) -> Result<Immediate, ParseError> {
+    fn parse_immediate(&mut self) -> PResult<Immediate> {
         if self.c.peek() == b'[' {
             self.c.pos += 1;
             let start = self.c.pos;
@@ -887,7 +910,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `{ v0, v1, v2, v3 }` (two values for 64-bit types).
-    fn immediate_data(&mut self, ty: ImmediateType) -> Result<[u32; 4], ParseError> {
+    fn immediate_data(&mut self, ty: ImmediateType) -> PResult<[u32; 4]> {
         self.expect(b'{')?;
         let mut data = [0u32; 4];
         let count = if ty.is_64bit() { 2 } else { 4 };
@@ -916,7 +939,7 @@ impl<'a> Parser<'a> {
         Ok(data)
     }
 
-    fn value32(&mut self, ty: ImmediateType) -> Result<u32, ParseError> {
+    fn value32(&mut self, ty: ImmediateType) -> PResult<u32> {
         let start = self.c.pos;
         match ty {
             ImmediateType::Float32 => {
@@ -941,7 +964,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value64(&mut self, ty: ImmediateType) -> Result<u64, ParseError> {
+    fn value64(&mut self, ty: ImmediateType) -> PResult<u64> {
         let start = self.c.pos;
         if ty == ImmediateType::Float64 {
             let len = number::float_literal_len(&self.c.bytes[start..]);
@@ -977,7 +1000,7 @@ impl<'a> Parser<'a> {
 
     /// A value must end where a separator starts (Mesa would otherwise
     /// stop reading mid-word and report a confusing error later).
-    fn end_of_value(&self, start: usize) -> Result<(), ParseError> {
+    fn end_of_value(&self, start: usize) -> PResult<()> {
         if is_ident(self.c.peek()) || self.c.peek() == b'.' {
             let mut end = self.c.pos;
             while end < self.c.bytes.len() && (is_ident(self.c.bytes[end]) || self.c.bytes[end] == b'.') {
@@ -988,7 +1011,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn parse_property(&mut self) -> Result<Property, ParseError> {
+    fn parse_property(&mut self) -> PResult<Property> {
         if !self.c.skip_ws() {
             return Err(self.c.expected("a space after `PROPERTY`"));
         }
@@ -1023,7 +1046,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `DCL IMMX[a..b] {{...}, {...}}`: one FLT32 immediate per register.
-    fn parse_immx(&mut self, start: usize) -> Result<Vec<Immediate>, ParseError> {
+    fn parse_immx(&mut self, start: usize) -> PResult<Vec<Immediate>> {
         self.expect(b'[')?;
         let (first, last) = self.dcl_bracket()?;
         if first != 0 {
@@ -1110,6 +1133,21 @@ fn key(word: &str) -> Option<u128> {
 /// several times an instruction, so this picks the one candidate by length
 /// and first letter before comparing.
 fn file_from_name(word: &str) -> Option<File> {
+    // Canonical text spells files in upper case: match those bytes first.
+    let exact = match word.as_bytes() {
+        b"TEMP" => Some(File::Temporary),
+        b"IN" => Some(File::Input),
+        b"OUT" => Some(File::Output),
+        b"CONST" => Some(File::Constant),
+        b"IMM" => Some(File::Immediate),
+        b"SAMP" => Some(File::Sampler),
+        b"ADDR" => Some(File::Address),
+        b"SV" => Some(File::SystemValue),
+        _ => None,
+    };
+    if exact.is_some() {
+        return exact;
+    }
     let first = word.as_bytes().first()?.to_ascii_uppercase();
     let candidate = match (word.len(), first) {
         (2, b'I') => File::Input,
