@@ -52,11 +52,20 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
             }
         }
     }
+    let mut imms = ImmediatePool::new(&module.immediates);
+    // Indirectly addressed immediates are read by their source numbers.
+    let indirect_imm =
+        func.insts.iter().any(|(_, d)| matches!(&d.op, Op::LoadIndirect { reg, .. } if reg.file == File::Immediate));
+    if indirect_imm {
+        for k in 0..module.immediates.len() {
+            imms.keep(k as u32);
+        }
+    }
     let mut e = Emitter {
         func,
         layout: &layout,
         alloc,
-        imms: ImmediatePool::new(&module.immediates),
+        imms,
         out: Vec::new(),
         copies,
         scratch_used: 0,
@@ -898,7 +907,7 @@ impl Emitter<'_> {
 
     fn dst_mask(&self, v: Value) -> Result<u8, EmitError> {
         match self.loc(v)? {
-            Loc::Reg(r) => Ok(1 << r.chan),
+            Loc::Reg(r) => Ok(1 << r.chan | self.alloc.also.get(&v).copied().unwrap_or(0)),
             Loc::Pair { pair, .. } => Ok(0b11 << (2 * pair)),
             _ => Err(self.err(format!("{v} has no register"))),
         }
