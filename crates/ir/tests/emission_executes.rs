@@ -72,7 +72,9 @@ fn emitted_programs_compute_what_the_originals_compute() {
             };
             let (Ok(a), Ok(b)) = (run(&original, &input), run(&emitted, &input)) else { continue };
             ok_runs += 1;
-            if a.killed != b.killed || (!a.killed && !same(&a.outputs, &b.outputs)) {
+            let emitted_same =
+                a.emitted.len() == b.emitted.len() && a.emitted.iter().zip(&b.emitted).all(|(x, y)| same(x, y));
+            if a.killed != b.killed || (!a.killed && (!same(&a.outputs, &b.outputs) || !emitted_same)) {
                 failures.push(format!("{}:\n  original {a:?}\n  emitted  {b:?}\n{printed}", p.display()));
                 break;
             }
@@ -81,6 +83,10 @@ fn emitted_programs_compute_what_the_originals_compute() {
             checked += 1;
         } else {
             skipped += 1;
+            if std::env::var_os("SHOW_SKIPPED").is_some() {
+                let input = Inputs { inputs: vec![[0; 4]; 32], consts: vec![[0; 4]; 256] };
+                eprintln!("skipped {}: {:?}", p.display(), run(&original, &input).err());
+            }
         }
     }
     eprintln!("{checked} shaders compared on random inputs, {skipped} skipped (not covered by the interpreter)");

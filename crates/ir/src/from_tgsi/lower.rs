@@ -508,7 +508,104 @@ impl Builder<'_> {
                 modern.opcode = if op == Kil { KillIf } else { Kill };
                 self.lower_opaque(&modern, modern.opcode)
             }
-            _ => Err(self.error(format!("the removed opcode {} is not supported", op.name()))),
+            Nrm | Nrm4 | Rfl => {
+                // NRM, NRM4: the vector times the reciprocal square root of
+                // its squared length; RFL: 2 * (a.b) / (a.a) * a - b.
+                let Some(dst) = dst else { return Err(self.error("missing destination")) };
+                let n = if op == Nrm4 { 4 } else { 3 };
+                let s = |p: &mut Self, i: usize, c: u8| p.src_scalar(&inst.src[i], c, false);
+                let dp = if n == 4 { Dp4 } else { Dp3 };
+                let mut aa = SmallVec::<[Operand; 8]>::new();
+                for _ in 0..2 {
+                    for c in 0..n {
+                        aa.push(s(self, 0, c)?);
+                    }
+                }
+                let len2 = self.alu(dp, 0, &aa, Ty::B32, false, precise);
+                let scale = if op == Rfl {
+                    let mut ab = SmallVec::<[Operand; 8]>::new();
+                    for i in 0..2 {
+                        for c in 0..3 {
+                            ab.push(s(self, i, c)?);
+                        }
+                    }
+                    let dot = self.alu(Dp3, 0, &ab, Ty::B32, false, precise);
+                    let two = self.constant(2.0f32.to_bits() as u64, Ty::B32);
+                    let twice = self.alu(Mul, 0, &[Operand::new(two), Operand::new(dot)], Ty::B32, false, precise);
+                    self.alu(Div, 0, &[Operand::new(twice), Operand::new(len2)], Ty::B32, false, precise)
+                } else {
+                    self.alu(Rsq, 0, &[Operand::new(len2)], Ty::B32, false, precise)
+                };
+                let mut results = SmallVec::<[(u8, Value); 4]>::new();
+                for c in chans(dst.write_mask) {
+                    let v = if c as usize >= n as usize {
+                        self.constant(1.0f32.to_bits() as u64, Ty::B32)
+                    } else if op == Rfl {
+                        let a = s(self, 0, c)?;
+                        let bneg = s(self, 1, c)?;
+                        let bneg = Operand { neg: !bneg.neg, ..bneg };
+                        self.alu(Mad, c, &[Operand::new(scale), a, bneg], Ty::B32, sat, precise)
+                    } else {
+                        let a = s(self, 0, c)?;
+                        self.alu(Mul, c, &[a, Operand::new(scale)], Ty::B32, sat, precise)
+                    };
+                    results.push((c, v));
+                }
+                self.write_all(&dst, &results)
+            }
+            X2d => {
+                // x, z: src0.x + src1.x * src2.x + src1.y * src2.y;
+                // y, w: src0.y + src1.x * src2.z + src1.y * src2.w.
+                let Some(dst) = dst else { return Err(self.error("missing destination")) };
+                let mut results = SmallVec::<[(u8, Value); 4]>::new();
+                for c in chans(dst.write_mask) {
+                    let (base, k) = if c % 2 == 0 { (0, 0) } else { (1, 2) };
+                    let s0 = self.src_scalar(&inst.src[0], base, false)?;
+                    let s1x = self.src_scalar(&inst.src[1], 0, false)?;
+                    let s1y = self.src_scalar(&inst.src[1], 1, false)?;
+                    let s2a = self.src_scalar(&inst.src[2], k, false)?;
+                    let s2b = self.src_scalar(&inst.src[2], k + 1, false)?;
+                    let t = self.alu(Mad, c, &[s1x, s2a, s0], Ty::B32, false, precise);
+                    results.push((c, self.alu(Mad, c, &[s1y, s2b, Operand::new(t)], Ty::B32, sat, precise)));
+                }
+                self.write_all(&dst, &results)
+            }
+            Rcc => {
+                // 1 / x with its magnitude clamped to [5.42101e-20, 1.884467e+19].
+                let Some(dst) = dst else { return Err(self.error("missing destination")) };
+                let x = self.src_scalar(&inst.src[0], 0, false)?;
+                let r = Operand::new(self.alu(Rcp, 0, &[x], Ty::B32, false, precise));
+                let lo = Operand::new(self.constant(5.42101e-20f32.to_bits() as u64, Ty::B32));
+                let hi = Operand::new(self.constant(1.884467e19f32.to_bits() as u64, Ty::B32));
+                let neg = |o: Operand| Operand { neg: true, ..o };
+                let p1 = Operand::new(self.alu(Max, 0, &[r, lo], Ty::B32, false, precise));
+                let pos = Operand::new(self.alu(Min, 0, &[p1, hi], Ty::B32, false, precise));
+                let n1 = Operand::new(self.alu(Min, 0, &[r, neg(lo)], Ty::B32, false, precise));
+                let negv = Operand::new(self.alu(Max, 0, &[n1, neg(hi)], Ty::B32, false, precise));
+                // (1/x) > 0 ? pos : neg, as CMP(-(1/x), pos, neg).
+                let v = self.alu(Cmp, 0, &[neg(r), pos, negv], Ty::B32, sat, precise);
+                let results: SmallVec<[(u8, Value); 4]> = chans(dst.write_mask).map(|c| (c, v)).collect();
+                self.write_all(&dst, &results)
+            }
+            Sad => {
+                // |src0 - src1| + src2 on integers.
+                let Some(dst) = dst else { return Err(self.error("missing destination")) };
+                let mut results = SmallVec::<[(u8, Value); 4]>::new();
+                for c in chans(dst.write_mask) {
+                    let a = self.src_scalar(&inst.src[0], c, false)?;
+                    let b = self.src_scalar(&inst.src[1], c, false)?;
+                    let cc = self.src_scalar(&inst.src[2], c, false)?;
+                    let d = self.alu(Uadd, c, &[a, Operand { neg: !b.neg, ..b }], Ty::B32, false, precise);
+                    let ad = self.alu(Iabs, c, &[Operand::new(d)], Ty::B32, false, precise);
+                    results.push((c, self.alu(Uadd, c, &[Operand::new(ad), cc], Ty::B32, sat, precise)));
+                }
+                self.write_all(&dst, &results)
+            }
+            _ => Err(self.error(format!(
+                "the removed opcode {} is not supported: the 2010 reference leaves it unspecified or it needs \
+                 unstructured control flow or an address stack",
+                op.name()
+            ))),
         }
     }
 }

@@ -17,7 +17,15 @@ pub struct Inputs {
 #[derive(Debug, PartialEq)]
 pub struct Outputs {
     pub outputs: Vec<(u32, [u32; 4])>,
+    /// The outputs at each EMIT (geometry shaders).
+    pub emitted: Vec<Vec<(u32, [u32; 4])>>,
     pub killed: bool,
+}
+
+/// A construct `BRK` leaves.
+enum Frame {
+    Loop(usize),
+    Switch(usize),
 }
 
 struct Machine<'a> {
@@ -166,6 +174,8 @@ fn alu(op: Opcode, a: &[u32]) -> Option<u32> {
         Clamp => b(x().max(y()).min(z())),
         Ddx | Ddy | DdxFine | DdyFine => 0,
         Uadd => a[0].wrapping_add(a[1]),
+        UmulHi => ((a[0] as u64 * a[1] as u64) >> 32) as u32,
+        ImulHi => ((a[0] as i32 as i64 * a[1] as i32 as i64) >> 32) as u32,
         Umul => a[0].wrapping_mul(a[1]),
         Umad => a[0].wrapping_mul(a[1]).wrapping_add(a[2]),
         And => a[0] & a[1],
@@ -243,10 +253,19 @@ pub fn run(shader: &Shader, input: &Inputs) -> Result<Outputs, String> {
     let mut else_of = HashMap::new();
     let mut end_of = HashMap::new();
     let mut loop_start = HashMap::new();
+    let mut cases: HashMap<usize, Vec<usize>> = HashMap::new();
     let mut stack: Vec<usize> = Vec::new();
     for (pc, inst) in prog.iter().enumerate() {
         match inst.opcode {
-            Opcode::If | Opcode::Uif | Opcode::Bgnloop => stack.push(pc),
+            Opcode::If | Opcode::Uif | Opcode::Bgnloop | Opcode::Switch => stack.push(pc),
+            Opcode::Case | Opcode::Default => {
+                let &open = stack.last().ok_or("CASE without SWITCH")?;
+                cases.entry(open).or_default().push(pc);
+            }
+            Opcode::Endswitch => {
+                let open = stack.pop().ok_or("ENDSWITCH without SWITCH")?;
+                end_of.insert(open, pc);
+            }
             Opcode::Else => {
                 let &open = stack.last().ok_or("ELSE without IF")?;
                 else_of.insert(open, pc);
@@ -267,7 +286,12 @@ pub fn run(shader: &Shader, input: &Inputs) -> Result<Outputs, String> {
         }
     }
     let mut m = Machine { regs: HashMap::new(), imms, input, killed: false };
-    let mut loops: Vec<usize> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut calls: Vec<(usize, usize)> = Vec::new();
+    let mut emitted = Vec::new();
+    let snapshot = |m: &Machine| -> Vec<(u32, [u32; 4])> {
+        outs.iter().map(|&o| (o, m.regs.get(&(File::Output, -1, o as i64)).copied().unwrap_or([0; 4]))).collect()
+    };
     let mut pc = 0;
     let mut steps = 0;
     while pc < prog.len() {
@@ -280,8 +304,42 @@ pub fn run(shader: &Shader, input: &Inputs) -> Result<Outputs, String> {
         let info = op.info();
         pc += 1;
         match op {
+            Opcode::Ret | Opcode::Endsub if !calls.is_empty() => {
+                let (back, depth) = calls.pop().ok_or("call stack")?;
+                frames.truncate(depth);
+                pc = back;
+            }
             Opcode::End | Opcode::Ret => break,
-            Opcode::Nop => {}
+            Opcode::Nop | Opcode::Bgnsub | Opcode::Endsub | Opcode::Endprim => {}
+            Opcode::Emit => emitted.push(snapshot(&m)),
+            Opcode::Cal => {
+                calls.push((pc, frames.len()));
+                pc = inst.label.ok_or("CAL without label")? as usize + 1;
+            }
+            Opcode::Switch => {
+                let here = pc - 1;
+                let sel = m.src(&inst.src[0], 0, OperandType::Uint)?;
+                let mut target = None;
+                let mut default = None;
+                for &c in cases.get(&here).map_or(&[][..], |v| v.as_slice()) {
+                    let ci = prog[c];
+                    if ci.opcode == Opcode::Default {
+                        default = Some(c);
+                    } else if m.src(&ci.src[0], 0, OperandType::Uint)? == sel {
+                        target = Some(c);
+                        break;
+                    }
+                }
+                frames.push(Frame::Switch(end_of[&here]));
+                pc = match target.or(default) {
+                    Some(c) => c + 1,
+                    None => end_of[&here],
+                };
+            }
+            Opcode::Case | Opcode::Default => {}
+            Opcode::Endswitch => {
+                frames.pop();
+            }
             Opcode::If | Opcode::Uif => {
                 let ty = if op == Opcode::If { OperandType::Float } else { OperandType::Uint };
                 let v = m.src(&inst.src[0], 0, ty)?;
@@ -296,16 +354,24 @@ pub fn run(shader: &Shader, input: &Inputs) -> Result<Outputs, String> {
             }
             Opcode::Else => pc = end_of[&(pc - 1)] + 1,
             Opcode::Endif => {}
-            Opcode::Bgnloop => loops.push(pc - 1),
+            Opcode::Bgnloop => frames.push(Frame::Loop(pc - 1)),
             Opcode::Endloop => pc = loop_start[&(pc - 1)] + 1,
-            Opcode::Brk => {
-                let open = loops.pop().ok_or("BRK outside a loop")?;
-                pc = end_of[&open] + 1;
-            }
-            Opcode::Cont => {
-                let &open = loops.last().ok_or("CONT outside a loop")?;
-                pc = open + 1;
-            }
+            Opcode::Brk => match frames.pop().ok_or("BRK outside a loop or switch")? {
+                Frame::Loop(open) => pc = end_of[&open] + 1,
+                Frame::Switch(end) => pc = end + 1,
+            },
+            Opcode::Cont => loop {
+                match frames.last() {
+                    Some(Frame::Loop(open)) => {
+                        pc = open + 1;
+                        break;
+                    }
+                    Some(Frame::Switch(_)) => {
+                        frames.pop();
+                    }
+                    None => return Err("CONT outside a loop".into()),
+                }
+            },
             Opcode::Kill | Opcode::Kilp => {
                 m.killed = true;
                 break;
@@ -341,6 +407,86 @@ pub fn run(shader: &Shader, input: &Inputs) -> Result<Outputs, String> {
                             v = sat(v);
                         }
                         m.write(&d, c, b(v))?;
+                    }
+                }
+            }
+            Opcode::Nrm
+            | Opcode::Nrm4
+            | Opcode::Rfl
+            | Opcode::X2d
+            | Opcode::Scs
+            | Opcode::Lit
+            | Opcode::Dst
+            | Opcode::Exp
+            | Opcode::Log
+            | Opcode::Rcc
+            | Opcode::Dp2a
+            | Opcode::Sfl
+            | Opcode::Str => {
+                let d = inst.dst[0];
+                let s = |i: usize, c: u8| m.src(&inst.src[i], c, OperandType::Float).map(f);
+                let one = 1.0f32;
+                let r: [f32; 4] = match op {
+                    Opcode::Nrm | Opcode::Nrm4 => {
+                        let n = if op == Opcode::Nrm4 { 4 } else { 3 };
+                        let mut l = s(0, 0)? * s(0, 0)?;
+                        for c in 1..n {
+                            l = s(0, c)? * s(0, c)? + l;
+                        }
+                        let k = 1.0 / l.sqrt();
+                        let w = if n == 4 { s(0, 3)? * k } else { one };
+                        [s(0, 0)? * k, s(0, 1)? * k, s(0, 2)? * k, w]
+                    }
+                    Opcode::Rfl => {
+                        let dot = s(0, 2)? * s(1, 2)? + (s(0, 1)? * s(1, 1)? + s(0, 0)? * s(1, 0)?);
+                        let len = s(0, 2)? * s(0, 2)? + (s(0, 1)? * s(0, 1)? + s(0, 0)? * s(0, 0)?);
+                        let k = (2.0 * dot) / len;
+                        [k * s(0, 0)? - s(1, 0)?, k * s(0, 1)? - s(1, 1)?, k * s(0, 2)? - s(1, 2)?, one]
+                    }
+                    Opcode::X2d => {
+                        let a = s(1, 0)? * s(2, 0)? + s(0, 0)?;
+                        let a = s(1, 1)? * s(2, 1)? + a;
+                        let b2 = s(1, 0)? * s(2, 2)? + s(0, 1)?;
+                        let b2 = s(1, 1)? * s(2, 3)? + b2;
+                        [a, b2, a, b2]
+                    }
+                    Opcode::Scs => [s(0, 0)?.cos(), s(0, 0)?.sin(), 0.0, one],
+                    Opcode::Lit => {
+                        let x = s(0, 0)?;
+                        let p = s(0, 1)?.max(0.0).powf(s(0, 3)?.clamp(-128.0, 128.0));
+                        [one, x.max(0.0), if 0.0 < x { p } else { 0.0 }, one]
+                    }
+                    Opcode::Dst => [one, s(0, 1)? * s(1, 1)?, s(0, 2)?, s(1, 3)?],
+                    Opcode::Exp => {
+                        let x = s(0, 0)?;
+                        [x.floor().exp2(), x - x.floor(), x.exp2(), one]
+                    }
+                    Opcode::Log => {
+                        let a = s(0, 0)?.abs();
+                        let l = a.log2();
+                        [l.floor(), a / l.floor().exp2(), l, one]
+                    }
+                    Opcode::Dp2a => {
+                        let v = (s(0, 1)? * s(1, 1)? + s(0, 0)? * s(1, 0)?) + s(2, 0)?;
+                        [v; 4]
+                    }
+                    Opcode::Sfl => [0.0; 4],
+                    Opcode::Str => [one; 4],
+                    Opcode::Rcc => {
+                        let r = 1.0 / s(0, 0)?;
+                        let v = if r > 0.0 {
+                            r.max(5.42101e-20).min(1.884467e19)
+                        } else {
+                            r.min(-5.42101e-20).max(-1.884467e19)
+                        };
+                        [v; 4]
+                    }
+                    _ => return Err(format!("{} not covered", op.name())),
+                };
+                for c in 0..4u8 {
+                    if d.write_mask & (1 << c) != 0 {
+                        let v = r[c as usize];
+                        m.write(&d, c, b(if inst.saturate { sat(v) } else { v }))?;
                     }
                 }
             }
@@ -391,7 +537,6 @@ pub fn run(shader: &Shader, input: &Inputs) -> Result<Outputs, String> {
             other => return Err(format!("{} not covered", other.name())),
         }
     }
-    let outputs =
-        outs.iter().map(|&o| (o, m.regs.get(&(File::Output, -1, o as i64)).copied().unwrap_or([0; 4]))).collect();
-    Ok(Outputs { outputs, killed: m.killed })
+    let outputs = snapshot(&m);
+    Ok(Outputs { outputs, emitted, killed: m.killed })
 }
