@@ -431,7 +431,7 @@ pub fn run(shader: &Shader, input: &Inputs) -> Result<Outputs, String> {
                         let n = if op == Opcode::Nrm4 { 4 } else { 3 };
                         let mut l = s(0, 0)? * s(0, 0)?;
                         for c in 1..n {
-                            l = s(0, c)? * s(0, c)? + l;
+                            l += s(0, c)? * s(0, c)?;
                         }
                         let k = 1.0 / l.sqrt();
                         let w = if n == 4 { s(0, 3)? * k } else { one };
@@ -473,11 +473,17 @@ pub fn run(shader: &Shader, input: &Inputs) -> Result<Outputs, String> {
                     Opcode::Sfl => [0.0; 4],
                     Opcode::Str => [one; 4],
                     Opcode::Rcc => {
+                        // max then min, as the rewrite computes them (clamp
+                        // treats NaN differently).
+                        #[allow(clippy::manual_clamp)]
+                        let clamped = |r: f32, lo: f32, hi: f32| r.max(lo).min(hi);
+                        #[allow(clippy::manual_clamp)]
+                        let clamped_neg = |r: f32, hi: f32, lo: f32| r.min(hi).max(lo);
                         let r = 1.0 / s(0, 0)?;
                         let v = if r > 0.0 {
-                            r.max(5.42101e-20).min(1.884467e19)
+                            clamped(r, 5.42101e-20, 1.884467e19)
                         } else {
-                            r.min(-5.42101e-20).max(-1.884467e19)
+                            clamped_neg(r, -5.42101e-20, -1.884467e19)
                         };
                         [v; 4]
                     }
