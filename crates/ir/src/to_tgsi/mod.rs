@@ -681,24 +681,79 @@ impl Emitter<'_> {
             }
             let dst = RegChannel { file: File::Output, index, chan };
             if !self.in_place(data.args[0].value, dst) {
-                let mut trial: Vec<Operand> = wanted.iter().map(|&(_, o)| o).collect();
-                trial.push(data.args[0]);
-                if !wanted.is_empty() && !self.one_register(&trial)? {
-                    break;
-                }
                 wanted.push((chan as usize, data.args[0]));
                 mask |= 1 << chan;
             }
             n += 1;
         }
-        if !wanted.is_empty() {
-            let src = self.operand(&wanted)?;
-            let mut inst = tgsi::Instruction::new(Opcode::Mov);
-            inst.dst.push(DstOperand { reg: Register::new(File::Output, index as i32), write_mask: mask });
-            inst.src.push(src);
-            self.out.push(inst);
+        if wanted.is_empty() {
+            return Ok(n.max(1));
+        }
+        // One MOV per source register, unless gathering the values into
+        // the TEMP register holding most of them takes fewer.
+        let mut groups: Vec<Wanted> = Vec::new();
+        for &(p, o) in &wanted {
+            let mut placed = false;
+            for g in groups.iter_mut() {
+                let mut trial: Vec<Operand> = g.iter().map(|&(_, x)| x).collect();
+                trial.push(o);
+                if self.one_register(&trial)? {
+                    g.push((p, o));
+                    placed = true;
+                    break;
+                }
+            }
+            if !placed {
+                groups.push(smallvec::smallvec![(p, o)]);
+            }
+        }
+        let same_mods = wanted.iter().all(|(_, o)| o.neg == wanted[0].1.neg && o.abs == wanted[0].1.abs);
+        let missing = self.gather_cost(&wanted);
+        if groups.len() > 1 && same_mods && missing.is_some_and(|m| m + 1 < groups.len()) {
+            if let Some(s) = self.gather_in_place(&wanted)? {
+                let s = SrcOperand { negate: wanted[0].1.neg, absolute: wanted[0].1.abs, ..s };
+                self.mov_output(index, mask, s);
+                return Ok(n.max(1));
+            }
+        }
+        for g in groups {
+            let m = g.iter().fold(0u8, |m, &(p, _)| m | 1 << p);
+            let src = self.operand(&g)?;
+            self.mov_output(index, m, src);
         }
         Ok(n.max(1))
+    }
+
+    fn mov_output(&mut self, index: u32, mask: u8, src: SrcOperand) {
+        let mut inst = tgsi::Instruction::new(Opcode::Mov);
+        inst.dst.push(DstOperand { reg: Register::new(File::Output, index as i32), write_mask: mask });
+        inst.src.push(src);
+        self.out.push(inst);
+    }
+
+    /// How many copies `gather_in_place` would need, if it can gather.
+    fn gather_cost(&self, wanted: &[(usize, Operand)]) -> Option<usize> {
+        let pos = self.pos?;
+        let locs: Vec<Loc> = wanted.iter().filter_map(|&(_, o)| self.loc(o.value).ok()).collect();
+        let mut best: Option<usize> = None;
+        for l in &locs {
+            let Loc::Reg(r) = l else { continue };
+            if r.file != File::Temporary {
+                continue;
+            }
+            let inside = locs
+                .iter()
+                .filter(|x| matches!(x, Loc::Reg(q) if q.file == File::Temporary && q.index == r.index))
+                .count();
+            let missing = locs.len() - inside;
+            let free = (0..4u8)
+                .filter(|&c| self.alloc.free_at(RegChannel { file: File::Temporary, index: r.index, chan: c }, pos))
+                .count();
+            if free >= missing && best.is_none_or(|b| missing < b) {
+                best = Some(missing);
+            }
+        }
+        best
     }
 
     /// Consecutive loads of channels of one indirectly addressed register
