@@ -818,6 +818,17 @@ impl Emitter<'_> {
         Ok(n.max(1))
     }
 
+    /// Whether two loads read channels of the same register.
+    fn same_load(&self, a: Inst, b: Inst) -> bool {
+        let (x, y) = (&self.func.insts[a], &self.func.insts[b]);
+        let key = |d: &InstData| match &d.op {
+            Op::ArrayLoad { array, offset, .. } => (Some((*array, *offset)), None),
+            Op::LoadIndirect { reg, .. } => (None, Some(*reg)),
+            _ => (None, None),
+        };
+        key(x) == key(y) && x.args == y.args
+    }
+
     /// The register a load reads, with its index registers.
     fn load_register(&mut self, load: Inst) -> Result<Register, EmitError> {
         let first = &self.func.insts[load];
@@ -1057,6 +1068,7 @@ impl Emitter<'_> {
                 (Loc::Pair { file: f, index: i, .. }, Loc::Pair { file: g, index: j, .. }) => (f, i) == (g, j),
                 (Loc::Src(x), Loc::Src(y)) => (x.file, x.index, x.dim) == (y.file, y.index, y.dim),
                 (Loc::Const(_), Loc::Const(_)) | (Loc::Const64(_), Loc::Const64(_)) => true,
+                (Loc::Folded(a), Loc::Folded(b)) => self.same_load(*a, *b),
                 _ => false,
             };
             if !locs.iter().all(|l| same(l, &locs[0])) {
