@@ -113,12 +113,55 @@ impl Layout {
                 i += 1;
             }
         }
+        // Loops: a value defined inside a loop and used after it is dead on
+        // the path round the loop after its last use inside (SSA: the next
+        // iteration computes a new one), so inside the loop it lives only
+        // to its last use there or the last exit that carries it.
+        let mut split: HashMap<Value, (Interval, Interval)> = HashMap::new();
+        for (&v, iv) in main.iter() {
+            let inner = ctx
+                .loop_ranges
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.start <= iv.start && iv.start <= l.end && iv.end > l.end)
+                .min_by_key(|(_, l)| l.end - l.start);
+            let Some((id, l)) = inner else { continue };
+            // Uses after the loop must come before the next loop around it
+            // ends (a value leaving two loops at once keeps its interval).
+            let enclosing_end = ctx
+                .loop_ranges
+                .iter()
+                .filter(|o| o.start < l.start && l.end < o.end)
+                .map(|o| o.end)
+                .min()
+                .unwrap_or(u32::MAX);
+            if iv.end >= enclosing_end {
+                continue;
+            }
+            let in_loop_uses = uses.get(&v).into_iter().flatten().filter(|&&u| u <= l.end).max().copied();
+            let exits = ctx.breaks.iter().filter(|&&(lid, at)| lid == id && at >= iv.start).map(|&(_, at)| at).max();
+            let inner_end = in_loop_uses.into_iter().chain(exits).max().unwrap_or(iv.start).max(iv.start);
+            if inner_end < l.end {
+                split.insert(
+                    v,
+                    (Interval { start: iv.start, end: inner_end }, Interval { start: l.end + 1, end: iv.end }),
+                );
+            }
+        }
         // Ifs: a value defined before an if whose last use is in the else
         // arm is dead on the then path after its last use there, so it
         // leaves the rest of the then arm free.
         let mut ifs = std::mem::take(&mut ctx.ifs);
         ifs.sort_by_key(|(_, e)| e.start);
         for (v, iv) in main {
+            if let Some(&(a, b)) = split.get(&v) {
+                let mut ranges = vec![a, b];
+                if let Some(p) = points.remove(&v) {
+                    ranges.extend(p.into_iter().filter(|p| !a.overlaps(*p) && !b.overlaps(*p)));
+                }
+                layout.ranges.insert(v, ranges);
+                continue;
+            }
             let mut ranges = vec![iv];
             let first_after = ifs.partition_point(|(_, e)| e.start <= iv.end);
             for &(t, e) in ifs[..first_after].iter().rev() {
@@ -176,6 +219,11 @@ impl Layout {
                     self.block_end.insert(*b, *pos);
                     self.context.insert(*b, (ctx.excluded.clone(), None));
                     ctx.blocks_in_loop.push(*b);
+                    if func.blocks[*b].exit == Exit::Break {
+                        if let Some(Some(l)) = ctx.breakables.last() {
+                            ctx.breaks.push((*l, *pos));
+                        }
+                    }
                     prev_block = Some(*b);
                 }
                 Node::If(n) => {
@@ -196,7 +244,12 @@ impl Layout {
                     let outer = !ctx.in_loop;
                     let mark = ctx.blocks_in_loop.len();
                     ctx.in_loop = true;
+                    let id = ctx.loop_ranges.len();
+                    ctx.loop_ranges.push(Interval { start, end: u32::MAX });
+                    ctx.breakables.push(Some(id));
                     self.number(func, live, &n.body, pos, loops, tree_uses, ctx);
+                    ctx.breakables.pop();
+                    ctx.loop_ranges[id].end = *pos + 1;
                     loops.push(Interval { start, end: *pos + 1 });
                     if outer {
                         // Every block of the outermost loop learns its end.
@@ -217,9 +270,11 @@ impl Layout {
                             }
                         }
                     }
+                    ctx.breakables.push(None);
                     for case in &n.cases {
                         self.number(func, live, &case.body, pos, loops, tree_uses, ctx);
                     }
+                    ctx.breakables.pop();
                 }
             }
         }
@@ -236,4 +291,10 @@ struct Context {
     blocks_in_loop: Vec<Block>,
     /// The position ranges of each if's then and else arms.
     ifs: Vec<(Interval, Interval)>,
+    /// Every loop's range, by the order loops open.
+    loop_ranges: Vec<Interval>,
+    /// The innermost loop (`Some`) or switch (`None`) a `BRK` leaves.
+    breakables: Vec<Option<usize>>,
+    /// (loop, end of a block that breaks out of it).
+    breaks: Vec<(usize, u32)>,
 }
