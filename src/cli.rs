@@ -18,6 +18,9 @@ pub struct Cli {
 pub enum Command {
     /// Read a shader (TGSI text or token words) and print it in canonical form.
     Fmt(FmtArgs),
+    /// Build a shader's SSA IR, run optimization passes over it, and write
+    /// the result as TGSI, token words, the IR's text form or a Graphviz graph.
+    Opt(OptArgs),
 }
 
 /// Arguments of `tgsi-opt fmt`.
@@ -46,6 +49,60 @@ pub struct FmtArgs {
     /// Write the result to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Arguments of `tgsi-opt opt`.
+#[derive(Debug, Args)]
+pub struct OptArgs {
+    /// The shader to read; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// The passes to run, in order, separated by commas (`--passes=a,b`).
+    /// Empty (the default) runs none: the shader only goes through SSA
+    /// construction and emission. An unknown name is a usage error that
+    /// lists the known passes.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub passes: Vec<String>,
+
+    /// What to write: TGSI text, the IR's text form, Mesa's tokens as hex
+    /// words, or the control-flow graph in Graphviz's dot language.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OptEmit::Tgsi)]
+    pub emit: OptEmit,
+
+    /// How to print immediates in TGSI output: `exact` prints every value so
+    /// it reads back to the same bits; `mesa` prints byte for byte what Mesa's
+    /// tgsi_dump prints (floats rounded to 4 decimals).
+    #[arg(long, value_enum, value_name = "STYLE", default_value_t = TextStyle::Exact)]
+    pub style: TextStyle,
+
+    /// What the input is: TGSI text, or Mesa's token stream as hex words
+    /// (one `0x` word a line; blank lines are skipped).
+    #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub input_format: Format,
+
+    /// Write the result to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Verify the IR after every pass, not only after SSA construction.
+    #[arg(long)]
+    pub verify_each: bool,
+}
+
+/// What `tgsi-opt opt` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OptEmit {
+    /// TGSI text in Mesa's canonical layout (immediates as --style says).
+    Tgsi,
+    /// The IR's text form: scalar SSA values in blocks, in the structured
+    /// control-flow tree.
+    Ir,
+    /// Mesa's token stream as hex words, one `0x%08x` word a line.
+    Tokens,
+    /// The control-flow graph in Graphviz's dot language: a node per block,
+    /// back edges dashed.
+    Dot,
 }
 
 /// A representation of a shader, on input or output.
@@ -88,7 +145,7 @@ mod tests {
     #[test]
     fn fmt_defaults() {
         let cli = Cli::try_parse_from(["tgsi-opt", "fmt"]).expect("valid arguments");
-        let Command::Fmt(args) = cli.command;
+        let Command::Fmt(args) = cli.command else { panic!("not fmt") };
         assert_eq!(args.file, None);
         assert_eq!(args.style, TextStyle::Exact);
         assert_eq!(args.emit, Format::Text);
@@ -109,12 +166,57 @@ mod tests {
             "b.hex",
         ])
         .expect("valid arguments");
-        let Command::Fmt(args) = cli.command;
+        let Command::Fmt(args) = cli.command else { panic!("not fmt") };
         assert_eq!(args.file, Some(PathBuf::from("a.hex")));
         assert_eq!(args.style, TextStyle::Mesa);
         assert_eq!(args.emit, Format::Tokens);
         assert_eq!(args.input_format, Format::Tokens);
         assert_eq!(args.output, Some(PathBuf::from("b.hex")));
+    }
+
+    #[test]
+    fn opt_defaults() {
+        let cli = Cli::try_parse_from(["tgsi-opt", "opt"]).expect("valid arguments");
+        let Command::Opt(args) = cli.command else { panic!("not opt") };
+        assert_eq!(args.file, None);
+        assert!(args.passes.is_empty());
+        assert_eq!(args.emit, OptEmit::Tgsi);
+        assert_eq!(args.style, TextStyle::Exact);
+        assert_eq!(args.input_format, Format::Text);
+        assert_eq!(args.output, None);
+        assert!(!args.verify_each);
+    }
+
+    #[test]
+    fn opt_all_flags() {
+        let cli = Cli::try_parse_from([
+            "tgsi-opt",
+            "opt",
+            "a.hex",
+            "--passes=x,y",
+            "--emit=dot",
+            "--style=mesa",
+            "--input=tokens",
+            "-o",
+            "b.dot",
+            "--verify-each",
+        ])
+        .expect("valid arguments");
+        let Command::Opt(args) = cli.command else { panic!("not opt") };
+        assert_eq!(args.file, Some(PathBuf::from("a.hex")));
+        assert_eq!(args.passes, ["x", "y"]);
+        assert_eq!(args.emit, OptEmit::Dot);
+        assert_eq!(args.style, TextStyle::Mesa);
+        assert_eq!(args.input_format, Format::Tokens);
+        assert_eq!(args.output, Some(PathBuf::from("b.dot")));
+        assert!(args.verify_each);
+    }
+
+    #[test]
+    fn empty_pass_list() {
+        let cli = Cli::try_parse_from(["tgsi-opt", "opt", "--passes="]).expect("valid arguments");
+        let Command::Opt(args) = cli.command else { panic!("not opt") };
+        assert!(args.passes.iter().all(String::is_empty), "{:?}", args.passes);
     }
 
     #[test]

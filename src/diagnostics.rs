@@ -50,6 +50,41 @@ pub enum Failure {
         /// Why not.
         source: tgsi::tokens::EncodeError,
     },
+    /// The shader's SSA IR cannot be built (an input without a location:
+    /// tokens, or an error that names no instruction).
+    #[error("cannot build the IR of {what}: {source}")]
+    Build {
+        /// `` `path` `` or `standard input`.
+        what: String,
+        /// Why not.
+        source: ir::BuildError,
+    },
+    /// The IR failed verification: a bug in SSA construction or a pass.
+    #[error("{what}, after {after}: {source}")]
+    Verify {
+        /// `` `path` `` or `standard input`.
+        what: String,
+        /// The stage that produced it: `SSA construction`, `pass `dce``.
+        after: String,
+        /// Every problem found.
+        source: ir::verify::VerifyError,
+    },
+    /// The IR cannot be written back as TGSI.
+    #[error("{what}: {source}")]
+    Emit {
+        /// `` `path` `` or `standard input`.
+        what: String,
+        /// Why not.
+        source: ir::EmitError,
+    },
+    /// `--passes` names a pass that does not exist (a usage error).
+    #[error("unknown pass `{name}`; known passes: {known}")]
+    UnknownPass {
+        /// The name given.
+        name: String,
+        /// The known names, comma-separated, or `(none yet)`.
+        known: String,
+    },
 }
 
 impl Failure {
@@ -63,9 +98,13 @@ impl Failure {
         }
     }
 
-    /// The process exit status for this failure.
+    /// The process exit status for this failure: 2 for a usage error, 1
+    /// for everything else.
     pub fn exit_code(&self) -> u8 {
-        1
+        match self {
+            Failure::UnknownPass { .. } => 2,
+            _ => 1,
+        }
     }
 }
 
@@ -125,6 +164,33 @@ mod tests {
         };
         assert_eq!(failure.report(), "error: cannot read `missing.tgsi`: No such file or directory\n");
         assert_eq!(failure.exit_code(), 1);
+    }
+
+    #[test]
+    fn unknown_pass_is_a_usage_error() {
+        let failure = Failure::UnknownPass { name: "dse".into(), known: "(none yet)".into() };
+        assert_eq!(failure.report(), "error: unknown pass `dse`; known passes: (none yet)\n");
+        assert_eq!(failure.exit_code(), 2);
+    }
+
+    #[test]
+    fn ir_errors_name_the_file() {
+        let failure = Failure::Emit { what: "`a.tgsi`".into(), source: ir::EmitError("too many registers".into()) };
+        assert_eq!(failure.report(), "error: `a.tgsi`: cannot emit TGSI: too many registers\n");
+        assert_eq!(failure.exit_code(), 1);
+        let issue = ir::verify::VerifyIssue { block: None, inst: None, inst_text: None, message: "no entry".into() };
+        let failure = Failure::Verify {
+            what: "`a.tgsi`".into(),
+            after: "SSA construction".into(),
+            source: ir::verify::VerifyError { issues: vec![issue] },
+        };
+        assert_eq!(failure.report(), "error: `a.tgsi`, after SSA construction: invalid IR: no entry\n");
+        let source = ir::BuildError { inst: None, message: "an indirect access names TEMP array 3".into() };
+        let failure = Failure::Build { what: "standard input".into(), source };
+        assert_eq!(
+            failure.report(),
+            "error: cannot build the IR of standard input: an indirect access names TEMP array 3\n"
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Fmt(args) => commands::fmt::run(args),
+        Command::Opt(args) => commands::opt::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

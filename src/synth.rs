@@ -8,7 +8,8 @@
 //! of constants and of a temporary array; and nested IF/ELSE/ENDIF and
 //! BGNLOOP/BRK/ENDLOOP with the branch labels Mesa's emitters write. Every
 //! immediate is exactly representable with four decimals, so both printer
-//! styles reproduce the text byte for byte.
+//! styles reproduce the text byte for byte. [`straight_line_shader`] writes
+//! the same instructions with no control flow.
 
 use std::fmt::Write as _;
 
@@ -58,10 +59,36 @@ pub fn synthetic_shader(instructions: usize) -> String {
         Generator { rng: Rng(0x9e37_79b9_7f4a_7c15), lines: Vec::with_capacity(instructions.max(1)), open: Vec::new() };
     generator.body(instructions.max(1) - 1);
     generator.lines.push(Line { depth: 0, text: "END".to_string() });
+    render(&generator.lines)
+}
 
-    let mut text = String::with_capacity(instructions.saturating_mul(46) + 2048);
+/// Returns a deterministic fragment shader of exactly `instructions`
+/// instructions (at least one: the final `END`) without control flow: the
+/// instructions [`synthetic_shader`] puts between its branches (arithmetic
+/// with every operand modifier, textures, indirect addressing, `KILL_IF`),
+/// with the same declarations, in canonical text.
+///
+/// ```
+/// let text = tgsi_opt::synth::straight_line_shader(50);
+/// assert!(text.ends_with(" 49: END\n"));
+/// assert!(!text.contains("IF ") && !text.contains("BGNLOOP"));
+/// ```
+pub fn straight_line_shader(instructions: usize) -> String {
+    let mut generator =
+        Generator { rng: Rng(0x5851_f42d_4c95_7f2d), lines: Vec::with_capacity(instructions.max(1)), open: Vec::new() };
+    for _ in 1..instructions.max(1) {
+        let text = generator.straight_line();
+        generator.push(text);
+    }
+    generator.lines.push(Line { depth: 0, text: "END".to_string() });
+    render(&generator.lines)
+}
+
+/// The header, then the numbered and indented instruction lines.
+fn render(lines: &[Line]) -> String {
+    let mut text = String::with_capacity(lines.len().saturating_mul(46) + 2048);
     write_header(&mut text);
-    for (index, line) in generator.lines.iter().enumerate() {
+    for (index, line) in lines.iter().enumerate() {
         let _ = writeln!(text, "{index:>3}: {:indent$}{}", "", line.text, indent = 2 * line.depth);
     }
     text
@@ -412,6 +439,26 @@ mod tests {
     #[test]
     fn deterministic() {
         assert_eq!(synthetic_shader(3000), synthetic_shader(3000));
+        assert_eq!(straight_line_shader(3000), straight_line_shader(3000));
+    }
+
+    #[test]
+    fn straight_line_has_no_control_flow() {
+        for n in [0, 1, 2, 10, 1000] {
+            let text = straight_line_shader(n);
+            let insts = instructions(&text);
+            assert_eq!(insts.len(), n.max(1), "n = {n}");
+            assert_eq!(insts.last().map(|i| i.2), Some("END"));
+            for (i, &(index, depth, body)) in insts.iter().enumerate() {
+                assert_eq!((index, depth), (i, 0), "{body}");
+                let opcode = body.split([' ', '_']).next().unwrap_or("");
+                assert!(!["IF", "UIF", "ELSE", "ENDIF", "BGNLOOP", "BRK", "ENDLOOP"].contains(&opcode), "{body}");
+            }
+        }
+        let text = straight_line_shader(5000);
+        for needle in ["MAD ", "TEX ", "CONST[ADDR[0].x+", "](1)", "_SAT ", "KILL_IF", "|TEMP"] {
+            assert!(text.contains(needle), "no {needle}");
+        }
     }
 
     #[test]

@@ -271,3 +271,152 @@ fn fmt_matches_mesa_on_conformance_sample() {
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+#[test]
+fn opt_emits_tgsi_that_reads_back() {
+    for name in EXAMPLES {
+        let path = example_path(name);
+        let path = path.to_str().expect("UTF-8 path");
+        let text = success(&["opt", path], b"");
+        let shader = tgsi_opt::tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, name)));
+        assert!(shader.instructions().count() > 0, "{name}");
+        // Already canonical: fmt leaves it as it is.
+        assert_eq!(success(&["fmt", "-"], text.as_bytes()), text, "{name}");
+        assert_eq!(success(&["opt", "--passes=", "--emit=tgsi", "--style=exact", path], b""), text, "{name}");
+        let mesa = success(&["opt", "--style=mesa", path], b"");
+        assert_eq!(success(&["fmt", "--style=mesa", "-"], text.as_bytes()), mesa, "{name}");
+        // Tokens carry the same shader.
+        let hex = success(&["opt", "--emit=tokens", path], b"");
+        assert!(hex.lines().all(|l| l.starts_with("0x") && l.len() == 10), "{name}: {hex}");
+        assert_eq!(success(&["fmt", "--input=tokens"], hex.as_bytes()), text, "{name}");
+    }
+}
+
+#[test]
+fn opt_reads_tokens_and_standard_input() {
+    let path = example_path("compute_loop.tgsi");
+    let path = path.to_str().expect("UTF-8 path");
+    let expected = success(&["opt", path], b"");
+    let text = example_text("compute_loop.tgsi");
+    assert_eq!(success(&["opt"], text.as_bytes()), expected);
+    assert_eq!(success(&["opt", "-"], text.as_bytes()), expected);
+    let hex = success(&["fmt", "--emit=tokens", path], b"");
+    assert_eq!(success(&["opt", "--input=tokens", "-"], hex.as_bytes()), expected);
+}
+
+#[test]
+fn opt_emits_ir_and_dot() {
+    let path = example_path("fragment_texture_branch.tgsi");
+    let path = path.to_str().expect("UTF-8 path");
+    let ir = success(&["opt", "--emit=ir", path], b"");
+    assert!(ir.starts_with("frag\ninterface:\n"), "{ir}");
+    for needle in ["\nb0:\n", "\nif v", " = phi [", "storeoutput OUT[0].x, "] {
+        assert!(ir.contains(needle), "no `{needle}` in:\n{ir}");
+    }
+    let dot = success(&["opt", "--emit=dot", path], b"");
+    assert!(dot.starts_with("digraph cfg {\n"), "{dot}");
+    assert!(dot.ends_with("}\n"), "{dot}");
+    for needle in ["    b0 [label=\"b0:\\l", "    b0 -> b1 [label=\"then\"];\n", "    b0 -> b2 [label=\"else\"];\n"] {
+        assert!(dot.contains(needle), "no `{needle}` in:\n{dot}");
+    }
+    // Loops have dashed back edges.
+    let path = example_path("compute_loop.tgsi");
+    let dot = success(&["opt", "--emit=dot", path.to_str().expect("UTF-8 path")], b"");
+    assert!(dot.contains("style=dashed"), "{dot}");
+}
+
+#[test]
+fn opt_verify_each_and_output_file() {
+    let dir = scratch_dir("opt_output");
+    let out = dir.join("out.tgsi");
+    let path = example_path("vertex_skinning.tgsi");
+    let path = path.to_str().expect("UTF-8 path");
+    let expected = success(&["opt", path], b"");
+    let output = run(&["opt", "--verify-each", path, "-o", out.to_str().expect("UTF-8 path")], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(output.stdout.is_empty());
+    assert_eq!(fs::read_to_string(&out).expect("output written"), expected);
+}
+
+#[test]
+fn opt_unknown_pass_is_a_usage_error() {
+    let path = example_path("vertex_transform.tgsi");
+    let path = path.to_str().expect("UTF-8 path");
+    for passes in ["--passes=dce", "--passes=,constfold"] {
+        let output = run(&["opt", passes, path], b"");
+        assert_eq!(output.status.code(), Some(2), "{passes}");
+        assert!(output.stdout.is_empty());
+        let name = passes.trim_start_matches("--passes=").trim_start_matches(',');
+        assert_eq!(stderr(&output), format!("error: unknown pass `{name}`; known passes: (none yet)\n"));
+    }
+    for passes in ["--passes=", "--passes=,"] {
+        success(&["opt", passes, path], b"");
+    }
+}
+
+#[test]
+fn opt_build_errors_are_located() {
+    let dir = scratch_dir("opt_build_error");
+    let path = dir.join("brk.tgsi");
+    let text = "FRAG\nDCL OUT[0], COLOR\n  0: BRK\n  1: END\n";
+    fs::write(&path, text).expect("write");
+    let output = run(&["opt", path.to_str().expect("UTF-8 path")], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let err = stderr(&output);
+    assert!(err.starts_with("error: cannot build the IR: BRK outside a loop or switch\n"), "{err}");
+    assert!(err.contains(&format!("--> {}:3:", path.display())), "{err}");
+    assert!(err.contains("3 |   0: BRK\n"), "{err}");
+    assert!(err.contains('^'), "{err}");
+
+    // Tokens have no lines to point at: the message names the instruction.
+    let hex = success(&["fmt", "--emit=tokens", "-"], text.as_bytes());
+    let output = run(&["opt", "--input=tokens"], hex.as_bytes());
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        "error: cannot build the IR of standard input: instruction 0: BRK outside a loop or switch\n"
+    );
+}
+
+#[test]
+fn opt_parse_errors_are_located() {
+    let output = run(&["opt"], b"FRAG\n  0: MOV TEMP[0], IN[0\n");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("<stdin>:2:"), "{err}");
+    assert!(err.contains('^'), "{err}");
+}
+
+#[test]
+fn opt_usage_errors_exit_with_2() {
+    for args in [&["opt", "--emit=text"][..], &["opt", "--style=pretty"], &["opt", "--input=ir"], &["opt", "a", "b"]] {
+        let output = run(args, b"");
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert!(output.stdout.is_empty());
+    }
+}
+
+#[test]
+fn opt_help_documents_every_flag() {
+    let help = success(&["opt", "--help"], b"");
+    for needle in [
+        "[FILE]",
+        "--passes <LIST>",
+        "--emit <FORMAT>",
+        "--style <STYLE>",
+        "--input <FORMAT>",
+        "-o, --output <FILE>",
+        "--verify-each",
+        "tgsi",
+        "ir",
+        "tokens",
+        "dot",
+        "exact",
+        "mesa",
+        "text",
+    ] {
+        assert!(help.contains(needle), "no `{needle}` in:\n{help}");
+    }
+    assert!(success(&["--help"], b"").contains("opt"));
+}

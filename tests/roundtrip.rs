@@ -213,4 +213,13 @@ fn fuzz_regressions() {
         0x39000004, 0x00a01022, 0x000000f3, 0x39000002, 0x00075002,
     ];
     assert_eq!(check_tokens(&words), Ok(()));
+    // An output with interpolation mode COLOR and no semantic: text cannot
+    // say it (`, COLOR` reads as the semantic), so decoding refuses it.
+    let words = [
+        0x00001102, 0x00000000, 0x000f2020, 0x00000000, 0x000f2020, 0x00010001, 0x004f3030, 0x00000000, 0x00000013,
+        0x002f3030, 0x00010001, 0x00000000, 0x00a01022, 0x000000f3, 0x39000002, 0x00a01022, 0x000004f3, 0x39000042,
+        0x00075002,
+    ];
+    assert!(tgsi::tokens::decode(&words).is_err());
+    assert_eq!(check_tokens(&words), Ok(()));
 }

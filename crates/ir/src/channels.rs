@@ -52,3 +52,18 @@ pub fn read_mask(inst: &tgsi::Instruction, src: usize) -> u8 {
         _ => 0xf,
     }
 }
+
+/// Whether a 64-bit opcode compares (one 32-bit result per pair, written
+/// to the first channel of the pair that the write mask has).
+pub fn is_64bit_comparison(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(op, Dseq | Dsne | Dslt | Dsge | U64seq | U64sne | U64slt | U64sge | I64slt | I64sge)
+}
+
+/// Whether an opcode converts 64-bit pairs to 32-bit channels (D2F, D2I,
+/// D2U, U642F, I642F): the first channel the write mask has gets the xy
+/// pair, the second the zw pair (Mesa's interpreter), others nothing.
+pub fn is_narrowing(op: Opcode) -> bool {
+    let info = op.info();
+    !info.dst_type.is_64bit() && info.src_type.is_64bit() && !is_64bit_comparison(op)
+}

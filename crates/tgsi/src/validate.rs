@@ -92,6 +92,10 @@ fn declaration(processor: Processor, d: &Declaration) -> Result<(), String> {
     if d.image.is_some_and(|i| format::name(i.format).is_none()) {
         return Err("unknown image format".into());
     }
+    if d.semantic.is_none() && d.interpolation.is_some_and(|i| i.mode == InterpolateMode::Color) {
+        // Text would read `, COLOR` as the semantic.
+        return Err("the interpolation mode COLOR needs a semantic before it".into());
+    }
     if d.atomic && file != File::Buffer {
         return Err("only BUFFER declarations can be ATOMIC".into());
     }

@@ -4,7 +4,7 @@ use super::{BuildError, Builder};
 use crate::channels::replicated_reads;
 use crate::function::*;
 use smallvec::SmallVec;
-use tgsi::{ChannelMode, File, Opcode, OperandType};
+use tgsi::{ChannelMode, File, Opcode};
 
 /// Files whose registers are values (the others name resources).
 fn is_value_file(file: File) -> bool {
@@ -284,14 +284,13 @@ impl Builder<'_> {
         let dst64 = info.dst_type.is_64bit();
         let src64 = info.src_type.is_64bit();
         let mut results = SmallVec::<[(u8, Value); 4]>::new();
-        if !dst64 && src64 && info.dst_type != OperandType::Int {
-            // Narrowing conversions: dst.x from src.xy, dst.y from src.zw.
-            for c in 0..2u8 {
-                if mask & (1 << c) == 0 {
-                    continue;
-                }
-                let args = inst.src.iter().map(|s| self.src_pair(s, c)).collect::<Result<SmallVec<[_; 3]>, _>>()?;
-                results.push((c, self.alu(op, c, &args, Ty::B32, inst.saturate, inst.precise)));
+        if crate::channels::is_narrowing(op) {
+            // The first written channel from src.xy, the second from src.zw.
+            let written = (0..4u8).filter(|c| mask & (1 << c) != 0).take(2);
+            for (pair, c) in written.enumerate() {
+                let pair = pair as u8;
+                let args = inst.src.iter().map(|s| self.src_pair(s, pair)).collect::<Result<SmallVec<[_; 3]>, _>>()?;
+                results.push((c, self.alu(op, pair, &args, Ty::B32, inst.saturate, inst.precise)));
             }
             return self.write_all(&dst, &results);
         }

@@ -30,8 +30,8 @@ mod vars;
 
 use crate::entity::EntityRef;
 use crate::function::*;
+use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
-use std::collections::HashMap;
 use tgsi::{File, Item, Opcode};
 use vars::{Var, Vars};
 
@@ -154,7 +154,7 @@ impl<'a> Builder<'a> {
             processor: shader.processor,
             vars: Vars::default(),
             hoisted: Vec::new(),
-            hoist_cache: HashMap::new(),
+            hoist_cache: HashMap::default(),
             cur: entry,
             regions: vec![vec![Node::Block(entry)]],
             breakables: Vec::new(),
@@ -438,6 +438,12 @@ impl<'a> Builder<'a> {
     /// Lowers instructions from `*pc` until one of `stops` (consumed), the
     /// end of the list, or (in the main program) its END.
     fn walk(&mut self, pc: &mut usize, stops: &[Opcode], main: bool) -> Result<Stop, BuildError> {
+        // Each nesting level recurses once: grow the stack rather than
+        // overflow it on deeply nested programs.
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.walk_level(pc, stops, main))
+    }
+
+    fn walk_level(&mut self, pc: &mut usize, stops: &[Opcode], main: bool) -> Result<Stop, BuildError> {
         while *pc < self.insts.len() {
             let inst = self.insts[*pc];
             self.pc = *pc;
@@ -860,7 +866,7 @@ impl<'a> Builder<'a> {
     /// Replaces phis whose arguments are all one value (or the phi itself)
     /// by that value, until none is left, and rewrites every use.
     fn remove_trivial_phis(&mut self) {
-        let mut replace: HashMap<Value, Value> = HashMap::new();
+        let mut replace: HashMap<Value, Value> = HashMap::default();
         fn resolve(map: &HashMap<Value, Value>, mut v: Value) -> Value {
             while let Some(&next) = map.get(&v) {
                 v = next;

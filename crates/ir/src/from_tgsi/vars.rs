@@ -7,7 +7,7 @@
 //! variables its arms changed.
 
 use crate::function::{RegChannel, Value};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use tgsi::File;
 
 /// A dense index of a tracked register channel.

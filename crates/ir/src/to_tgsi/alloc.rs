@@ -8,7 +8,8 @@
 
 use super::layout::{Interval, Layout};
 use crate::function::*;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use tgsi::File;
 
 /// Where a value is during emission.
@@ -32,6 +33,15 @@ pub(crate) enum Loc {
 }
 
 type Occupancy = [BTreeMap<u32, (u32, Value)>; 4];
+
+/// What `free` can answer from without searching a channel.
+struct Summary {
+    /// The latest end of anything in the channel.
+    max_end: u32,
+    /// The main range of the latest value placed in it.
+    last: Interval,
+    last_value: Value,
+}
 
 pub(crate) struct Allocation {
     pub loc: HashMap<Value, Loc>,
@@ -83,6 +93,7 @@ struct Allocator<'a> {
     func: &'a Function,
     layout: &'a Layout,
     regs: HashMap<(File, u32), Occupancy>,
+    summary: HashMap<(File, u32, u8), Summary>,
     reserved: Vec<(u32, u32)>,
     loc: HashMap<Value, Loc>,
     also: HashMap<Value, u8>,
@@ -96,7 +107,7 @@ struct Allocator<'a> {
 }
 
 pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
-    let mut uses: HashMap<Value, Vec<Inst>> = HashMap::new();
+    let mut uses: HashMap<Value, Vec<Inst>> = HashMap::default();
     for &inst in layout.inst_pos.keys() {
         for arg in &func.insts[inst].args {
             uses.entry(arg.value).or_default().push(inst);
@@ -111,12 +122,13 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
     let mut a = Allocator {
         func,
         layout,
-        regs: HashMap::new(),
+        regs: HashMap::default(),
+        summary: HashMap::default(),
         reserved,
-        loc: HashMap::new(),
-        also: HashMap::new(),
+        loc: HashMap::default(),
+        also: HashMap::default(),
         uses,
-        group_reg: HashMap::new(),
+        group_reg: HashMap::default(),
         groups: find_groups(func),
     };
     let mut order: Vec<(u32, Value)> =
@@ -138,8 +150,8 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
     Allocation { loc: a.loc, also: a.also, temp_count, occupancy: a.regs, reserved: a.reserved }
 }
 
-impl Allocator<'_> {
-    fn ranges(&self, v: Value) -> &[Interval] {
+impl<'a> Allocator<'a> {
+    fn ranges(&self, v: Value) -> &'a [Interval] {
         self.layout.ranges.get(&v).map_or(&[], |r| r.as_slice())
     }
 
@@ -152,6 +164,18 @@ impl Allocator<'_> {
     fn free(&self, file: File, index: u32, chan: u8, ranges: &[Interval], except: &[Value]) -> bool {
         if self.is_reserved(file, index) {
             return false;
+        }
+        // Fast answers from a summary of the channel: everything in it ends
+        // before the ranges start, or its latest occupant overlaps them.
+        if let Some(s) = self.summary.get(&(file, index, chan)) {
+            if ranges.iter().all(|r| r.start > s.max_end) {
+                return true;
+            }
+            if !except.contains(&s.last_value) && ranges.iter().any(|r| r.overlaps(s.last)) {
+                return false;
+            }
+        } else {
+            return true;
         }
         let Some(occ) = self.regs.get(&(file, index)) else { return true };
         let map = &occ[chan as usize & 3];
@@ -177,8 +201,15 @@ impl Allocator<'_> {
     }
 
     fn take(&mut self, file: File, index: u32, chan: u8, v: Value) {
-        let ranges: Vec<Interval> = self.ranges(v).to_vec();
+        let ranges = self.ranges(v);
         let occ = self.regs.entry((file, index)).or_default();
+        if let Some(&first) = ranges.first() {
+            let s =
+                self.summary.entry((file, index, chan)).or_insert(Summary { max_end: 0, last: first, last_value: v });
+            s.max_end = s.max_end.max(ranges.iter().map(|r| r.end).max().unwrap_or(0));
+            s.last = first;
+            s.last_value = v;
+        }
         for r in ranges {
             let slot = &mut occ[chan as usize & 3];
             // Ranges of aliasing values may start at the same position.
@@ -240,8 +271,8 @@ impl Allocator<'_> {
                 let whole = data.args[0].value;
                 if let Some(Loc::Pair { file, index, pair }) = self.loc.get(&whole).copied() {
                     let chan = 2 * pair + hi as u8;
-                    let ranges = self.ranges(v).to_vec();
-                    if self.free(file, index, chan, &ranges, &[whole]) {
+                    let ranges = self.ranges(v);
+                    if self.free(file, index, chan, ranges, &[whole]) {
                         self.take(file, index, chan, v);
                         self.loc.insert(v, Loc::Reg(RegChannel { file, index, chan }));
                         return;
@@ -254,9 +285,9 @@ impl Allocator<'_> {
                 if let (Some(Loc::Reg(l)), Some(Loc::Reg(h))) = (self.loc.get(&lo).copied(), self.loc.get(&hi).copied())
                 {
                     if l.file == h.file && l.index == h.index && l.chan % 2 == 0 && h.chan == l.chan + 1 {
-                        let ranges = self.ranges(v).to_vec();
-                        if self.free(l.file, l.index, l.chan, &ranges, &[lo])
-                            && self.free(l.file, l.index, h.chan, &ranges, &[hi])
+                        let ranges = self.ranges(v);
+                        if self.free(l.file, l.index, l.chan, ranges, &[lo])
+                            && self.free(l.file, l.index, h.chan, ranges, &[hi])
                         {
                             self.take(l.file, l.index, l.chan, v);
                             self.take(l.file, l.index, h.chan, v);
@@ -288,6 +319,9 @@ impl Allocator<'_> {
 
     /// Extends `v`'s hold on `slot` up to position `at`.
     fn occupy_until(&mut self, slot: RegChannel, v: Value, at: u32) {
+        if let Some(s) = self.summary.get_mut(&(slot.file, slot.index, slot.chan)) {
+            s.max_end = s.max_end.max(at);
+        }
         if let Some(occ) = self.regs.get_mut(&(slot.file, slot.index)) {
             for (_, entry) in occ[slot.chan as usize & 3].iter_mut() {
                 if entry.1 == v {
@@ -298,15 +332,7 @@ impl Allocator<'_> {
     }
 
     /// Channels a 32-bit result may go to.
-    fn allowed_chans(&self, v: Value) -> u8 {
-        let data = self.func.def(v);
-        if let Op::Alu { opcode, .. } = data.op {
-            let info = opcode.info();
-            // Narrowing conversions write dst.x from src.xy, dst.y from src.zw.
-            if !info.dst_type.is_64bit() && info.src_type.is_64bit() && info.dst_type != tgsi::OperandType::Int {
-                return 0b0011;
-            }
-        }
+    fn allowed_chans(&self, _v: Value) -> u8 {
         0b1111
     }
 
@@ -331,9 +357,9 @@ impl Allocator<'_> {
             }
         }
         let Some(index) = index else { return false };
-        let ranges = self.ranges(v).to_vec();
+        let ranges = self.ranges(v);
         let chans: Vec<u8> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
-        if !chans.iter().all(|&c| self.free(File::Output, index, c, &ranges, &[])) {
+        if !chans.iter().all(|&c| self.free(File::Output, index, c, ranges, &[])) {
             return false;
         }
         for &c in &chans {
@@ -351,7 +377,7 @@ impl Allocator<'_> {
         if self.place_group(v) {
             return;
         }
-        let ranges = self.ranges(v).to_vec();
+        let ranges = self.ranges(v);
         let data = self.func.def(v);
         let chans = self.allowed_chans(v);
         let mut candidates: Vec<RegChannel> = Vec::new();
@@ -382,7 +408,7 @@ impl Allocator<'_> {
             }
         }
         for c in candidates {
-            if chans & (1 << c.chan) != 0 && self.allowed(v, c) && self.free(c.file, c.index, c.chan, &ranges, &[]) {
+            if chans & (1 << c.chan) != 0 && self.allowed(v, c) && self.free(c.file, c.index, c.chan, ranges, &[]) {
                 return self.assign(v, c);
             }
         }
@@ -390,7 +416,7 @@ impl Allocator<'_> {
             if data.origin.dst.is_some_and(|o| o.file == File::Address) { File::Address } else { File::Temporary };
         for index in 0.. {
             for chan in 0..4u8 {
-                if chans & (1 << chan) != 0 && self.free(file, index, chan, &ranges, &[]) {
+                if chans & (1 << chan) != 0 && self.free(file, index, chan, ranges, &[]) {
                     return self.assign(v, RegChannel { file, index, chan });
                 }
             }
@@ -470,7 +496,7 @@ impl Allocator<'_> {
     }
 
     fn place_pair(&mut self, v: Value) {
-        let ranges = self.ranges(v).to_vec();
+        let ranges = self.ranges(v);
         let data = self.func.def(v);
         let mut candidates: Vec<(File, u32, u8)> = Vec::new();
         if let Some(o) = data.origin.dst {
@@ -484,7 +510,7 @@ impl Allocator<'_> {
             }
         }
         let fits = |a: &Self, (file, index, pair): (File, u32, u8)| {
-            a.free(file, index, 2 * pair, &ranges, &[]) && a.free(file, index, 2 * pair + 1, &ranges, &[])
+            a.free(file, index, 2 * pair, ranges, &[]) && a.free(file, index, 2 * pair + 1, ranges, &[])
         };
         let choice =
             candidates.into_iter().find(|&c| !self.is_reserved(c.0, c.1) && fits(self, c)).unwrap_or_else(|| {
@@ -549,7 +575,7 @@ impl Allocator<'_> {
 /// Groups of values computed by consecutive ALU operations (skipping
 /// operations that write no register) of one source instruction.
 fn find_groups(func: &Function) -> HashMap<Value, std::rc::Rc<Vec<Value>>> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for (_, block) in func.blocks.iter() {
         let mut current: Vec<Value> = Vec::new();
         let mut key: Option<(u32, tgsi::Opcode)> = None;

@@ -15,7 +15,7 @@
 //! any copies.
 
 use crate::function::*;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// A closed range of positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,21 +48,21 @@ impl Layout {
     /// Lays out the instructions in `live` (the others are not written).
     pub fn new(func: &Function, live: &HashSet<Inst>) -> Layout {
         let mut layout = Layout {
-            block_start: HashMap::new(),
-            block_end: HashMap::new(),
-            inst_pos: HashMap::new(),
-            context: HashMap::new(),
-            ranges: HashMap::new(),
+            block_start: HashMap::default(),
+            block_end: HashMap::default(),
+            inst_pos: HashMap::default(),
+            context: HashMap::default(),
+            ranges: HashMap::default(),
         };
         let mut pos = 0u32;
         let mut loops: Vec<Interval> = Vec::new();
         let mut tree_uses: Vec<(Value, Block)> = Vec::new();
         let mut ctx = Context::default();
-        let mut uses: HashMap<Value, Vec<u32>> = HashMap::new();
+        let mut uses: HashMap<Value, Vec<u32>> = HashMap::default();
         layout.number(func, live, &func.body, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
 
-        let mut main: HashMap<Value, Interval> = HashMap::new();
-        let mut points: HashMap<Value, Vec<Interval>> = HashMap::new();
+        let mut main: HashMap<Value, Interval> = HashMap::default();
+        let mut points: HashMap<Value, Vec<Interval>> = HashMap::default();
         let add = |main: &mut HashMap<Value, Interval>, v: Value, at: u32| {
             let e = main.entry(v).or_insert(Interval { start: at, end: at });
             e.start = e.start.min(at);
@@ -117,29 +117,37 @@ impl Layout {
         // the path round the loop after its last use inside (SSA: the next
         // iteration computes a new one), so inside the loop it lives only
         // to its last use there or the last exit that carries it.
-        let mut split: HashMap<Value, (Interval, Interval)> = HashMap::new();
+        let mut split: HashMap<Value, (Interval, Interval)> = HashMap::default();
+        // Loops in opening order have increasing starts; the innermost one
+        // holding a position is among the last few starting before it (a
+        // bounded look keeps this linear; missing a case only costs a copy).
+        let starts: Vec<u32> = ctx.loop_ranges.iter().map(|l| l.start).collect();
+        let mut breaks_of: Vec<Vec<u32>> = vec![Vec::new(); ctx.loop_ranges.len()];
+        for &(id, at) in &ctx.breaks {
+            breaks_of[id].push(at);
+        }
         for (&v, iv) in main.iter() {
-            let inner = ctx
-                .loop_ranges
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| l.start <= iv.start && iv.start <= l.end && iv.end > l.end)
-                .min_by_key(|(_, l)| l.end - l.start);
+            let first_after = starts.partition_point(|&s| s <= iv.start);
+            let inner = (first_after.saturating_sub(64)..first_after)
+                .rev()
+                .map(|id| (id, ctx.loop_ranges[id]))
+                .find(|(_, l)| iv.start <= l.end);
             let Some((id, l)) = inner else { continue };
+            if iv.end <= l.end {
+                continue;
+            }
             // Uses after the loop must come before the next loop around it
             // ends (a value leaving two loops at once keeps its interval).
-            let enclosing_end = ctx
-                .loop_ranges
-                .iter()
-                .filter(|o| o.start < l.start && l.end < o.end)
-                .map(|o| o.end)
-                .min()
-                .unwrap_or(u32::MAX);
+            let enclosing_end = (id.saturating_sub(64)..id)
+                .rev()
+                .map(|o| ctx.loop_ranges[o])
+                .find(|o| o.start < l.start && l.end < o.end)
+                .map_or(u32::MAX, |o| o.end);
             if iv.end >= enclosing_end {
                 continue;
             }
             let in_loop_uses = uses.get(&v).into_iter().flatten().filter(|&&u| u <= l.end).max().copied();
-            let exits = ctx.breaks.iter().filter(|&&(lid, at)| lid == id && at >= iv.start).map(|&(_, at)| at).max();
+            let exits = breaks_of[id].iter().copied().filter(|&at| at >= iv.start).max();
             let inner_end = in_loop_uses.into_iter().chain(exits).max().unwrap_or(iv.start).max(iv.start);
             if inner_end < l.end {
                 split.insert(
@@ -164,7 +172,7 @@ impl Layout {
             }
             let mut ranges = vec![iv];
             let first_after = ifs.partition_point(|(_, e)| e.start <= iv.end);
-            for &(t, e) in ifs[..first_after].iter().rev() {
+            for &(t, e) in ifs[first_after.saturating_sub(64)..first_after].iter().rev() {
                 if e.start <= iv.start {
                     break;
                 }
@@ -196,6 +204,23 @@ impl Layout {
 
     #[allow(clippy::too_many_arguments)]
     fn number(
+        &mut self,
+        func: &Function,
+        live: &HashSet<Inst>,
+        region: &Region,
+        pos: &mut u32,
+        loops: &mut Vec<Interval>,
+        tree_uses: &mut Vec<(Value, Block)>,
+        ctx: &mut Context,
+    ) {
+        // One recursion per nesting level: grow the stack as needed.
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            self.number_level(func, live, region, pos, loops, tree_uses, ctx)
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn number_level(
         &mut self,
         func: &Function,
         live: &HashSet<Inst>,

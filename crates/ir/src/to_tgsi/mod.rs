@@ -19,9 +19,9 @@ use crate::function::*;
 use alloc::{Allocation, Loc};
 use immediates::ImmediatePool;
 use layout::Layout;
+use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
-use std::collections::HashMap;
-use tgsi::{ChannelMode, DstOperand, File, Opcode, OperandType, Register, SrcOperand};
+use tgsi::{ChannelMode, DstOperand, File, Opcode, Register, SrcOperand};
 
 /// Why a module could not be written as TGSI.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -41,7 +41,7 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     let live = live_instructions(func);
     let layout = Layout::new(func, &live);
     let alloc = alloc::allocate(func, &layout);
-    let mut copies: HashMap<Block, Vec<(Value, Value)>> = HashMap::new();
+    let mut copies: HashMap<Block, Vec<(Value, Value)>> = HashMap::default();
     for (inst, data) in func.insts.iter() {
         if !layout.inst_pos.contains_key(&inst) {
             continue;
@@ -127,6 +127,11 @@ impl Emitter<'_> {
     // ----- control flow -----
 
     fn region(&mut self, region: &Region) -> Result<(), EmitError> {
+        // One recursion per nesting level: grow the stack as needed.
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.region_level(region))
+    }
+
+    fn region_level(&mut self, region: &Region) -> Result<(), EmitError> {
         let mut prev: Option<Block> = None;
         for node in region {
             match node {
@@ -1006,8 +1011,14 @@ impl Emitter<'_> {
                                 }
                             }
                             Loc::Reg(r) => {
-                                let narrowing = !dst64 && src64 && info.dst_type != OperandType::Int;
-                                let p = if narrowing { r.chan as usize } else { r.chan as usize / 2 };
+                                // A narrowing conversion's k-th written channel
+                                // reads pair k; a comparison reads the pair its
+                                // channel is in.
+                                let p = if crate::channels::is_narrowing(opcode) {
+                                    rank_in_group(self, group, r.chan)?
+                                } else {
+                                    r.chan as usize / 2
+                                };
                                 if arg64 {
                                     smallvec::smallvec![2 * p, 2 * p + 1]
                                 } else {
@@ -1278,8 +1289,8 @@ fn fill_unused(swizzle: &mut [u8; 4], used: impl Iterator<Item = (usize, u8)>) {
 /// instructions, by an effect: output and array stores, instructions with
 /// side effects, and branch conditions. The others compute nothing that
 /// matters, and emission leaves them out.
-fn live_instructions(func: &Function) -> std::collections::HashSet<Inst> {
-    let mut live = std::collections::HashSet::new();
+fn live_instructions(func: &Function) -> rustc_hash::FxHashSet<Inst> {
+    let mut live = rustc_hash::FxHashSet::default();
     let mut work: Vec<Value> = Vec::new();
     for (_, block) in func.blocks.iter() {
         for &inst in &block.insts {
@@ -1335,4 +1346,17 @@ fn same_register(a: Loc, b: Loc) -> bool {
         (Loc::Const(_), Loc::Const(_)) => true,
         _ => false,
     }
+}
+
+/// How many members of `group` write a lower channel than `chan`.
+fn rank_in_group(e: &Emitter<'_>, group: &[Inst], chan: u8) -> Result<usize, EmitError> {
+    let mut rank = 0;
+    for &m in group {
+        if let Loc::Reg(r) = e.loc(e.func.insts[m].results[0])? {
+            if r.chan < chan {
+                rank += 1;
+            }
+        }
+    }
+    Ok(rank)
 }
