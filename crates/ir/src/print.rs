@@ -323,9 +323,9 @@ fn inst_text(func: &Function, data: &InstData) -> String {
         Op::Const(bits) => {
             let wide = data.results.first().and_then(|&r| is_64(func, r)).unwrap_or(false);
             if wide {
-                let _ = write!(s, "{} 0x{bits:016x} ; {:?}", mods("const"), f64::from_bits(*bits));
+                let _ = write!(s, "{} 0x{bits:016x} ; {}", mods("const"), const_comment_64(*bits));
             } else if let Ok(b32) = u32::try_from(*bits) {
-                let _ = write!(s, "{} 0x{b32:08x} ; {:?}", mods("const"), f32::from_bits(b32));
+                let _ = write!(s, "{} 0x{b32:08x} ; {}", mods("const"), const_comment_32(b32));
             } else {
                 let _ = write!(s, "{} 0x{bits:016x}", mods("const"));
             }
@@ -513,6 +513,28 @@ fn write_register(s: &mut String, reg: &Register) {
     }
 }
 
+/// What a 32-bit constant's comment says: the integer when the bits
+/// would be a denormal float or a small negative integer (so `1` does not
+/// read as `1e-45`), the float otherwise.
+fn const_comment_32(bits: u32) -> String {
+    let exponent = bits & 0x7f80_0000;
+    if (exponent == 0 && bits & 0x8000_0000 == 0 && bits != 0) || (bits as i32) < 0 && (bits as i32) >= -65536 {
+        format!("{}", bits as i32)
+    } else {
+        format!("{:?}", f32::from_bits(bits))
+    }
+}
+
+/// The 64-bit counterpart of [`const_comment_32`].
+fn const_comment_64(bits: u64) -> String {
+    let exponent = bits & 0x7ff0_0000_0000_0000;
+    if (exponent == 0 && bits >> 63 == 0 && bits != 0) || (bits as i64) < 0 && (bits as i64) >= -65536 {
+        format!("{}", bits as i64)
+    } else {
+        format!("{:?}", f64::from_bits(bits))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -521,6 +543,18 @@ mod tests {
     use crate::function::{ArrayData, Origin, RegChannel, Source};
     use smallvec::smallvec;
     use tgsi::{File, Opcode};
+
+    #[test]
+    fn constant_comments_read_integers_as_integers() {
+        assert_eq!(const_comment_32(0x3f80_0000), "1.0");
+        assert_eq!(const_comment_32(0), "0.0");
+        assert_eq!(const_comment_32(64), "64");
+        assert_eq!(const_comment_32(0xffff_ffff), "-1");
+        assert_eq!(const_comment_32(0x8000_0000), "-0.0");
+        assert_eq!(const_comment_64(0x4000_0000_0000_0000), "2.0");
+        assert_eq!(const_comment_64(3), "3");
+        assert_eq!(const_comment_64(u64::MAX), "-1");
+    }
 
     /// The function of the module documentation's example.
     fn example() -> Function {
