@@ -13,7 +13,7 @@ pub mod print;
 pub mod to_tgsi;
 pub mod verify;
 
-pub use entity::{Arena, EntityRef};
+pub use entity::{Arena, EntityRef, SecondaryMap};
 pub use from_tgsi::{from_tgsi, BuildError};
 pub use function::*;
 pub use to_tgsi::{to_tgsi, EmitError};

@@ -7,6 +7,7 @@
 //! no register: instructions read them where they are.
 
 use super::layout::{Interval, Layout};
+use crate::entity::SecondaryMap;
 use crate::function::*;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
@@ -44,10 +45,10 @@ struct Summary {
 }
 
 pub(crate) struct Allocation {
-    pub loc: HashMap<Value, Loc>,
+    pub loc: SecondaryMap<Value, Loc>,
     /// Further channels of the same register a replicated-scalar result is
     /// also written to (outputs it is stored to).
-    pub also: HashMap<Value, u8>,
+    pub also: SecondaryMap<Value, u8>,
     /// One past the highest TEMP register used.
     pub temp_count: u32,
     /// What occupies each channel of each register, and when.
@@ -95,22 +96,22 @@ struct Allocator<'a> {
     regs: HashMap<(File, u32), Occupancy>,
     summary: HashMap<(File, u32, u8), Summary>,
     reserved: Vec<(u32, u32)>,
-    loc: HashMap<Value, Loc>,
-    also: HashMap<Value, u8>,
-    uses: HashMap<Value, Vec<Inst>>,
+    loc: SecondaryMap<Value, Loc>,
+    also: SecondaryMap<Value, u8>,
+    uses: SecondaryMap<Value, Vec<Inst>>,
     /// Register chosen for each source instruction's results.
     group_reg: HashMap<u32, (File, u32)>,
     /// The values computed by consecutive ALU operations of one source
     /// instruction: emission writes them as one instruction when they share
     /// a register, so they are placed together.
-    groups: HashMap<Value, std::rc::Rc<Vec<Value>>>,
+    groups: SecondaryMap<Value, std::rc::Rc<Vec<Value>>>,
 }
 
 pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
-    let mut uses: HashMap<Value, Vec<Inst>> = HashMap::default();
-    for &inst in layout.inst_pos.keys() {
+    let mut uses: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::default();
+    for inst in layout.inst_pos.keys() {
         for arg in &func.insts[inst].args {
-            uses.entry(arg.value).or_default().push(inst);
+            uses.get_or_default(arg.value).push(inst);
         }
     }
     let reserved = func
@@ -125,14 +126,14 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         regs: HashMap::default(),
         summary: HashMap::default(),
         reserved,
-        loc: HashMap::default(),
-        also: HashMap::default(),
+        loc: SecondaryMap::with_capacity(func.values.len()),
+        also: SecondaryMap::default(),
         uses,
         group_reg: HashMap::default(),
         groups: find_groups(func),
     };
     let mut order: Vec<(u32, Value)> =
-        layout.ranges.iter().map(|(&v, r)| (r.first().map_or(0, |i| i.start), v)).collect();
+        layout.ranges.iter().map(|(v, r)| (r.first().map_or(0, |i| i.start), v)).collect();
     order.sort();
     for (_, v) in order {
         if !a.loc.contains_key(&v) {
@@ -574,12 +575,12 @@ impl<'a> Allocator<'a> {
 
 /// Groups of values computed by consecutive ALU operations (skipping
 /// operations that write no register) of one source instruction.
-fn find_groups(func: &Function) -> HashMap<Value, std::rc::Rc<Vec<Value>>> {
-    let mut out = HashMap::default();
+fn find_groups(func: &Function) -> SecondaryMap<Value, std::rc::Rc<Vec<Value>>> {
+    let mut out = SecondaryMap::default();
     for (_, block) in func.blocks.iter() {
         let mut current: Vec<Value> = Vec::new();
         let mut key: Option<(u32, tgsi::Opcode)> = None;
-        let flush = |current: &mut Vec<Value>, out: &mut HashMap<Value, std::rc::Rc<Vec<Value>>>| {
+        let flush = |current: &mut Vec<Value>, out: &mut SecondaryMap<Value, std::rc::Rc<Vec<Value>>>| {
             if current.len() > 1 {
                 let g = std::rc::Rc::new(std::mem::take(current));
                 for &m in g.iter() {

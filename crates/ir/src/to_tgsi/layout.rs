@@ -14,8 +14,9 @@
 //! selectors are read just after the block's end (`block_end + 1`), after
 //! any copies.
 
+use crate::entity::SecondaryMap;
 use crate::function::*;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 
 /// A closed range of positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,47 +33,47 @@ impl Interval {
 
 /// Positions of blocks and instructions, and the intervals of values.
 pub(crate) struct Layout {
-    pub block_start: HashMap<Block, u32>,
-    pub block_end: HashMap<Block, u32>,
-    pub inst_pos: HashMap<Inst, u32>,
+    pub block_start: SecondaryMap<Block, u32>,
+    pub block_end: SecondaryMap<Block, u32>,
+    pub inst_pos: SecondaryMap<Inst, u32>,
     /// For each block: the then-arms of the ifs whose else-arm it is in
     /// (code no path to it runs through), and the end of the outermost
     /// loop around it.
-    pub context: HashMap<Block, (Vec<Interval>, Option<u32>)>,
+    pub context: SecondaryMap<Block, (Vec<Interval>, Option<u32>)>,
     /// Every value's live range: its main interval first, then the points
     /// where a phi's register is written.
-    pub ranges: HashMap<Value, Vec<Interval>>,
+    pub ranges: SecondaryMap<Value, Vec<Interval>>,
 }
 
 impl Layout {
     /// Lays out the instructions in `live` (the others are not written).
     pub fn new(func: &Function, live: &HashSet<Inst>) -> Layout {
         let mut layout = Layout {
-            block_start: HashMap::default(),
-            block_end: HashMap::default(),
-            inst_pos: HashMap::default(),
-            context: HashMap::default(),
-            ranges: HashMap::default(),
+            block_start: SecondaryMap::default(),
+            block_end: SecondaryMap::default(),
+            inst_pos: SecondaryMap::with_capacity(func.insts.len()),
+            context: SecondaryMap::default(),
+            ranges: SecondaryMap::with_capacity(func.values.len()),
         };
         let mut pos = 0u32;
         let mut loops: Vec<Interval> = Vec::new();
         let mut tree_uses: Vec<(Value, Block)> = Vec::new();
         let mut ctx = Context::default();
-        let mut uses: HashMap<Value, Vec<u32>> = HashMap::default();
+        let mut uses: SecondaryMap<Value, Vec<u32>> = SecondaryMap::default();
         layout.number(func, live, &func.body, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
 
-        let mut main: HashMap<Value, Interval> = HashMap::default();
-        let mut points: HashMap<Value, Vec<Interval>> = HashMap::default();
-        let add = |main: &mut HashMap<Value, Interval>, v: Value, at: u32| {
-            let e = main.entry(v).or_insert(Interval { start: at, end: at });
+        let mut main: SecondaryMap<Value, Interval> = SecondaryMap::default();
+        let mut points: SecondaryMap<Value, Vec<Interval>> = SecondaryMap::default();
+        let add = |main: &mut SecondaryMap<Value, Interval>, v: Value, at: u32| {
+            let e = main.get_or_insert_with(v, || Interval { start: at, end: at });
             e.start = e.start.min(at);
             e.end = e.end.max(at);
         };
-        let mut use_at = |main: &mut HashMap<Value, Interval>, v: Value, at: u32| {
+        let mut use_at = |main: &mut SecondaryMap<Value, Interval>, v: Value, at: u32| {
             add(main, v, at);
-            uses.entry(v).or_default().push(at);
+            uses.get_or_default(v).push(at);
         };
-        for (&inst, &at) in &layout.inst_pos {
+        for (inst, &at) in layout.inst_pos.iter() {
             let data = &func.insts[inst];
             match &data.op {
                 Op::Phi { preds } => {
@@ -83,7 +84,7 @@ impl Layout {
                     for (arg, pred) in data.args.iter().zip(preds) {
                         if let Some(&end) = layout.block_end.get(pred) {
                             use_at(&mut main, arg.value, end - 1);
-                            points.entry(data.results[0]).or_default().push(Interval { start: end, end });
+                            points.get_or_default(data.results[0]).push(Interval { start: end, end });
                         }
                     }
                 }
@@ -117,7 +118,7 @@ impl Layout {
         // the path round the loop after its last use inside (SSA: the next
         // iteration computes a new one), so inside the loop it lives only
         // to its last use there or the last exit that carries it.
-        let mut split: HashMap<Value, (Interval, Interval)> = HashMap::default();
+        let mut split: SecondaryMap<Value, (Interval, Interval)> = SecondaryMap::default();
         // Loops in opening order have increasing starts; the innermost one
         // holding a position is among the last few starting before it (a
         // bounded look keeps this linear; missing a case only costs a copy).
@@ -126,7 +127,7 @@ impl Layout {
         for &(id, at) in &ctx.breaks {
             breaks_of[id].push(at);
         }
-        for (&v, iv) in main.iter() {
+        for (v, iv) in main.iter() {
             let first_after = starts.partition_point(|&s| s <= iv.start);
             let inner = (first_after.saturating_sub(64)..first_after)
                 .rev()
