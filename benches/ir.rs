@@ -1,8 +1,9 @@
 //! Throughput of the pipeline `tgsi-opt opt --passes=` runs: parse the
-//! text, build SSA (`ir::from_tgsi`), and emit TGSI again (`ir::to_tgsi`),
-//! on synthetic shaders of 1,000 and 100,000 instructions, one with nested
-//! control flow (`synth::synthetic_shader`) and one without
-//! (`synth::straight_line_shader`). Reported in instructions per second.
+//! text, build SSA (`ir::from_tgsi`), verify it, emit TGSI again
+//! (`ir::to_tgsi`) and print it, on synthetic shaders of 1,000 and 100,000
+//! instructions, one with nested control flow (`synth::synthetic_shader`)
+//! and one without (`synth::straight_line_shader`). Reported in
+//! instructions per second.
 //!
 //! Run with `cargo bench --bench ir`. A shader the pipeline rejects is
 //! skipped with a message.
@@ -23,11 +24,13 @@ type Generator = fn(usize) -> String;
 const GENERATORS: [(&str, Generator); 2] =
     [("control_flow", synthetic_shader), ("straight_line", straight_line_shader)];
 
-/// Parse, build, emit: what `opt --passes=` does before printing.
-fn pipeline(text: &str) -> Result<tgsi::Shader, String> {
+/// Parse, build, verify, emit, print: what `opt --passes=` does.
+fn pipeline(text: &str) -> Result<String, String> {
     let shader = tgsi::parse(text).map_err(|e| e.render(text, "<synthetic>"))?;
     let module = ir::from_tgsi(&shader).map_err(|e| e.to_string())?;
-    ir::to_tgsi(&module).map_err(|e| e.to_string())
+    ir::verify::verify(&module.function).map_err(|e| e.to_string())?;
+    let emitted = ir::to_tgsi(&module).map_err(|e| e.to_string())?;
+    Ok(tgsi::print(&emitted, tgsi::Style::Exact))
 }
 
 fn opt_no_passes(c: &mut Criterion) {

@@ -28,7 +28,7 @@
 mod lower;
 mod vars;
 
-use crate::entity::EntityRef;
+use crate::entity::{EntityRef, SecondaryMap};
 use crate::function::*;
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
@@ -866,8 +866,8 @@ impl<'a> Builder<'a> {
     /// Replaces phis whose arguments are all one value (or the phi itself)
     /// by that value, until none is left, and rewrites every use.
     fn remove_trivial_phis(&mut self) {
-        let mut replace: HashMap<Value, Value> = HashMap::default();
-        fn resolve(map: &HashMap<Value, Value>, mut v: Value) -> Value {
+        let mut replace: SecondaryMap<Value, Value> = SecondaryMap::default();
+        fn resolve(map: &SecondaryMap<Value, Value>, mut v: Value) -> Value {
             while let Some(&next) = map.get(&v) {
                 v = next;
             }
@@ -912,10 +912,12 @@ impl<'a> Builder<'a> {
                 arg.value = resolve(&replace, arg.value);
             }
         }
-        let dead: std::collections::HashSet<Inst> =
-            self.phis.iter().copied().filter(|&p| replace.contains_key(&self.func.result(p))).collect();
+        let mut dead: SecondaryMap<Inst, ()> = SecondaryMap::default();
+        for &p in self.phis.iter().filter(|&&p| replace.contains_key(&self.func.result(p))) {
+            dead.insert(p, ());
+        }
         for (_, block) in self.func.blocks.iter_mut() {
-            block.insts.retain(|i| !dead.contains(i));
+            block.insts.retain(|i| !dead.contains_key(i));
         }
         replace_in_tree(&mut self.func.body, &replace, resolve);
     }
@@ -924,8 +926,8 @@ impl<'a> Builder<'a> {
 /// Rewrites the operands held by the tree (conditions, selectors, cases).
 fn replace_in_tree(
     region: &mut Region,
-    map: &HashMap<Value, Value>,
-    resolve: fn(&HashMap<Value, Value>, Value) -> Value,
+    map: &SecondaryMap<Value, Value>,
+    resolve: fn(&SecondaryMap<Value, Value>, Value) -> Value,
 ) {
     let mut stack: Vec<&mut Region> = vec![region];
     while let Some(r) = stack.pop() {

@@ -7,7 +7,7 @@
 //! variables its arms changed.
 
 use crate::function::{RegChannel, Value};
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tgsi::File;
 
 /// A dense index of a tracked register channel.
@@ -60,7 +60,7 @@ impl Vars {
 
     /// The variables written since `mark`, each once, in first-write order.
     pub fn changed_since(&self, mark: usize) -> Vec<Var> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::default();
         self.log[mark..].iter().map(|&(v, _)| v).filter(|v| seen.insert(*v)).collect()
     }
 

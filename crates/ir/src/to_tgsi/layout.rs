@@ -16,7 +16,6 @@
 
 use crate::entity::SecondaryMap;
 use crate::function::*;
-use rustc_hash::FxHashSet as HashSet;
 
 /// A closed range of positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +46,7 @@ pub(crate) struct Layout {
 
 impl Layout {
     /// Lays out the instructions in `live` (the others are not written).
-    pub fn new(func: &Function, live: &HashSet<Inst>) -> Layout {
+    pub fn new(func: &Function, live: &SecondaryMap<Inst, ()>) -> Layout {
         let mut layout = Layout {
             block_start: SecondaryMap::default(),
             block_end: SecondaryMap::default(),
@@ -207,7 +206,7 @@ impl Layout {
     fn number(
         &mut self,
         func: &Function,
-        live: &HashSet<Inst>,
+        live: &SecondaryMap<Inst, ()>,
         region: &Region,
         pos: &mut u32,
         loops: &mut Vec<Interval>,
@@ -224,7 +223,7 @@ impl Layout {
     fn number_level(
         &mut self,
         func: &Function,
-        live: &HashSet<Inst>,
+        live: &SecondaryMap<Inst, ()>,
         region: &Region,
         pos: &mut u32,
         loops: &mut Vec<Interval>,
@@ -237,7 +236,7 @@ impl Layout {
                 Node::Block(b) => {
                     *pos += 2;
                     self.block_start.insert(*b, *pos);
-                    for &i in func.blocks[*b].insts.iter().filter(|i| live.contains(i)) {
+                    for &i in func.blocks[*b].insts.iter().filter(|i| live.contains_key(i)) {
                         *pos += 2;
                         self.inst_pos.insert(i, *pos);
                     }

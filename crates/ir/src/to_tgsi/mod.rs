@@ -15,11 +15,11 @@ mod immediates;
 mod layout;
 
 use crate::channels::replicated_reads;
+use crate::entity::SecondaryMap;
 use crate::function::*;
 use alloc::{Allocation, Loc};
 use immediates::ImmediatePool;
 use layout::Layout;
-use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 use tgsi::{ChannelMode, DstOperand, File, Opcode, Register, SrcOperand};
 
@@ -41,14 +41,14 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     let live = live_instructions(func);
     let layout = Layout::new(func, &live);
     let alloc = alloc::allocate(func, &layout);
-    let mut copies: HashMap<Block, Vec<(Value, Value)>> = HashMap::default();
+    let mut copies: SecondaryMap<Block, Vec<(Value, Value)>> = SecondaryMap::default();
     for (inst, data) in func.insts.iter() {
         if !layout.inst_pos.contains_key(&inst) {
             continue;
         }
         if let Op::Phi { preds } = &data.op {
             for (arg, pred) in data.args.iter().zip(preds) {
-                copies.entry(*pred).or_default().push((data.results[0], arg.value));
+                copies.get_or_default(*pred).push((data.results[0], arg.value));
             }
         }
     }
@@ -95,7 +95,7 @@ struct Emitter<'a> {
     imms: ImmediatePool,
     out: Vec<tgsi::Instruction>,
     /// Phi copies at the end of each block: (phi, argument).
-    copies: HashMap<Block, Vec<(Value, Value)>>,
+    copies: SecondaryMap<Block, Vec<(Value, Value)>>,
     /// Scratch registers used by the instruction being written.
     scratch_used: u32,
     /// The position of the instruction being written.
@@ -1289,8 +1289,8 @@ fn fill_unused(swizzle: &mut [u8; 4], used: impl Iterator<Item = (usize, u8)>) {
 /// instructions, by an effect: output and array stores, instructions with
 /// side effects, and branch conditions. The others compute nothing that
 /// matters, and emission leaves them out.
-fn live_instructions(func: &Function) -> rustc_hash::FxHashSet<Inst> {
-    let mut live = rustc_hash::FxHashSet::default();
+fn live_instructions(func: &Function) -> SecondaryMap<Inst, ()> {
+    let mut live = SecondaryMap::with_capacity(func.insts.len());
     let mut work: Vec<Value> = Vec::new();
     for (_, block) in func.blocks.iter() {
         for &inst in &block.insts {
@@ -1303,7 +1303,7 @@ fn live_instructions(func: &Function) -> rustc_hash::FxHashSet<Inst> {
                 }
                 _ => false,
             };
-            if effect && live.insert(inst) {
+            if effect && live.insert(inst, ()).is_none() {
                 work.extend(data.args.iter().map(|a| a.value));
             }
         }
@@ -1331,7 +1331,7 @@ fn live_instructions(func: &Function) -> rustc_hash::FxHashSet<Inst> {
     }
     while let Some(v) = work.pop() {
         let Some(data) = func.values.get(v) else { continue };
-        if live.insert(data.def) {
+        if live.insert(data.def, ()).is_none() {
             work.extend(func.insts[data.def].args.iter().map(|a| a.value));
         }
     }
