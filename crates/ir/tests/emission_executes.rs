@@ -5,23 +5,12 @@
 //! `../shared` is absent.
 
 mod support {
+    pub mod corpus;
     pub mod interp;
 }
 
-use std::path::{Path, PathBuf};
+use support::corpus::corpus_files;
 use support::interp::{run, Inputs};
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "tgsi") {
-            out.push(p);
-        }
-    }
-}
 
 struct Rng(u64);
 impl Rng {
@@ -46,14 +35,7 @@ fn same(a: &[(u32, [u32; 4])], b: &[(u32, [u32; 4])]) -> bool {
 
 #[test]
 fn emitted_programs_compute_what_the_originals_compute() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !dir.is_dir() {
-        eprintln!("note: {} not found; skipping", dir.display());
-        return;
-    }
-    let mut paths = Vec::new();
-    files(&dir, &mut paths);
-    paths.sort();
+    let Some(paths) = corpus_files() else { return };
     let (mut checked, mut skipped) = (0, 0);
     let mut failures = Vec::new();
     for p in &paths {

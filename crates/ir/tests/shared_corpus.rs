@@ -2,19 +2,11 @@
 //! emitted, and the emitted text parses and builds again; emission is
 //! compact. Skipped when `../shared` is absent.
 
-use std::path::{Path, PathBuf};
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "tgsi") {
-            out.push(p);
-        }
-    }
+mod support {
+    pub mod corpus;
 }
+
+use support::corpus::corpus_files;
 
 /// Instructions (END excluded) and TEMP registers, counted as the shared
 /// `tgsistat.py` counts them.
@@ -30,14 +22,7 @@ fn stats(shader: &tgsi::Shader) -> (usize, usize) {
 
 #[test]
 fn every_corpus_shader_goes_through_ssa_and_back() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !dir.is_dir() {
-        eprintln!("note: {} not found; skipping", dir.display());
-        return;
-    }
-    let mut paths = Vec::new();
-    files(&dir, &mut paths);
-    paths.sort();
+    let Some(paths) = corpus_files() else { return };
     let mut failures = Vec::new();
     let (mut in_insts, mut out_insts, mut in_temps, mut out_temps) = (0, 0, 0, 0);
     let mut worst: Vec<(f64, String, usize, usize, usize, usize)> = Vec::new();

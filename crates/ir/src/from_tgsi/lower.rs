@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 use tgsi::{ChannelMode, File, Opcode};
 
 /// Files whose registers are values (the others name resources).
-fn is_value_file(file: File) -> bool {
+pub(crate) fn is_value_file(file: File) -> bool {
     matches!(
         file,
         File::Temporary

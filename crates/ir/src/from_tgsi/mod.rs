@@ -27,6 +27,7 @@
 
 mod lower;
 mod vars;
+pub(crate) use lower::is_value_file;
 
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::function::*;

@@ -8,6 +8,7 @@
 
 use super::layout::{Interval, Layout};
 use crate::entity::SecondaryMap;
+use crate::from_tgsi::is_value_file;
 use crate::function::*;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
@@ -537,16 +538,7 @@ impl<'a> Allocator<'a> {
         let mut results = data.results.iter().copied();
         for dst in inst.dst.iter() {
             let file = dst.reg.file;
-            if !matches!(
-                file,
-                File::Temporary
-                    | File::Output
-                    | File::Address
-                    | File::Input
-                    | File::Constant
-                    | File::SystemValue
-                    | File::Immediate
-            ) {
+            if !is_value_file(file) {
                 continue;
             }
             let chans: Vec<u8> = (0..4u8).filter(|c| dst.write_mask & (1 << c) != 0).collect();

@@ -798,24 +798,7 @@ impl Emitter<'_> {
             n += 1;
         }
         fill_unused(&mut swizzle, used.into_iter());
-        let reg = match &first.op {
-            Op::ArrayLoad { array, offset, .. } => self.array_register(*array, *offset, first.args.first().copied())?,
-            Op::LoadIndirect { reg, .. } => {
-                let mut reg = *reg;
-                let mut k = 0;
-                if let Some(ind) = &mut reg.indirect {
-                    *ind = self.address(first.args[k], ind.array_id)?;
-                    k += 1;
-                }
-                if let Some(dim) = &mut reg.dimension {
-                    if let Some(ind) = &mut dim.indirect {
-                        *ind = self.address(first.args[k], ind.array_id)?;
-                    }
-                }
-                reg
-            }
-            _ => return Err(self.err("not a load")),
-        };
+        let reg = self.load_register(insts[i])?;
         let mut inst = tgsi::Instruction::new(Opcode::Mov);
         inst.dst.push(DstOperand { reg: Register::new(dst_file, dst_index as i32), write_mask: mask });
         inst.src.push(SrcOperand { reg, swizzle, negate: false, absolute: false });
