@@ -1,0 +1,213 @@
+//! Errors in state and output files, located in the source text.
+
+/// Why a state (or outputs) text is not valid, and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {kind}")]
+pub struct StateError {
+    /// 1-based line of the offending token.
+    pub line: usize,
+    /// 1-based column of the offending token, counted in characters.
+    pub column: usize,
+    /// The offending token (empty for an error at the end of the text).
+    pub text: String,
+    /// What is wrong.
+    pub kind: StateErrorKind,
+}
+
+/// What is wrong with a state or outputs text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StateErrorKind {
+    /// The first word of a line is not a directive of the format.
+    #[error("unknown directive `{found}` (expected {})", list(.known))]
+    UnknownDirective {
+        /// The word found.
+        found: String,
+        /// The directives the format knows.
+        known: &'static [&'static str],
+    },
+    /// A directive has too few or too many operands.
+    #[error("`{directive}` takes {expected} operand{} ({directive} {syntax}), found {found}", plural(.expected))]
+    OperandCount {
+        /// The directive.
+        directive: &'static str,
+        /// How many operands it takes.
+        expected: usize,
+        /// Its operands, as the format writes them.
+        syntax: &'static str,
+        /// How many the line has.
+        found: usize,
+    },
+    /// An operand that should be a decimal integer is not one.
+    #[error("expected {what} (a decimal integer), found `{found}`")]
+    BadNumber {
+        /// What the operand is (`a lane`, `a texture unit`, ...).
+        what: &'static str,
+        /// The token found.
+        found: String,
+    },
+    /// An integer operand is above the format's limit.
+    #[error("{what} {found} is too large (at most {max})")]
+    TooLarge {
+        /// What the operand is.
+        what: &'static str,
+        /// The token found.
+        found: String,
+        /// The largest value accepted.
+        max: u64,
+    },
+    /// A channel value is neither a decimal float nor `0x` bits.
+    #[error(
+        "expected a value (a decimal float such as `1.5`, `-2`, `1e-3`, `inf`, `nan`, or raw bits `0xXXXXXXXX`), found `{found}`"
+    )]
+    BadValue {
+        /// The token found.
+        found: String,
+    },
+    /// A lane at or beyond the number of invocations.
+    #[error("lane {lane} is out of range (`invocations {invocations}` allows lanes 0 to {})", .invocations.saturating_sub(1))]
+    LaneOutOfRange {
+        /// The lane named.
+        lane: u32,
+        /// The number of invocations.
+        invocations: u32,
+    },
+    /// A line that names lanes comes before `invocations`.
+    #[error("`{directive}` comes before `invocations`: the number of invocations must be set first")]
+    InvocationsNotYetSet {
+        /// The directive of the line.
+        directive: &'static str,
+    },
+    /// The text has no `invocations` line.
+    #[error("the state has no `invocations` line")]
+    MissingInvocations,
+    /// A second `invocations` line.
+    #[error("`invocations` is set twice (first on line {first_line})")]
+    DuplicateInvocations {
+        /// Line of the first `invocations`.
+        first_line: usize,
+    },
+    /// `invocations 0`.
+    #[error("`invocations` must be at least 1")]
+    ZeroInvocations,
+    /// A second `texsize` line for one unit.
+    #[error("texture unit {unit} is sized twice (first on line {first_line})")]
+    DuplicateTexsize {
+        /// The texture unit.
+        unit: u32,
+        /// Line of the first `texsize` for it.
+        first_line: usize,
+    },
+    /// `texsize` with a zero width or height.
+    #[error("a texture must be at least 1x1, found {width}x{height}")]
+    ZeroTexsize {
+        /// Width given.
+        width: u32,
+        /// Height given.
+        height: u32,
+    },
+    /// `texel` for a unit with no `texsize` before it.
+    #[error("texel for texture unit {unit}, which has no `texsize` line before it")]
+    TexelWithoutTexsize {
+        /// The texture unit.
+        unit: u32,
+    },
+    /// `texel` outside its texture.
+    #[error("texel ({x}, {y}) is outside texture unit {unit}, which is {width}x{height}")]
+    TexelOutside {
+        /// The texture unit.
+        unit: u32,
+        /// Column of the texel.
+        x: u32,
+        /// Row of the texel.
+        y: u32,
+        /// Width of the texture.
+        width: u32,
+        /// Height of the texture.
+        height: u32,
+    },
+    /// `sysval` with a name that is not a TGSI semantic.
+    #[error("unknown system value `{found}` (expected a TGSI semantic name such as THREAD_ID or VERTEXID)")]
+    UnknownSysval {
+        /// The name found.
+        found: String,
+    },
+    /// An outputs text gives one register of one lane twice.
+    #[error("output {index} of lane {lane} is given twice (first on line {first_line})")]
+    DuplicateOutput {
+        /// The OUT register index.
+        index: u32,
+        /// The lane.
+        lane: u32,
+        /// Line of the first one.
+        first_line: usize,
+    },
+    /// An outputs text gives a register for some lanes but not all.
+    #[error("output {index} is given for some lanes but not for lane {lane}")]
+    MissingOutput {
+        /// The OUT register index.
+        index: u32,
+        /// The lane it is missing for.
+        lane: u32,
+    },
+    /// An outputs text kills one lane twice.
+    #[error("lane {lane} is killed twice (first on line {first_line})")]
+    DuplicateKill {
+        /// The lane.
+        lane: u32,
+        /// Line of the first `kill`.
+        first_line: usize,
+    },
+}
+
+/// The plural ending for a count.
+fn plural(n: &usize) -> &'static str {
+    if *n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// `a, b or c`, each in backquotes.
+fn list(words: &[&str]) -> String {
+    let quoted: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
+impl StateError {
+    /// The full line of `source` the error is on, without its line end
+    /// (empty when the error is at the end of the text).
+    pub fn source_line<'a>(&self, source: &'a str) -> &'a str {
+        source.split('\n').nth(self.line.saturating_sub(1)).unwrap_or("").trim_end_matches('\r')
+    }
+
+    /// Renders the error as a caret diagnostic, in the style of the TGSI
+    /// parser's errors:
+    ///
+    /// ```text
+    /// error: lane 9 is out of range (`invocations 4` allows lanes 0 to 3)
+    ///  --> case.state:3:9
+    ///   |
+    /// 3 | input 0 9 1 2 3 4
+    ///   |         ^
+    /// ```
+    pub fn render(&self, source: &str, file_name: &str) -> String {
+        let line_text = self.source_line(source);
+        let line_no = self.line.to_string();
+        let pad = " ".repeat(line_no.len());
+        let col = self.column.max(1);
+        // Tabs before the caret keep their width so the caret lines up.
+        let lead: String = line_text.chars().take(col - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        let width = self.text.chars().count().max(1);
+        format!(
+            "error: {msg}\n{pad}--> {file_name}:{line}:{col}\n{pad} |\n{line_no} | {line_text}\n{pad} | {lead}{carets}\n",
+            msg = self.kind,
+            line = self.line,
+            carets = "^".repeat(width),
+        )
+    }
+}

@@ -1,0 +1,34 @@
+//! Execution of TGSI shaders. The crate will hold the SIMD backend that runs
+//! a shader's IR over many invocations at once; today it holds the state
+//! exchange format that backend reads and writes, shared with the reference
+//! harness that produced the conformance data:
+//!
+//! - [`State`]: the input of a run (invocations, constants, inputs,
+//!   textures, system values), read from text;
+//! - [`Outputs`]: the result (every declared `OUT` register of every lane,
+//!   and the killed lanes), written as text and read back from `.expected`
+//!   files.
+//!
+//! ```
+//! let state = exec::State::parse("invocations 2\ninput 0 * 1 2 3 4\ninput 0 1 0x7f800000 0 0 0\n").unwrap();
+//! assert_eq!(state.input(0, 0), [1.0f32.to_bits(), 2.0f32.to_bits(), 3.0f32.to_bits(), 4.0f32.to_bits()]);
+//! assert_eq!(state.input(0, 1), [0x7f80_0000, 0, 0, 0]);
+//!
+//! let mut out = exec::Outputs::new(state.invocations(), [0]);
+//! *out.get_mut(0, 1).unwrap() = state.input(0, 1);
+//! out.kill(1);
+//! assert_eq!(
+//!     out.write(),
+//!     "output 0 0 0x00000000 0x00000000 0x00000000 0x00000000\n\
+//!      output 0 1 0x7f800000 0x00000000 0x00000000 0x00000000\nkill 1\n"
+//! );
+//! ```
+
+pub mod error;
+pub mod outputs;
+pub mod state;
+mod syntax;
+
+pub use error::{StateError, StateErrorKind};
+pub use outputs::Outputs;
+pub use state::{State, Texture};

@@ -1,0 +1,289 @@
+//! The input state of a run: how many invocations, and the constants,
+//! inputs, textures and system values they see.
+//!
+//! The text format, one directive a line (`#` starts a comment anywhere on
+//! a line; blank lines are skipped):
+//!
+//! ```text
+//! invocations N
+//! const BUF INDEX x y z w        # CONST[BUF][INDEX]; BUF is 0 for plain CONST[INDEX]
+//! input INDEX LANE x y z w       # IN[INDEX] of invocation LANE, or LANE = * for all
+//! texsize UNIT W H               # 2D texture on sampler/view UNIT
+//! texel UNIT X Y r g b a         # one texel of it
+//! sysval NAME LANE x y z w       # override a system value (THREAD_ID, VERTEXID, ...)
+//! ```
+//!
+//! A value is a decimal float read as an `f32` (`1.5`, `-2`, `1e-3`, `inf`,
+//! `-inf`, `nan`) or raw bits `0x` followed by 1 to 8 hex digits. Integers
+//! are unsigned decimal. Directives are lower case, as the reference harness
+//! writes them; system value names are TGSI semantic names in any case.
+//!
+//! Later lines override earlier ones for the same lane: a `*` line sets every
+//! lane and so replaces the per-lane lines before it; a per-lane line after
+//! it replaces the `*` value for that lane only. `const` and `texel` lines
+//! likewise replace an earlier line for the same register or texel.
+//!
+//! Checks, each reported with the line and column of the offending token:
+//! - `invocations` appears exactly once, before the first `input` or
+//!   `sysval` line, and is 1 to 2^24 (so that a backend may allocate per
+//!   lane);
+//! - every lane is `*` or below `invocations`;
+//! - `texsize` comes once per unit, before the unit's texels, with a width
+//!   and height of 1 to 8192; every texel lies inside it;
+//! - `sysval` names a TGSI semantic (`THREAD_ID`, `VERTEXID`, ...);
+//! - every line has its directive's number of operands, and every operand
+//!   is well formed.
+//!
+//! Storage is proportional to the text (per-lane and per-texel values are
+//! kept sparse), so no input, however large its numbers, allocates more
+//! than its own size suggests.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use tgsi::SemanticName;
+
+use crate::error::{StateError, StateErrorKind};
+use crate::syntax::{end_of_text, expect_operands, integer, lane, lines, vec4};
+
+/// The largest number of invocations a state may ask for.
+pub const MAX_INVOCATIONS: u32 = 1 << 24;
+
+/// The largest width or height of a texture.
+pub const MAX_TEXTURE_SIZE: u32 = 8192;
+
+/// The directives of the input format, in the order the format lists them.
+pub const DIRECTIVES: &[&str] = &["invocations", "const", "input", "texsize", "texel", "sysval"];
+
+/// The input state of a run. Values are kept as the bits of 32-bit
+/// channels, so `0x` values and floats alike arrive exactly.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    invocations: u32,
+    consts: BTreeMap<(u32, u32), [u32; 4]>,
+    inputs: BTreeMap<u32, PerLane>,
+    textures: BTreeMap<u32, Texture>,
+    sysvals: BTreeMap<SemanticName, PerLane>,
+}
+
+/// The values of one register across lanes, with "later lines win" already
+/// applied: a `*` line replaces everything before it, so only the latest
+/// `*` value and the per-lane lines after it need to be kept.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct PerLane {
+    all: Option<[u32; 4]>,
+    lanes: BTreeMap<u32, [u32; 4]>,
+}
+
+impl PerLane {
+    fn set(&mut self, lane: Option<u32>, value: [u32; 4]) {
+        match lane {
+            None => {
+                self.all = Some(value);
+                self.lanes.clear();
+            }
+            Some(lane) => {
+                self.lanes.insert(lane, value);
+            }
+        }
+    }
+
+    fn get(&self, lane: u32) -> Option<[u32; 4]> {
+        self.lanes.get(&lane).copied().or(self.all)
+    }
+}
+
+/// A 2D texture of one level: its size and the texels the state sets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Texture {
+    width: u32,
+    height: u32,
+    texels: BTreeMap<(u32, u32), [u32; 4]>,
+}
+
+impl Texture {
+    /// Width in texels.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in texels.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// The texel at column `x`, row `y` as four channels of bits; zero when
+    /// the state does not set it or it lies outside the texture.
+    pub fn texel(&self, x: u32, y: u32) -> [u32; 4] {
+        self.texels.get(&(y, x)).copied().unwrap_or_default()
+    }
+}
+
+impl State {
+    /// Reads a state from its text form.
+    pub fn parse(text: &str) -> Result<State, StateError> {
+        let mut state = State::default();
+        let mut invocations_line: Option<usize> = None;
+        let mut texsize_lines: BTreeMap<u32, usize> = BTreeMap::new();
+        for tokens in lines(text) {
+            let head = tokens[0];
+            let ops = &tokens[1..];
+            match head.text {
+                "invocations" => {
+                    expect_operands(&tokens, "invocations", "N", 1)?;
+                    if let Some(first_line) = invocations_line {
+                        return Err(head.error(StateErrorKind::DuplicateInvocations { first_line }));
+                    }
+                    let n = integer(&ops[0], "the number of invocations", MAX_INVOCATIONS)?;
+                    if n == 0 {
+                        return Err(ops[0].error(StateErrorKind::ZeroInvocations));
+                    }
+                    state.invocations = n;
+                    invocations_line = Some(head.line);
+                }
+                "const" => {
+                    expect_operands(&tokens, "const", "BUF INDEX x y z w", 6)?;
+                    let buf = integer(&ops[0], "a constant buffer", u32::MAX)?;
+                    let index = integer(&ops[1], "a constant index", u32::MAX)?;
+                    state.consts.insert((buf, index), vec4(&ops[2..])?);
+                }
+                "input" => {
+                    expect_operands(&tokens, "input", "INDEX LANE x y z w", 6)?;
+                    if invocations_line.is_none() {
+                        return Err(head.error(StateErrorKind::InvocationsNotYetSet { directive: "input" }));
+                    }
+                    let index = integer(&ops[0], "an input index", u32::MAX)?;
+                    let lane = lane(&ops[1], state.invocations)?;
+                    let value = vec4(&ops[2..])?;
+                    state.inputs.entry(index).or_default().set(lane, value);
+                }
+                "texsize" => {
+                    expect_operands(&tokens, "texsize", "UNIT W H", 3)?;
+                    let unit = integer(&ops[0], "a texture unit", u32::MAX)?;
+                    if let Some(&first_line) = texsize_lines.get(&unit) {
+                        return Err(head.error(StateErrorKind::DuplicateTexsize { unit, first_line }));
+                    }
+                    let width = integer(&ops[1], "a texture width", MAX_TEXTURE_SIZE)?;
+                    let height = integer(&ops[2], "a texture height", MAX_TEXTURE_SIZE)?;
+                    if width == 0 || height == 0 {
+                        let at = if width == 0 { ops[1] } else { ops[2] };
+                        return Err(at.error(StateErrorKind::ZeroTexsize { width, height }));
+                    }
+                    texsize_lines.insert(unit, head.line);
+                    state.textures.insert(unit, Texture { width, height, texels: BTreeMap::new() });
+                }
+                "texel" => {
+                    expect_operands(&tokens, "texel", "UNIT X Y r g b a", 7)?;
+                    let unit = integer(&ops[0], "a texture unit", u32::MAX)?;
+                    let Some(texture) = state.textures.get_mut(&unit) else {
+                        return Err(ops[0].error(StateErrorKind::TexelWithoutTexsize { unit }));
+                    };
+                    let x = integer(&ops[1], "a texel column", u32::MAX)?;
+                    let y = integer(&ops[2], "a texel row", u32::MAX)?;
+                    if x >= texture.width || y >= texture.height {
+                        let at = if x >= texture.width { ops[1] } else { ops[2] };
+                        let (width, height) = (texture.width, texture.height);
+                        return Err(at.error(StateErrorKind::TexelOutside { unit, x, y, width, height }));
+                    }
+                    let value = vec4(&ops[3..])?;
+                    texture.texels.insert((y, x), value);
+                }
+                "sysval" => {
+                    expect_operands(&tokens, "sysval", "NAME LANE x y z w", 6)?;
+                    if invocations_line.is_none() {
+                        return Err(head.error(StateErrorKind::InvocationsNotYetSet { directive: "sysval" }));
+                    }
+                    let Some(name) = SemanticName::from_name(ops[0].text) else {
+                        return Err(ops[0].error(StateErrorKind::UnknownSysval { found: ops[0].text.to_string() }));
+                    };
+                    let lane = lane(&ops[1], state.invocations)?;
+                    let value = vec4(&ops[2..])?;
+                    state.sysvals.entry(name).or_default().set(lane, value);
+                }
+                other => {
+                    return Err(
+                        head.error(StateErrorKind::UnknownDirective { found: other.to_string(), known: DIRECTIVES })
+                    )
+                }
+            }
+        }
+        if invocations_line.is_none() {
+            return Err(end_of_text(text, StateErrorKind::MissingInvocations));
+        }
+        Ok(state)
+    }
+
+    /// The number of invocations (lanes), at least 1.
+    pub fn invocations(&self) -> u32 {
+        self.invocations
+    }
+
+    /// `IN[index]` of invocation `lane`: the latest line that sets it, zero
+    /// when none does (or `lane` is not below [`State::invocations`]).
+    pub fn input(&self, index: u32, lane: u32) -> [u32; 4] {
+        if lane >= self.invocations {
+            return [0; 4];
+        }
+        self.inputs.get(&index).and_then(|p| p.get(lane)).unwrap_or_default()
+    }
+
+    /// The `IN` indices the state sets for some lane, ascending.
+    pub fn input_indices(&self) -> impl Iterator<Item = u32> + '_ {
+        self.inputs.keys().copied()
+    }
+
+    /// `CONST[buf][index]`; zero when the state does not set it.
+    pub fn constant(&self, buf: u32, index: u32) -> [u32; 4] {
+        self.consts.get(&(buf, index)).copied().unwrap_or_default()
+    }
+
+    /// Every constant the state sets, as `((buf, index), value)`, ascending.
+    pub fn constants(&self) -> impl Iterator<Item = ((u32, u32), [u32; 4])> + '_ {
+        self.consts.iter().map(|(&k, &v)| (k, v))
+    }
+
+    /// The texture bound to sampler or view `unit`, if the state sizes one.
+    pub fn texture(&self, unit: u32) -> Option<&Texture> {
+        self.textures.get(&unit)
+    }
+
+    /// The value of system value `name` the state gives invocation `lane`,
+    /// if any line does (`None` means the backend's default applies).
+    pub fn sysval(&self, name: SemanticName, lane: u32) -> Option<[u32; 4]> {
+        if lane >= self.invocations {
+            return None;
+        }
+        self.sysvals.get(&name).and_then(|p| p.get(lane))
+    }
+}
+
+impl FromStr for State {
+    type Err = StateError;
+
+    fn from_str(text: &str) -> Result<State, StateError> {
+        State::parse(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_lane_keeps_only_what_later_lines_leave() {
+        let mut p = PerLane::default();
+        p.set(Some(1), [1; 4]);
+        p.set(None, [2; 4]);
+        assert!(p.lanes.is_empty(), "a `*` line replaces the per-lane lines before it");
+        p.set(Some(3), [3; 4]);
+        assert_eq!((p.get(0), p.get(3)), (Some([2; 4]), Some([3; 4])));
+    }
+
+    #[test]
+    fn texels_are_keyed_by_column_then_row() {
+        let s = State::parse("invocations 1\ntexsize 0 3 2\ntexel 0 2 1 1 2 3 4\n").unwrap();
+        let t = s.texture(0).unwrap();
+        assert_eq!(t.texel(2, 1), [0x3f80_0000, 0x4000_0000, 0x4040_0000, 0x4080_0000]);
+        assert_eq!(t.texel(1, 2), [0; 4]);
+    }
+}

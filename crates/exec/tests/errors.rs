@@ -1,0 +1,214 @@
+//! Malformed states and outputs and the errors they get: the message, the
+//! line and column of the offending token, and the rendered diagnostic.
+
+use exec::{Outputs, State, StateErrorKind};
+
+const KNOWN: &str = "`invocations`, `const`, `input`, `texsize`, `texel` or `sysval`";
+
+/// (input, expected message, line, column)
+fn state_cases() -> Vec<(&'static str, String, usize, usize)> {
+    let value_msg = |found: &str| {
+        format!(
+            "expected a value (a decimal float such as `1.5`, `-2`, `1e-3`, `inf`, `nan`, or raw bits `0xXXXXXXXX`), found `{found}`"
+        )
+    };
+    vec![
+        ("invocations 4\nfoo 1 2\n", format!("unknown directive `foo` (expected {KNOWN})"), 2, 1),
+        ("invocations 4\nINPUT 0 0 1 2 3 4\n", format!("unknown directive `INPUT` (expected {KNOWN})"), 2, 1),
+        ("invocations\n", "`invocations` takes 1 operand (invocations N), found 0".into(), 1, 1),
+        ("invocations 4 5\n", "`invocations` takes 1 operand (invocations N), found 2".into(), 1, 15),
+        (
+            "invocations 4\nconst 0 0 1 2 3\n",
+            "`const` takes 6 operands (const BUF INDEX x y z w), found 5".into(),
+            2,
+            1,
+        ),
+        (
+            "invocations 4\ninput 0 0 1 2 3 4 5\n",
+            "`input` takes 6 operands (input INDEX LANE x y z w), found 7".into(),
+            2,
+            19,
+        ),
+        ("invocations 4\ntexsize 0 4\n", "`texsize` takes 3 operands (texsize UNIT W H), found 2".into(), 2, 1),
+        (
+            "invocations 4\ntexsize 0 4 4\ntexel 0 1 1 1 1 1\n",
+            "`texel` takes 7 operands (texel UNIT X Y r g b a), found 6".into(),
+            3,
+            1,
+        ),
+        (
+            "invocations 4\nsysval THREAD_ID 0 1 2 3\n",
+            "`sysval` takes 6 operands (sysval NAME LANE x y z w), found 5".into(),
+            2,
+            1,
+        ),
+        ("invocations four\n", "expected the number of invocations (a decimal integer), found `four`".into(), 1, 13),
+        ("invocations -1\n", "expected the number of invocations (a decimal integer), found `-1`".into(), 1, 13),
+        (
+            "invocations 4\nconst x 0 1 2 3 4\n",
+            "expected a constant buffer (a decimal integer), found `x`".into(),
+            2,
+            7,
+        ),
+        (
+            "invocations 4\nconst 0 1.5 1 2 3 4\n",
+            "expected a constant index (a decimal integer), found `1.5`".into(),
+            2,
+            9,
+        ),
+        ("invocations 4\ninput +1 0 1 2 3 4\n", "expected an input index (a decimal integer), found `+1`".into(), 2, 7),
+        ("invocations 4\ninput 0 ** 1 2 3 4\n", "expected a lane (a decimal integer), found `**`".into(), 2, 9),
+        ("invocations 4\ninput 0 0 1 2 three 4\n", value_msg("three"), 2, 15),
+        ("invocations 4\nconst 0 0 1 2 3 0x1234567890\n", value_msg("0x1234567890"), 2, 17),
+        ("invocations 4\nconst 0 0 0x 2 3 4\n", value_msg("0x"), 2, 11),
+        ("invocations 4\nconst 0 0 1.0f 2 3 4\n", value_msg("1.0f"), 2, 11),
+        ("invocations 4\ntexsize 0 2 2\ntexel 0 0 0 1 2 3 0xzz\n", value_msg("0xzz"), 3, 19),
+        (
+            "invocations 4\ninput 0 4 1 2 3 4\n",
+            "lane 4 is out of range (`invocations 4` allows lanes 0 to 3)".into(),
+            2,
+            9,
+        ),
+        (
+            "invocations 1\nsysval VERTEXID 1 1 2 3 4\n",
+            "lane 1 is out of range (`invocations 1` allows lanes 0 to 0)".into(),
+            2,
+            17,
+        ),
+        (
+            "input 0 * 1 2 3 4\ninvocations 4\n",
+            "`input` comes before `invocations`: the number of invocations must be set first".into(),
+            1,
+            1,
+        ),
+        (
+            "const 0 0 1 2 3 4\nsysval THREAD_ID * 1 2 3 4\ninvocations 4\n",
+            "`sysval` comes before `invocations`: the number of invocations must be set first".into(),
+            2,
+            1,
+        ),
+        ("const 0 0 1 2 3 4\n", "the state has no `invocations` line".into(), 2, 1),
+        ("", "the state has no `invocations` line".into(), 1, 1),
+        ("# nothing\nconst 0 0 1 2 3 4", "the state has no `invocations` line".into(), 2, 18),
+        ("invocations 4\ninvocations 4\n", "`invocations` is set twice (first on line 1)".into(), 2, 1),
+        ("invocations 0\n", "`invocations` must be at least 1".into(), 1, 13),
+        ("invocations 16777217\n", "the number of invocations 16777217 is too large (at most 16777216)".into(), 1, 13),
+        (
+            "invocations 99999999999999999999\n",
+            "the number of invocations 99999999999999999999 is too large (at most 16777216)".into(),
+            1,
+            13,
+        ),
+        ("invocations 4\ntexsize 0 8193 1\n", "a texture width 8193 is too large (at most 8192)".into(), 2, 11),
+        ("invocations 4\ntexsize 0 1 9000\n", "a texture height 9000 is too large (at most 8192)".into(), 2, 13),
+        ("invocations 4\ntexsize 0 0 4\n", "a texture must be at least 1x1, found 0x4".into(), 2, 11),
+        ("invocations 4\ntexsize 0 4 0\n", "a texture must be at least 1x1, found 4x0".into(), 2, 13),
+        (
+            "invocations 4\ntexsize 1 4 4\ntexsize 1 2 2\n",
+            "texture unit 1 is sized twice (first on line 2)".into(),
+            3,
+            1,
+        ),
+        (
+            "invocations 4\ntexel 0 0 0 1 1 1 1\ntexsize 0 4 4\n",
+            "texel for texture unit 0, which has no `texsize` line before it".into(),
+            2,
+            7,
+        ),
+        (
+            "invocations 4\ntexsize 0 4 2\ntexel 0 4 0 1 1 1 1\n",
+            "texel (4, 0) is outside texture unit 0, which is 4x2".into(),
+            3,
+            9,
+        ),
+        (
+            "invocations 4\ntexsize 0 4 2\ntexel 0 3 2 1 1 1 1\n",
+            "texel (3, 2) is outside texture unit 0, which is 4x2".into(),
+            3,
+            11,
+        ),
+        (
+            "invocations 4\nsysval THREADID * 1 2 3 4\n",
+            "unknown system value `THREADID` (expected a TGSI semantic name such as THREAD_ID or VERTEXID)".into(),
+            2,
+            8,
+        ),
+    ]
+}
+
+#[test]
+fn state_errors() {
+    for (input, message, line, column) in state_cases() {
+        let err = State::parse(input).expect_err(input);
+        assert_eq!(err.kind.to_string(), message, "{input:?}");
+        assert_eq!((err.line, err.column), (line, column), "{input:?}: {err}");
+        assert_eq!(err.to_string(), format!("{line}:{column}: {message}"));
+    }
+}
+
+#[test]
+fn errors_point_at_the_offending_token() {
+    let err = State::parse("invocations 4\ntexsize 0 4 4\ntexel 0 0 0 1 2 3 abc\n").unwrap_err();
+    assert_eq!(err.text, "abc");
+    assert!(matches!(err.kind, StateErrorKind::BadValue { .. }));
+    let err = State::parse("invocations 4\n").and_then(|_| State::parse("")).unwrap_err();
+    assert_eq!(err.text, "");
+}
+
+#[test]
+fn render_matches_the_tgsi_parser_style() {
+    let source = "invocations 4\n# quad 0\ninput 0 9 1 2 3 4\n";
+    let err = State::parse(source).unwrap_err();
+    assert_eq!(
+        err.render(source, "case.state"),
+        "error: lane 9 is out of range (`invocations 4` allows lanes 0 to 3)\n\
+         \x20--> case.state:3:9\n\
+         \x20 |\n\
+         3 | input 0 9 1 2 3 4\n\
+         \x20 |         ^\n"
+    );
+
+    // The caret spans the token; tabs before it keep their width.
+    let source = "invocations 4\r\n\tconst 0 0 1 2 3 bogus\r\n";
+    let err = State::parse(source).unwrap_err();
+    assert_eq!(
+        err.render(source, "s"),
+        format!("error: {}\n --> s:2:18\n  |\n2 | \tconst 0 0 1 2 3 bogus\n  | \t                ^^^^^\n", err.kind)
+    );
+
+    // An error at the end of the text shows an empty line.
+    let err = State::parse("const 0 0 1 2 3 4\n").unwrap_err();
+    assert_eq!(
+        err.render("const 0 0 1 2 3 4\n", "s"),
+        "error: the state has no `invocations` line\n --> s:2:1\n  |\n2 | \n  | ^\n"
+    );
+
+    // Rendering against unrelated text never panics.
+    let _ = err.render("", "s");
+}
+
+/// (input, expected message, line, column)
+const OUTPUT_CASES: &[(&str, &str, usize, usize)] = &[
+    ("out 0 0 0 0 0 0\n", "unknown directive `out` (expected `output` or `kill`)", 1, 1),
+    ("output 0 0 0 0 0\n", "`output` takes 6 operands (output INDEX LANE x y z w), found 5", 1, 1),
+    ("kill\n", "`kill` takes 1 operand (kill LANE), found 0", 1, 1),
+    ("kill 1 2\n", "`kill` takes 1 operand (kill LANE), found 2", 1, 8),
+    ("kill x\n", "expected a lane (a decimal integer), found `x`", 1, 6),
+    ("kill 16777216\n", "a lane 16777216 is too large (at most 16777215)", 1, 6),
+    ("output 0 0 0 0 0 zz\n", "expected a value (a decimal float such as `1.5`, `-2`, `1e-3`, `inf`, `nan`, or raw bits `0xXXXXXXXX`), found `zz`", 1, 18),
+    ("output 0 0 0 0 0 0\noutput 0 0 1 1 1 1\n", "output 0 of lane 0 is given twice (first on line 1)", 2, 1),
+    ("kill 0\nkill 0\n", "lane 0 is killed twice (first on line 1)", 2, 1),
+    ("output 0 0 0 0 0 0\noutput 0 2 0 0 0 0\n", "output 0 is given for some lanes but not for lane 1", 1, 8),
+    ("output 0 0 0 0 0 0\noutput 0 1 0 0 0 0\noutput 1 0 0 0 0 0\n", "output 1 is given for some lanes but not for lane 1", 3, 8),
+    ("output 3 0 0 0 0 0\nkill 1\n", "output 3 is given for some lanes but not for lane 1", 1, 8),
+    ("output 3 1 0 0 0 0\n", "output 3 is given for some lanes but not for lane 0", 1, 8),
+];
+
+#[test]
+fn output_errors() {
+    for &(input, message, line, column) in OUTPUT_CASES {
+        let err = Outputs::parse(input).expect_err(input);
+        assert_eq!(err.kind.to_string(), message, "{input:?}");
+        assert_eq!((err.line, err.column), (line, column), "{input:?}: {err}");
+    }
+}

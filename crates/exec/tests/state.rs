@@ -1,0 +1,140 @@
+//! Hand-written states: every directive, comments, the order of lines, and
+//! the values the accessors answer.
+
+use exec::{State, Texture};
+use tgsi::SemanticName;
+
+fn f(x: f32) -> u32 {
+    x.to_bits()
+}
+
+fn v(x: f32, y: f32, z: f32, w: f32) -> [u32; 4] {
+    [f(x), f(y), f(z), f(w)]
+}
+
+const EVERY_DIRECTIVE: &str = "\
+# a state with every directive
+invocations 4      # four lanes, one quad
+
+const 0 0 1 2 3 4
+const 1 7 0x3f800000 0x0 0xFFFFFFFF 0x7fc00001
+input 0 * 0.5 -0.5 1e-3 -2
+input 0 2 inf -inf nan 0x00000001
+input 3 1 1 1 1 1
+texsize 2 4 2
+texel 2 3 1 0.25 0.5 0.75 1
+texel 2 0 0 1 1 1 1
+sysval THREAD_ID * 1 2 3 0
+sysval thread_id 3 9 9 9 9
+sysval VERTEXID 0 7 0 0 0
+";
+
+#[test]
+fn every_directive() {
+    let s = State::parse(EVERY_DIRECTIVE).unwrap();
+    assert_eq!(s.invocations(), 4);
+
+    assert_eq!(s.constant(0, 0), v(1.0, 2.0, 3.0, 4.0));
+    assert_eq!(s.constant(1, 7), [0x3f80_0000, 0, 0xffff_ffff, 0x7fc0_0001]);
+    assert_eq!(s.constant(0, 1), [0; 4], "unset constants are zero");
+    assert_eq!(s.constant(1, 0), [0; 4]);
+    assert_eq!(s.constants().count(), 2);
+
+    for lane in [0, 1, 3] {
+        assert_eq!(s.input(0, lane), v(0.5, -0.5, 1e-3, -2.0));
+    }
+    assert_eq!(s.input(0, 2), [0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 1]);
+    assert_eq!(s.input(3, 1), v(1.0, 1.0, 1.0, 1.0));
+    assert_eq!(s.input(3, 0), [0; 4], "a lane no line sets is zero");
+    assert_eq!(s.input(1, 0), [0; 4], "an unset register is zero");
+    assert_eq!(s.input(0, 4), [0; 4], "lanes beyond invocations are zero");
+    assert_eq!(s.input_indices().collect::<Vec<_>>(), vec![0, 3]);
+
+    let t: &Texture = s.texture(2).unwrap();
+    assert_eq!((t.width(), t.height()), (4, 2));
+    assert_eq!(t.texel(3, 1), v(0.25, 0.5, 0.75, 1.0));
+    assert_eq!(t.texel(0, 0), v(1.0, 1.0, 1.0, 1.0));
+    assert_eq!(t.texel(1, 1), [0; 4], "unset texels are zero");
+    assert_eq!(t.texel(4, 0), [0; 4], "texels outside are zero");
+    assert!(s.texture(0).is_none());
+
+    assert_eq!(s.sysval(SemanticName::ThreadId, 0), Some([f(1.0), f(2.0), f(3.0), 0]));
+    assert_eq!(s.sysval(SemanticName::ThreadId, 3), Some(v(9.0, 9.0, 9.0, 9.0)), "names ignore case");
+    assert_eq!(s.sysval(SemanticName::VertexId, 0), Some([f(7.0), 0, 0, 0]));
+    assert_eq!(s.sysval(SemanticName::VertexId, 1), None, "no line for this lane");
+    assert_eq!(s.sysval(SemanticName::BlockSize, 0), None);
+    assert_eq!(s.sysval(SemanticName::ThreadId, 4), None, "lanes beyond invocations");
+
+    assert_eq!(EVERY_DIRECTIVE.parse::<State>(), Ok(s));
+}
+
+#[test]
+fn later_lines_override_earlier_ones() {
+    let s = State::parse(
+        "invocations 4\n\
+         input 0 1 1 1 1 1\n\
+         input 0 * 2 2 2 2\n\
+         input 0 3 3 3 3 3\n\
+         input 0 3 4 4 4 4\n\
+         input 1 * 5 5 5 5\n\
+         input 1 2 6 6 6 6\n\
+         input 1 * 7 7 7 7\n\
+         input 1 0 8 8 8 8\n\
+         const 0 0 1 1 1 1\n\
+         const 0 0 2 2 2 2\n\
+         texsize 0 1 1\n\
+         texel 0 0 0 1 1 1 1\n\
+         texel 0 0 0 2 2 2 2\n\
+         sysval THREAD_ID 0 1 1 1 1\n\
+         sysval THREAD_ID * 2 2 2 2\n",
+    )
+    .unwrap();
+    let two = v(2.0, 2.0, 2.0, 2.0);
+    // A `*` line replaces the per-lane line before it; later per-lane lines win.
+    assert_eq!(s.input(0, 0), two);
+    assert_eq!(s.input(0, 1), two);
+    assert_eq!(s.input(0, 2), two);
+    assert_eq!(s.input(0, 3), v(4.0, 4.0, 4.0, 4.0));
+    // A later `*` line replaces earlier per-lane exceptions too.
+    assert_eq!(s.input(1, 0), v(8.0, 8.0, 8.0, 8.0));
+    assert_eq!(s.input(1, 2), v(7.0, 7.0, 7.0, 7.0));
+    assert_eq!(s.input(1, 3), v(7.0, 7.0, 7.0, 7.0));
+    assert_eq!(s.constant(0, 0), two);
+    assert_eq!(s.texture(0).unwrap().texel(0, 0), two);
+    assert_eq!(s.sysval(SemanticName::ThreadId, 0), Some(two));
+}
+
+#[test]
+fn comments_blank_lines_and_line_ends() {
+    let s =
+        State::parse("#only a comment\n\n   \t\r\ninvocations 1#comment\r\ninput 0 0 1 2 3 4 # x y z w\r\n#").unwrap();
+    assert_eq!(s.input(0, 0), v(1.0, 2.0, 3.0, 4.0));
+}
+
+#[test]
+fn values_are_kept_as_bits() {
+    let s = State::parse(
+        "invocations 1\n\
+         const 0 0 0x7f800001 0xffc00000 0x80000000 0x00000000\n\
+         const 0 1 -0 1.5 -2 1e-3\n\
+         const 0 2 inf -inf nan -nan\n\
+         const 0 3 0.1 16777217 1e39 1e-46\n",
+    )
+    .unwrap();
+    assert_eq!(s.constant(0, 0), [0x7f80_0001, 0xffc0_0000, 0x8000_0000, 0]);
+    assert_eq!(s.constant(0, 1), [0x8000_0000, 0x3fc0_0000, 0xc000_0000, 0x3a83_126f]);
+    assert_eq!(s.constant(0, 2), [0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0xffc0_0000]);
+    // Decimal text is rounded once, to the nearest f32.
+    assert_eq!(s.constant(0, 3), [0x3dcc_cccd, 0x4b80_0000, 0x7f80_0000, 0]);
+}
+
+#[test]
+fn limits_are_accepted() {
+    let s = State::parse(
+        "invocations 16777216\ninput 0 16777215 1 1 1 1\ntexsize 0 8192 8192\ntexel 0 8191 8191 1 1 1 1\n",
+    )
+    .unwrap();
+    assert_eq!(s.invocations(), 1 << 24);
+    assert_eq!(s.input(0, (1 << 24) - 1), v(1.0, 1.0, 1.0, 1.0));
+    assert_eq!(s.texture(0).unwrap().texel(8191, 8191), v(1.0, 1.0, 1.0, 1.0));
+}
