@@ -21,6 +21,9 @@ pub enum Command {
     /// Build a shader's SSA IR, run optimization passes over it, and write
     /// the result as TGSI, token words, the IR's text form or a Graphviz graph.
     Opt(OptArgs),
+    /// Run a shader for every invocation of an input state and print the
+    /// outputs in the state exchange format.
+    Run(RunArgs),
 }
 
 /// Arguments of `tgsi-opt fmt`.
@@ -88,6 +91,33 @@ pub struct OptArgs {
     /// Verify the IR after every pass, not only after SSA construction.
     #[arg(long)]
     pub verify_each: bool,
+}
+
+/// Arguments of `tgsi-opt run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The shader to run; `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// The input state: invocations, inputs, constants, textures and system
+    /// values, in the state exchange format.
+    #[arg(long, value_name = "STATE")]
+    pub state: PathBuf,
+
+    /// Invocations run together in one batch: a multiple of 4 (a quad) from
+    /// 4 to 64. Results do not depend on it.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub lanes: usize,
+
+    /// What the shader input is: TGSI text, or Mesa's token stream as hex
+    /// words.
+    #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub input_format: Format,
+
+    /// Write the outputs to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// What `tgsi-opt opt` writes.

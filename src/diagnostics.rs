@@ -77,6 +77,14 @@ pub enum Failure {
         /// Why not.
         source: ir::EmitError,
     },
+    /// The shader could not be run.
+    #[error("cannot run {what}: {source}")]
+    Exec {
+        /// `` `path` `` or `standard input`.
+        what: String,
+        /// Why not.
+        source: exec::ExecError,
+    },
     /// `--passes` names a pass that does not exist (a usage error).
     #[error("unknown pass `{name}`; known passes: {known}")]
     UnknownPass {

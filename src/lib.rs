@@ -2,6 +2,7 @@
 //! language. This facade re-exports the crates that make it up; the
 //! `tgsi-opt` binary is its command line.
 
+pub use exec;
 pub use ir;
 pub use tgsi;
 

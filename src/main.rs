@@ -18,6 +18,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Fmt(args) => commands::fmt::run(args),
         Command::Opt(args) => commands::opt::run(args),
+        Command::Run(args) => commands::run::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

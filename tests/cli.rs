@@ -420,3 +420,53 @@ fn opt_help_documents_every_flag() {
     }
     assert!(success(&["--help"], b"").contains("opt"));
 }
+
+fn example_state(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/states").join(name);
+    path.to_str().expect("UTF-8 path").to_string()
+}
+
+#[test]
+fn run_prints_the_outputs_of_every_invocation() {
+    let shader = example_path("vertex_transform.tgsi");
+    let state = example_state("vertex_transform.state");
+    let out = success(&["run", shader.to_str().unwrap(), "--state", &state], b"");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 8, "{out}");
+    // Lane 0: (1, 1, 0, 1) scaled by (2, 3, 1, 1); IN[1] * 0.5 + 0.5.
+    assert_eq!(lines[0], "output 0 0 0x40000000 0x40400000 0x00000000 0x3f800000");
+    assert_eq!(lines[1], "output 1 0 0x00000000 0x3f000000 0x3f800000 0x3f400000");
+    assert_eq!(lines[6], "output 0 3 0x41000000 0xc0c00000 0x3f800000 0x40000000");
+    for lanes in ["4", "8", "16"] {
+        assert_eq!(success(&["run", shader.to_str().unwrap(), "--state", &state, "--lanes", lanes], b""), out);
+    }
+    // The shader may come from standard input.
+    assert_eq!(success(&["run", "-", "--state", &state], example_text("vertex_transform.tgsi").as_bytes()), out);
+}
+
+#[test]
+fn run_errors_are_located_and_exit_non_zero() {
+    let dir = scratch_dir("run_errors");
+    let shader = example_path("vertex_transform.tgsi");
+    let bad = dir.join("bad.state");
+    fs::write(&bad, "invocations 2\ninput 0 5 1 2 3 4\n").unwrap();
+    let output = run(&["run", shader.to_str().unwrap(), "--state", bad.to_str().unwrap()], b"");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("bad.state:2:9"), "{err}");
+    assert!(err.contains("lane"), "{err}");
+    // Something the backend does not execute yet is an error, not a guess.
+    let compute = example_path("compute_loop.tgsi");
+    let output = run(&["run", compute.to_str().unwrap(), "--state", &example_state("vertex_transform.state")], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("is not executed yet"), "{}", stderr(&output));
+    // Lanes must be whole quads, at most 64.
+    let output = run(
+        &["run", shader.to_str().unwrap(), "--state", &example_state("vertex_transform.state"), "--lanes", "6"],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("multiple of 4"), "{}", stderr(&output));
+    // --state is required: a usage error.
+    assert_eq!(run(&["run", shader.to_str().unwrap()], b"").status.code(), Some(2));
+}

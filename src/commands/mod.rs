@@ -2,3 +2,4 @@
 
 pub mod fmt;
 pub mod opt;
+pub mod run;

@@ -26,10 +26,7 @@ pub fn run(args: &OptArgs) -> Result<(), Failure> {
     // Unknown pass names are usage errors: report them before reading anything.
     let pipeline = resolve_passes(&args.passes, known_passes())?;
     let input = Input::from_arg(args.file.as_deref());
-    let (shader, located) = read_shader(&input, args.input_format)?;
-
-    let mut module = ir::from_tgsi(&shader).map_err(|err| build_failure(err, &input, &shader, located.as_ref()))?;
-    verify(&module, &input, "SSA construction")?;
+    let mut module = build(&input, args.input_format)?;
     for pass in pipeline {
         (pass.run)(&mut module);
         if args.verify_each {
@@ -48,6 +45,15 @@ pub fn run(args: &OptArgs) -> Result<(), Failure> {
         OptEmit::Dot => ir::dot::function_to_dot(&module.function),
     };
     write_output(args.output.as_deref(), output.as_bytes())
+}
+
+/// Reads the input and builds its verified SSA IR: what `opt` and `run`
+/// start from.
+pub(crate) fn build(input: &Input, format: Format) -> Result<ir::Module, Failure> {
+    let (shader, located) = read_shader(input, format)?;
+    let module = ir::from_tgsi(&shader).map_err(|err| build_failure(err, input, &shader, located.as_ref()))?;
+    verify(&module, input, "SSA construction")?;
+    Ok(module)
 }
 
 /// The passes `names` lists, in order; empty names (`--passes=`, `a,,b`)

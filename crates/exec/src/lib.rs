@@ -26,9 +26,13 @@
 
 pub mod error;
 pub mod outputs;
+mod program;
+pub mod run;
+pub mod scalar;
 pub mod state;
 mod syntax;
 
 pub use error::{StateError, StateErrorKind};
 pub use outputs::Outputs;
+pub use run::{run, ExecError, RunOptions};
 pub use state::{State, Texture};

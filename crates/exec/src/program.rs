@@ -1,0 +1,406 @@
+//! A module's code compiled once into steps over value slots, so running it
+//! looks nothing up: every value is a slot (its index), every block a list
+//! of steps, and phis become copies at the end of their predecessors.
+
+use ir::function::{Block, Exit, Function, Module, Node, Op, Operand, Region, Source};
+use ir::EntityRef;
+use smallvec::SmallVec;
+use tgsi::{File, Opcode, OperandType, SemanticName};
+
+use crate::run::ExecError;
+
+/// An operand: a slot with TGSI's source modifiers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Arg {
+    pub slot: u32,
+    pub neg: bool,
+    pub abs: bool,
+}
+
+impl Arg {
+    fn new(op: &Operand) -> Arg {
+        Arg { slot: op.value.index() as u32, neg: op.neg, abs: op.abs }
+    }
+}
+
+/// Where a direct read gets its channel.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ReadSrc {
+    Input {
+        index: u32,
+        chan: u8,
+    },
+    Constant {
+        buf: u32,
+        index: u32,
+        chan: u8,
+    },
+    /// A system value register, by its declared semantic.
+    SystemValue {
+        name: Option<SemanticName>,
+        chan: u8,
+    },
+    Bits(u32),
+}
+
+/// What a texture instruction asks of the sampler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TexOp {
+    /// Sample at (s, t): TEX, TXB, TXL, TXD and the SAMPLE family (one
+    /// level, so bias, level and derivatives do not change the result).
+    Sample,
+    /// TXP: sample at (s/q, t/q).
+    Project,
+    /// TXF: the texel at integer (x, y).
+    Fetch,
+    /// TXQ, SVIEWINFO: (width, height, 0, levels).
+    Query,
+}
+
+/// Which derivative, over a 2x2 quad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Deriv {
+    X,
+    Y,
+    XFine,
+    YFine,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Step {
+    Const {
+        dst: u32,
+        bits: u64,
+    },
+    Read {
+        dst: u32,
+        src: ReadSrc,
+    },
+    Alu {
+        dst: u32,
+        opcode: Opcode,
+        chan: u8,
+        args: SmallVec<[Arg; 4]>,
+        src_ty: OperandType,
+        sat: Option<OperandType>,
+    },
+    Deriv {
+        dst: u32,
+        arg: Arg,
+        kind: Deriv,
+        sat: bool,
+    },
+    Pack {
+        dst: u32,
+        lo: u32,
+        hi: u32,
+    },
+    Split {
+        dst: u32,
+        src: u32,
+        hi: bool,
+    },
+    /// A load from a register file, its index (and 2-D index) adding the
+    /// values of `index` and `dim_index` when present.
+    LoadIndirect {
+        dst: u32,
+        file: File,
+        base: i32,
+        index: Option<u32>,
+        dim: Option<(i32, Option<u32>)>,
+        chan: u8,
+        sv_names: Vec<Option<SemanticName>>,
+    },
+    ArrayLoad {
+        dst: u32,
+        array: u32,
+        offset: i32,
+        index: Option<u32>,
+        chan: u8,
+    },
+    ArrayStore {
+        array: u32,
+        offset: i32,
+        index: Option<u32>,
+        value: u32,
+        chan: u8,
+    },
+    StoreOutput {
+        index: u32,
+        chan: u8,
+        value: u32,
+    },
+    Texture {
+        op: TexOp,
+        unit: u32,
+        coords: [Arg; 4],
+        /// The destination channels written, with their slots.
+        dsts: SmallVec<[(u8, u32); 4]>,
+        sat: bool,
+    },
+    Kill,
+    KillIf {
+        args: SmallVec<[Arg; 4]>,
+    },
+    /// Phi copies at the end of a predecessor: all read, then all written.
+    Copies(Vec<(u32, u32)>),
+}
+
+/// A compiled module.
+#[derive(Debug)]
+pub(crate) struct Program {
+    pub steps: Vec<Vec<Step>>,
+    pub exits: Vec<Exit>,
+    pub slots: usize,
+    /// Length in registers of each array.
+    pub arrays: Vec<u32>,
+}
+
+impl Program {
+    pub fn compile(module: &Module) -> Result<Program, ExecError> {
+        let func = &module.function;
+        let sv_names = system_value_names(module);
+        let mut steps: Vec<Vec<Step>> = vec![Vec::new(); func.blocks.len()];
+        let mut copies: Vec<Vec<(u32, u32)>> = vec![Vec::new(); func.blocks.len()];
+        let mut in_tree = vec![false; func.blocks.len()];
+        mark_blocks(&func.body, &mut in_tree);
+        for (b, block) in func.blocks.iter() {
+            if !in_tree[b.index()] {
+                continue;
+            }
+            for &inst in &block.insts {
+                let data = &func.insts[inst];
+                if let Op::Phi { preds } = &data.op {
+                    for (arg, pred) in data.args.iter().zip(preds) {
+                        if let Some(list) = copies.get_mut(pred.index()) {
+                            list.push((data.results[0].index() as u32, arg.value.index() as u32));
+                        }
+                    }
+                    continue;
+                }
+                if let Some(step) = compile_inst(module, func, inst, &sv_names)? {
+                    steps[b.index()].push(step);
+                }
+            }
+        }
+        for (b, list) in copies.into_iter().enumerate() {
+            if !list.is_empty() {
+                steps[b].push(Step::Copies(list));
+            }
+        }
+        Ok(Program {
+            steps,
+            exits: func.blocks.iter().map(|(_, d)| d.exit).collect(),
+            slots: func.values.len(),
+            arrays: func.arrays.iter().map(|(_, a)| a.len).collect(),
+        })
+    }
+
+    pub fn block(&self, b: Block) -> &[Step] {
+        &self.steps[b.index()]
+    }
+
+    pub fn exit(&self, b: Block) -> Exit {
+        self.exits[b.index()]
+    }
+}
+
+fn mark_blocks(region: &Region, out: &mut [bool]) {
+    for node in region {
+        match node {
+            Node::Block(b) => {
+                if let Some(m) = out.get_mut(b.index()) {
+                    *m = true;
+                }
+            }
+            Node::If(n) => {
+                mark_blocks(&n.then_region, out);
+                mark_blocks(&n.else_region, out);
+            }
+            Node::Loop(n) => mark_blocks(&n.body, out),
+            Node::Switch(n) => n.cases.iter().for_each(|c| mark_blocks(&c.body, out)),
+        }
+    }
+}
+
+/// The semantic of every system value register, by index.
+fn system_value_names(module: &Module) -> Vec<Option<SemanticName>> {
+    let mut names = Vec::new();
+    for item in &module.interface {
+        if let tgsi::Item::Declaration(d) = item {
+            if d.file == File::SystemValue {
+                for i in d.first..=d.last {
+                    let i = i as usize;
+                    if names.len() <= i {
+                        names.resize(i + 1, None);
+                    }
+                    names[i] = d.semantic.map(|s| s.name);
+                }
+            }
+        }
+    }
+    names
+}
+
+fn slot(v: ir::function::Value) -> u32 {
+    v.index() as u32
+}
+
+fn compile_inst(
+    module: &Module,
+    func: &Function,
+    inst: ir::function::Inst,
+    sv_names: &[Option<SemanticName>],
+) -> Result<Option<Step>, ExecError> {
+    let data = &func.insts[inst];
+    let dst = data.results.first().map(|&v| slot(v));
+    let need_dst = || dst.ok_or_else(|| ExecError::Malformed(format!("{inst} has no result")));
+    let arg = |i: usize| {
+        data.args.get(i).map(|a| slot(a.value)).ok_or_else(|| ExecError::Malformed(format!("{inst} lacks operand {i}")))
+    };
+    let step = match &data.op {
+        Op::Const(bits) => Step::Const { dst: need_dst()?, bits: *bits },
+        Op::Initial | Op::Undef => Step::Const { dst: need_dst()?, bits: 0 },
+        Op::Read(s) => Step::Read { dst: need_dst()?, src: read_src(module, s, sv_names) },
+        Op::Alu { opcode, chan } => {
+            let info = opcode.info();
+            let kind = match opcode {
+                Opcode::Ddx => Some(Deriv::X),
+                Opcode::Ddy => Some(Deriv::Y),
+                Opcode::DdxFine => Some(Deriv::XFine),
+                Opcode::DdyFine => Some(Deriv::YFine),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                let a = data.args.first().ok_or_else(|| ExecError::Malformed(format!("{inst} lacks its operand")))?;
+                Step::Deriv { dst: need_dst()?, arg: Arg::new(a), kind, sat: data.saturate }
+            } else {
+                Step::Alu {
+                    dst: need_dst()?,
+                    opcode: *opcode,
+                    chan: *chan,
+                    args: data.args.iter().map(Arg::new).collect(),
+                    src_ty: info.src_type,
+                    sat: data.saturate.then_some(info.dst_type),
+                }
+            }
+        }
+        Op::Pack => Step::Pack { dst: need_dst()?, lo: arg(0)?, hi: arg(1)? },
+        Op::Split { hi } => Step::Split { dst: need_dst()?, src: arg(0)?, hi: *hi },
+        Op::LoadIndirect { reg, chan } => {
+            let mut k = 0;
+            let index = if reg.indirect.is_some() {
+                k += 1;
+                Some(arg(0)?)
+            } else {
+                None
+            };
+            let dim = match &reg.dimension {
+                Some(d) => Some((d.index, if d.indirect.is_some() { Some(arg(k)?) } else { None })),
+                None => None,
+            };
+            Step::LoadIndirect {
+                dst: need_dst()?,
+                file: reg.file,
+                base: reg.index,
+                index,
+                dim,
+                chan: *chan,
+                sv_names: if reg.file == File::SystemValue { sv_names.to_vec() } else { Vec::new() },
+            }
+        }
+        Op::ArrayLoad { array, offset, chan } => Step::ArrayLoad {
+            dst: need_dst()?,
+            array: array.index() as u32,
+            offset: *offset,
+            index: data.args.first().map(|a| slot(a.value)),
+            chan: *chan,
+        },
+        Op::ArrayStore { array, offset, chan } => {
+            let value = data
+                .args
+                .last()
+                .map(|a| slot(a.value))
+                .ok_or_else(|| ExecError::Malformed(format!("{inst} stores no value")))?;
+            Step::ArrayStore {
+                array: array.index() as u32,
+                offset: *offset,
+                index: if data.args.len() > 1 { Some(arg(0)?) } else { None },
+                value,
+                chan: *chan,
+            }
+        }
+        Op::StoreOutput { index, chan } => Step::StoreOutput { index: *index, chan: *chan, value: arg(0)? },
+        Op::Opaque { inst: t, .. } => match t.opcode {
+            Opcode::Kill | Opcode::Demote => Step::Kill,
+            Opcode::KillIf => Step::KillIf { args: data.args.iter().take(4).map(Arg::new).collect() },
+            op @ (Opcode::Tex
+            | Opcode::Txb
+            | Opcode::Txl
+            | Opcode::Txd
+            | Opcode::Txp
+            | Opcode::Txf
+            | Opcode::Txq
+            | Opcode::Sample
+            | Opcode::SampleB
+            | Opcode::SampleL
+            | Opcode::SampleD
+            | Opcode::Sviewinfo) => texture_step(data, t, op, inst)?,
+            other => return Err(ExecError::Unsupported(other.info().name.to_string())),
+        },
+        Op::Phi { .. } => return Ok(None),
+    };
+    Ok(Some(step))
+}
+
+/// A texture instruction: its unit (the sampler, or the view for the
+/// SAMPLE family), the first value operand's four channels (with the
+/// operand's modifiers) and the written channels.
+fn texture_step(
+    data: &ir::function::InstData,
+    t: &tgsi::Instruction,
+    op: Opcode,
+    inst: ir::function::Inst,
+) -> Result<Step, ExecError> {
+    let unit_file = if t.src.iter().any(|s| s.reg.file == File::SamplerView) && op != Opcode::Txq {
+        File::SamplerView
+    } else {
+        File::Sampler
+    };
+    let unit = t.src.iter().find(|s| s.reg.file == unit_file).map_or(0, |s| s.reg.index.max(0) as u32);
+    let first = t.src.iter().find(|s| !matches!(s.reg.file, File::Sampler | File::SamplerView));
+    let (neg, abs) = first.map_or((false, false), |s| (s.negate, s.absolute));
+    let arg = |k: usize| -> Result<Arg, ExecError> {
+        let a = data.args.get(k).ok_or_else(|| ExecError::Malformed(format!("{inst} lacks coordinate {k}")))?;
+        Ok(Arg { slot: a.value.index() as u32, neg: neg || a.neg, abs: abs || a.abs })
+    };
+    let coords = if op == Opcode::Txq || op == Opcode::Sviewinfo {
+        // The operand is a level; nothing reads it.
+        [Arg { slot: 0, neg: false, abs: false }; 4]
+    } else {
+        [arg(0)?, arg(1)?, arg(2)?, arg(3)?]
+    };
+    let mask = t.dst.first().map_or(0, |d| d.write_mask);
+    let dsts = (0..4u8).filter(|c| mask & (1 << c) != 0).zip(data.results.iter().map(|&v| slot(v))).collect();
+    let op = match op {
+        Opcode::Txp => TexOp::Project,
+        Opcode::Txf => TexOp::Fetch,
+        Opcode::Txq | Opcode::Sviewinfo => TexOp::Query,
+        _ => TexOp::Sample,
+    };
+    Ok(Step::Texture { op, unit, coords, dsts, sat: data.saturate })
+}
+
+fn read_src(module: &Module, s: &Source, sv_names: &[Option<SemanticName>]) -> ReadSrc {
+    match s.file {
+        File::Input => ReadSrc::Input { index: s.index, chan: s.chan },
+        File::Constant => ReadSrc::Constant { buf: s.dim.unwrap_or(0), index: s.index, chan: s.chan },
+        File::SystemValue => {
+            ReadSrc::SystemValue { name: sv_names.get(s.index as usize).copied().flatten(), chan: s.chan }
+        }
+        File::Immediate => {
+            ReadSrc::Bits(module.immediates.get(s.index as usize).map_or(0, |imm| imm.data[s.chan as usize & 3]))
+        }
+        _ => ReadSrc::Bits(0),
+    }
+}

@@ -1,0 +1,540 @@
+//! Running a module over many invocations at once.
+//!
+//! Invocations go in batches of up to 64 lanes; every value is a slot
+//! holding one 64-bit word per lane. Control flow keeps a mask of active
+//! lanes: an `if` runs each arm for the lanes that take it, a loop runs
+//! while any lane is left in it, a `switch` runs its cases in order for the
+//! lanes that entered or fell through. Every write is masked, so a lane's
+//! values stay as its own path left them. Phis are copies at the ends of
+//! their predecessors, run under the predecessor's mask.
+
+use ir::function::{Module, Node, Region};
+use ir::EntityRef;
+use tgsi::{File, Opcode, OperandType, Processor, PropertyName, SemanticName};
+
+use crate::program::{Arg, Deriv, Program, ReadSrc, Step, TexOp};
+use crate::scalar;
+use crate::{Outputs, State};
+
+/// How to run.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// Lanes per batch: a multiple of 4 (quads) from 4 to 64.
+    pub lanes: usize,
+    /// Steps one batch may execute before it is stopped as runaway.
+    pub step_budget: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { lanes: 64, step_budget: 50_000_000 }
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// An operation the backend does not execute yet.
+    #[error("`{0}` is not executed yet")]
+    Unsupported(String),
+    /// An ALU opcode the scalar semantics do not cover for these operands.
+    #[error("`{opcode}` (channel {chan}, {args} operands) is not executed yet")]
+    UnsupportedAlu {
+        /// The opcode.
+        opcode: &'static str,
+        /// The channel or pair.
+        chan: u8,
+        /// The operand count.
+        args: usize,
+    },
+    /// The step budget ran out: most likely an endless loop.
+    #[error("stopped after {0} steps in one batch of lanes: the shader does not finish (an endless loop?)")]
+    StepBudget(u64),
+    /// A lane count that is not a multiple of 4 from 4 to 64.
+    #[error("lanes per batch must be a multiple of 4 from 4 to 64, not {0}")]
+    Lanes(usize),
+    /// IR the verifier would reject.
+    #[error("malformed IR: {0}")]
+    Malformed(String),
+}
+
+/// Runs `module` for every invocation of `state`.
+///
+/// ```
+/// let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nADD OUT[0], IN[0], IN[0]\nEND\n";
+/// let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+/// let state = exec::State::parse("invocations 1\ninput 0 0 1 2 3 4\n").unwrap();
+/// let out = exec::run(&module, &state, &exec::RunOptions::default()).unwrap();
+/// assert_eq!(out.get(0, 0), Some([2.0f32.to_bits(), 4.0f32.to_bits(), 6.0f32.to_bits(), 8.0f32.to_bits()]));
+/// ```
+pub fn run(module: &Module, state: &State, options: &RunOptions) -> Result<Outputs, ExecError> {
+    let w = options.lanes;
+    if w == 0 || w > 64 || !w.is_multiple_of(4) {
+        return Err(ExecError::Lanes(w));
+    }
+    let program = Program::compile(module)?;
+    let registers = output_registers(module);
+    let mut outputs = Outputs::new(state.invocations(), registers.iter().copied());
+    let env = Env::new(module, state);
+    let n = state.invocations() as usize;
+    let mut first = 0;
+    while first < n {
+        let count = w.min(n - first);
+        let mut batch = Batch::new(&program, &env, first as u32, w, options.step_budget);
+        let all = if count == 64 { u64::MAX } else { (1u64 << count) - 1 };
+        batch.region(&module.function.body, all)?;
+        for lane in 0..count {
+            let global = (first + lane) as u32;
+            for &index in &registers {
+                if let Some(out) = outputs.get_mut(index, global) {
+                    for (c, slot) in out.iter_mut().enumerate() {
+                        *slot = batch.output(index, c as u8, lane);
+                    }
+                }
+            }
+            if batch.killed & (1 << lane) != 0 {
+                outputs.kill(global);
+            }
+        }
+        first += count;
+    }
+    Ok(outputs)
+}
+
+/// `floor(v)` converted to an integer as C does on x86: NaN and values out
+/// of range give `i32::MIN`.
+fn x86_int(v: f32) -> i32 {
+    let f = v.floor();
+    if f.is_nan() || f < i32::MIN as f32 || f >= 2147483648.0 {
+        i32::MIN
+    } else {
+        f as i32
+    }
+}
+
+/// Every declared OUT register index, ascending.
+fn output_registers(module: &Module) -> Vec<u32> {
+    let mut regs: Vec<u32> = module
+        .interface
+        .iter()
+        .filter_map(|item| match item {
+            tgsi::Item::Declaration(d) if d.file == File::Output => Some(d.first as u32..=d.last as u32),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    regs.sort_unstable();
+    regs.dedup();
+    regs
+}
+
+/// What a run reads besides the code: the state and the stage's defaults.
+struct Env<'a> {
+    state: &'a State,
+    processor: Processor,
+    block: [u32; 3],
+}
+
+impl<'a> Env<'a> {
+    fn new(module: &Module, state: &'a State) -> Self {
+        let mut block = [state.invocations(), 1, 1];
+        let mut fixed = [None; 3];
+        for item in &module.interface {
+            if let tgsi::Item::Property(p) = item {
+                match p.name {
+                    PropertyName::CsFixedBlockWidth => fixed[0] = Some(p.value),
+                    PropertyName::CsFixedBlockHeight => fixed[1] = Some(p.value),
+                    PropertyName::CsFixedBlockDepth => fixed[2] = Some(p.value),
+                    _ => {}
+                }
+            }
+        }
+        if fixed.iter().all(Option::is_some) {
+            block = fixed.map(|v| v.unwrap_or(1).max(1));
+        }
+        Env { state, processor: module.processor, block }
+    }
+
+    /// A system value of invocation `lane`: the state's, else the stage's
+    /// default (as the reference harness sets them).
+    fn system_value(&self, name: Option<SemanticName>, lane: u32) -> [u32; 4] {
+        let Some(name) = name else { return [0; 4] };
+        if let Some(v) = self.state.sysval(name, lane) {
+            return v;
+        }
+        let [bw, bh, bd] = self.block;
+        match name {
+            SemanticName::VertexId | SemanticName::VertexIdNoBase if self.processor == Processor::Vertex => {
+                [lane, 0, 0, 0]
+            }
+            SemanticName::ThreadId => [lane % bw, (lane / bw) % bh, lane / (bw * bh), 0],
+            SemanticName::BlockSize => [bw, bh, bd, 0],
+            SemanticName::GridSize => [1, 1, 1, 0],
+            SemanticName::SamplePos => [0.5f32.to_bits(), 0.5f32.to_bits(), 0, 0],
+            _ => [0; 4],
+        }
+    }
+}
+
+/// One batch of lanes in flight.
+struct Batch<'a> {
+    program: &'a Program,
+    env: &'a Env<'a>,
+    first: u32,
+    w: usize,
+    slots: Vec<u64>,
+    arrays: Vec<Vec<[u32; 4]>>,
+    outputs: Vec<[u32; 4]>,
+    killed: u64,
+    breaks: Vec<u64>,
+    continues: Vec<u64>,
+    steps: u64,
+    budget: u64,
+}
+
+impl<'a> Batch<'a> {
+    fn new(program: &'a Program, env: &'a Env<'a>, first: u32, w: usize, budget: u64) -> Self {
+        Batch {
+            program,
+            env,
+            first,
+            w,
+            slots: vec![0; program.slots * w],
+            arrays: program.arrays.iter().map(|&len| vec![[0; 4]; len as usize * w]).collect(),
+            outputs: Vec::new(),
+            killed: 0,
+            breaks: Vec::new(),
+            continues: Vec::new(),
+            steps: 0,
+            budget,
+        }
+    }
+
+    fn output(&self, index: u32, chan: u8, lane: usize) -> u32 {
+        self.outputs.get(index as usize * self.w + lane).map_or(0, |o| o[chan as usize & 3])
+    }
+
+    fn get(&self, slot: u32, lane: usize) -> u64 {
+        self.slots[slot as usize * self.w + lane]
+    }
+
+    fn set(&mut self, slot: u32, lane: usize, v: u64) {
+        self.slots[slot as usize * self.w + lane] = v;
+    }
+
+    fn lanes(&self, mask: u64) -> impl Iterator<Item = usize> {
+        (0..self.w).filter(move |&l| mask & (1 << l) != 0)
+    }
+
+    /// Runs `region` for the lanes of `active`; returns the lanes that
+    /// reach its end.
+    fn region(&mut self, region: &Region, mut active: u64) -> Result<u64, ExecError> {
+        for node in region {
+            if active == 0 {
+                break;
+            }
+            active = match node {
+                Node::Block(b) => {
+                    self.block(self.program.block(*b), active)?;
+                    match self.program.exit(*b) {
+                        ir::Exit::Fallthrough => active,
+                        ir::Exit::Break => {
+                            if let Some(m) = self.breaks.last_mut() {
+                                *m |= active;
+                            }
+                            0
+                        }
+                        ir::Exit::Continue => {
+                            if let Some(m) = self.continues.last_mut() {
+                                *m |= active;
+                            }
+                            0
+                        }
+                        ir::Exit::Return => 0,
+                    }
+                }
+                Node::If(n) => {
+                    let cond = n.cond.value.index() as u32;
+                    let mut taken = 0u64;
+                    for l in self.lanes(active) {
+                        let bits = self.get(cond, l) as u32;
+                        let t = if n.unsigned { bits != 0 } else { f32::from_bits(bits) != 0.0 };
+                        if t {
+                            taken |= 1 << l;
+                        }
+                    }
+                    let a = self.region(&n.then_region, active & taken)?;
+                    let b = self.region(&n.else_region, active & !taken)?;
+                    a | b
+                }
+                Node::Loop(n) => {
+                    self.breaks.push(0);
+                    let mut live = active;
+                    while live != 0 {
+                        self.continues.push(0);
+                        let end = self.region(&n.body, live)?;
+                        let cont = self.continues.pop().unwrap_or(0);
+                        live = end | cont;
+                        self.count(1)?;
+                    }
+                    self.breaks.pop().unwrap_or(0)
+                }
+                Node::Switch(n) => {
+                    let sel = n.selector.value.index() as u32;
+                    let mut matched = 0u64;
+                    let mut entries = Vec::with_capacity(n.cases.len());
+                    for case in &n.cases {
+                        let mut entry = 0u64;
+                        if let Some(v) = &case.value {
+                            let v = v.value.index() as u32;
+                            for l in self.lanes(active & !matched) {
+                                if self.get(sel, l) as u32 == self.get(v, l) as u32 {
+                                    entry |= 1 << l;
+                                }
+                            }
+                            matched |= entry;
+                        }
+                        entries.push(entry);
+                    }
+                    let default = active & !matched;
+                    self.breaks.push(0);
+                    let mut fall = 0u64;
+                    for (case, entry) in n.cases.iter().zip(entries) {
+                        let entry = if case.value.is_none() { default } else { entry };
+                        fall = self.region(&case.body, fall | entry)?;
+                    }
+                    // Without a DEFAULT, lanes matching no case skip the switch.
+                    let skipped = if n.cases.iter().any(|c| c.value.is_none()) { 0 } else { default };
+                    fall | skipped | self.breaks.pop().unwrap_or(0)
+                }
+            };
+        }
+        Ok(active)
+    }
+
+    fn count(&mut self, n: u64) -> Result<(), ExecError> {
+        self.steps += n;
+        if self.steps > self.budget {
+            return Err(ExecError::StepBudget(self.budget));
+        }
+        Ok(())
+    }
+
+    fn operand(&self, a: &Arg, ty: OperandType, lane: usize) -> u64 {
+        let v = self.get(a.slot, lane);
+        if a.neg || a.abs {
+            scalar::apply_modifiers(ty, v, a.neg, a.abs)
+        } else {
+            v
+        }
+    }
+
+    fn block(&mut self, steps: &'a [Step], active: u64) -> Result<(), ExecError> {
+        self.count(steps.len() as u64)?;
+        for step in steps {
+            match step {
+                Step::Const { dst, bits } => {
+                    for l in self.lanes(active) {
+                        self.set(*dst, l, *bits);
+                    }
+                }
+                Step::Read { dst, src } => {
+                    for l in self.lanes(active) {
+                        let lane = self.first + l as u32;
+                        let v = match *src {
+                            ReadSrc::Input { index, chan } => self.env.state.input(index, lane)[chan as usize & 3],
+                            ReadSrc::Constant { buf, index, chan } => {
+                                self.env.state.constant(buf, index)[chan as usize & 3]
+                            }
+                            ReadSrc::SystemValue { name, chan } => self.env.system_value(name, lane)[chan as usize & 3],
+                            ReadSrc::Bits(b) => b,
+                        };
+                        self.set(*dst, l, v as u64);
+                    }
+                }
+                Step::Alu { dst, opcode, chan, args, src_ty, sat } => {
+                    let mut vals = [0u64; 12];
+                    if args.len() > vals.len() {
+                        return Err(self.unsupported(*opcode, *chan, args.len()));
+                    }
+                    for l in self.lanes(active) {
+                        for (k, a) in args.iter().enumerate() {
+                            vals[k] = self.operand(a, *src_ty, l);
+                        }
+                        let Some(mut v) = scalar::eval(*opcode, *chan, &vals[..args.len()]) else {
+                            return Err(self.unsupported(*opcode, *chan, args.len()));
+                        };
+                        if let Some(ty) = sat {
+                            v = scalar::saturate(*ty, v);
+                        }
+                        self.set(*dst, l, v);
+                    }
+                }
+                Step::Deriv { dst, arg, kind, sat } => {
+                    for l in self.lanes(active) {
+                        let q = l & !3;
+                        let at = |k: usize| f32::from_bits(self.operand(arg, OperandType::Float, q + k) as u32);
+                        let (a, b) = match kind {
+                            Deriv::X => (at(3), at(2)),
+                            Deriv::Y => (at(2), at(0)),
+                            Deriv::XFine => {
+                                if l & 2 == 0 {
+                                    (at(1), at(0))
+                                } else {
+                                    (at(3), at(2))
+                                }
+                            }
+                            Deriv::YFine => {
+                                if l & 1 == 0 {
+                                    (at(2), at(0))
+                                } else {
+                                    (at(3), at(1))
+                                }
+                            }
+                        };
+                        let mut v = ((a - b).to_bits()) as u64;
+                        if *sat {
+                            v = scalar::saturate(OperandType::Float, v);
+                        }
+                        self.set(*dst, l, v);
+                    }
+                }
+                Step::Pack { dst, lo, hi } => {
+                    for l in self.lanes(active) {
+                        let v = (self.get(*lo, l) & 0xffff_ffff) | (self.get(*hi, l) << 32);
+                        self.set(*dst, l, v);
+                    }
+                }
+                Step::Split { dst, src, hi } => {
+                    for l in self.lanes(active) {
+                        let v = self.get(*src, l);
+                        self.set(*dst, l, if *hi { v >> 32 } else { v & 0xffff_ffff });
+                    }
+                }
+                Step::LoadIndirect { dst, file, base, index, dim, chan, sv_names } => {
+                    for l in self.lanes(active) {
+                        let lane = self.first + l as u32;
+                        let i = base.wrapping_add(index.map_or(0, |s| self.get(s, l) as u32 as i32));
+                        let d = dim.map(|(b, s)| b.wrapping_add(s.map_or(0, |s| self.get(s, l) as u32 as i32)));
+                        let c = *chan as usize & 3;
+                        let v = if i < 0 || d.is_some_and(|d| d < 0) {
+                            0
+                        } else {
+                            let i = i as u32;
+                            match file {
+                                File::Input => self.env.state.input(i, lane)[c],
+                                File::Constant => self.env.state.constant(d.unwrap_or(0) as u32, i)[c],
+                                File::SystemValue => {
+                                    self.env.system_value(sv_names.get(i as usize).copied().flatten(), lane)[c]
+                                }
+                                File::Output => self.output(i, *chan, l),
+                                _ => return Err(ExecError::Unsupported(format!("indirect {file:?} load"))),
+                            }
+                        };
+                        self.set(*dst, l, v as u64);
+                    }
+                }
+                Step::ArrayLoad { dst, array, offset, index, chan } => {
+                    let len = self.program.arrays[*array as usize] as i64;
+                    for l in self.lanes(active) {
+                        let i = *offset as i64 + index.map_or(0, |s| self.get(s, l) as u32 as i32 as i64);
+                        let v = if (0..len).contains(&i) {
+                            self.arrays[*array as usize][i as usize * self.w + l][*chan as usize & 3]
+                        } else {
+                            0
+                        };
+                        self.set(*dst, l, v as u64);
+                    }
+                }
+                Step::ArrayStore { array, offset, index, value, chan } => {
+                    let len = self.program.arrays[*array as usize] as i64;
+                    for l in self.lanes(active) {
+                        let i = *offset as i64 + index.map_or(0, |s| self.get(s, l) as u32 as i32 as i64);
+                        if (0..len).contains(&i) {
+                            let v = self.get(*value, l) as u32;
+                            self.arrays[*array as usize][i as usize * self.w + l][*chan as usize & 3] = v;
+                        }
+                    }
+                }
+                Step::StoreOutput { index, chan, value } => {
+                    let need = (*index as usize + 1) * self.w;
+                    if self.outputs.len() < need {
+                        self.outputs.resize(need, [0; 4]);
+                    }
+                    for l in self.lanes(active) {
+                        let v = self.get(*value, l) as u32;
+                        self.outputs[*index as usize * self.w + l][*chan as usize & 3] = v;
+                    }
+                }
+                Step::Texture { op, unit, coords, dsts, sat } => {
+                    for l in self.lanes(active) {
+                        let c = coords.map(|a| self.operand(&a, OperandType::Float, l) as u32);
+                        let mut texel = self.sample(*op, *unit, c);
+                        if *sat {
+                            texel = texel.map(|v| scalar::saturate(OperandType::Float, v as u64) as u32);
+                        }
+                        for &(chan, dst) in dsts {
+                            self.set(dst, l, texel[chan as usize & 3] as u64);
+                        }
+                    }
+                }
+                Step::Kill => self.killed |= active,
+                Step::KillIf { args } => {
+                    for l in self.lanes(active) {
+                        if args.iter().any(|a| f32::from_bits(self.operand(a, OperandType::Float, l) as u32) < 0.0) {
+                            self.killed |= 1 << l;
+                        }
+                    }
+                }
+                Step::Copies(pairs) => {
+                    for l in self.lanes(active) {
+                        let vals: smallvec::SmallVec<[u64; 8]> = pairs.iter().map(|&(_, s)| self.get(s, l)).collect();
+                        for (&(d, _), v) in pairs.iter().zip(vals) {
+                            self.set(d, l, v);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The built-in sampler: 2D, one level, nearest filtering, repeat
+    /// wrapping, as the reference harness sampled. An unbound unit samples
+    /// as (0, 0, 0, 1).
+    fn sample(&self, op: TexOp, unit: u32, c: [u32; 4]) -> [u32; 4] {
+        let Some(tex) = self.env.state.texture(unit) else {
+            return match op {
+                TexOp::Query | TexOp::Fetch => [0; 4],
+                _ => [0, 0, 0, 1.0f32.to_bits()],
+            };
+        };
+        let (w, h) = (tex.width() as i64, tex.height() as i64);
+        match op {
+            TexOp::Query => [tex.width(), tex.height(), 0, 1],
+            TexOp::Fetch => {
+                let (x, y) = (c[0] as i32 as i64, c[1] as i32 as i64);
+                if (0..w).contains(&x) && (0..h).contains(&y) {
+                    tex.texel(x as u32, y as u32)
+                } else {
+                    [0; 4]
+                }
+            }
+            TexOp::Sample | TexOp::Project => {
+                let (mut s, mut t) = (f32::from_bits(c[0]), f32::from_bits(c[1]));
+                if op == TexOp::Project {
+                    let q = f32::from_bits(c[3]);
+                    s /= q;
+                    t /= q;
+                }
+                let x = (x86_int(s * w as f32) as i64).rem_euclid(w);
+                let y = (x86_int(t * h as f32) as i64).rem_euclid(h);
+                tex.texel(x as u32, y as u32)
+            }
+        }
+    }
+
+    fn unsupported(&self, opcode: Opcode, chan: u8, args: usize) -> ExecError {
+        ExecError::UnsupportedAlu { opcode: opcode.info().name, chan, args }
+    }
+}

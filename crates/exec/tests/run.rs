@@ -1,0 +1,162 @@
+//! Running hand-written shaders: control flow with lanes that diverge,
+//! quads, kills, arrays, textures, system values, and the errors a run can
+//! end with.
+
+use exec::{ExecError, RunOptions, State};
+
+fn f(x: f32) -> u32 {
+    x.to_bits()
+}
+
+/// Runs `text` on `state` with `lanes` lanes a batch; the outputs' text.
+fn run_with(text: &str, state: &str, lanes: usize) -> Result<exec::Outputs, ExecError> {
+    let shader = tgsi::parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, "test")));
+    let module = ir::from_tgsi(&shader).unwrap();
+    let state = State::parse(state).unwrap();
+    exec::run(&module, &state, &RunOptions { lanes, ..RunOptions::default() })
+}
+
+fn run(text: &str, state: &str) -> exec::Outputs {
+    let out = run_with(text, state, 64).unwrap();
+    for lanes in [4, 8, 16] {
+        assert_eq!(run_with(text, state, lanes).unwrap().write(), out.write(), "{lanes} lanes");
+    }
+    out
+}
+
+#[test]
+fn if_else_runs_each_arm_for_its_lanes() {
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] FLT32 { 1.0, 2.0, 0.0, 0.0 }\n\
+                IF IN[0].xxxx\nMOV TEMP[0], IMM[0].xxxx\nELSE\nMOV TEMP[0], IMM[0].yyyy\nENDIF\n\
+                MOV OUT[0], TEMP[0]\nEND\n";
+    let out = run(text, "invocations 3\ninput 0 * 0 0 0 0\ninput 0 1 5 0 0 0\ninput 0 2 -0.0 0 0 0\n");
+    assert_eq!(out.get(0, 0), Some([f(2.0); 4]));
+    assert_eq!(out.get(0, 1), Some([f(1.0); 4]));
+    assert_eq!(out.get(0, 2), Some([f(2.0); 4]), "-0.0 is false for IF");
+}
+
+#[test]
+fn loops_count_per_lane_with_break_and_continue() {
+    // Sum of i for i in 0..n, skipping i == 2: each lane has its own n.
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\nIMM[0] INT32 { 0, 1, 2, 0 }\n\
+                MOV TEMP[0].xy, IMM[0].xxxx\n\
+                BGNLOOP\n\
+                  ISGE TEMP[1].x, TEMP[0].xxxx, IN[0].xxxx\n\
+                  UIF TEMP[1].xxxx\n BRK\n ENDIF\n\
+                  UADD TEMP[0].x, TEMP[0].xxxx, IMM[0].yyyy\n\
+                  USEQ TEMP[1].y, TEMP[0].xxxx, IMM[0].zzzz\n\
+                  UIF TEMP[1].yyyy\n CONT\n ENDIF\n\
+                  UADD TEMP[0].y, TEMP[0].yyyy, TEMP[0].xxxx\n\
+                ENDLOOP\n\
+                MOV OUT[0], TEMP[0]\nEND\n";
+    let out = run(
+        text,
+        "invocations 4\ninput 0 0 0x0 0 0 0\ninput 0 1 0x1 0 0 0\ninput 0 2 0x3 0 0 0\ninput 0 3 0x5 0 0 0\n",
+    );
+    // Lane n: x = n, y = sum of 1..=n without 2.
+    let sums = [0, 1, 1 + 3, 1 + 3 + 4 + 5];
+    for (lane, n) in [0u32, 1, 3, 5].into_iter().enumerate() {
+        let got = out.get(0, lane as u32).unwrap();
+        assert_eq!((got[0], got[1]), (n, sums[lane]), "lane {lane}");
+    }
+}
+
+#[test]
+fn switch_falls_through_and_skips_without_default() {
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] UINT32 { 1, 2, 10, 20 }\n\
+                MOV TEMP[0], IMM[0].zzzz\n\
+                SWITCH IN[0].xxxx\n\
+                CASE IMM[0].xxxx\n UADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\
+                CASE IMM[0].yyyy\n UADD TEMP[0].y, TEMP[0].yyyy, IMM[0].wwww\n BRK\n\
+                ENDSWITCH\n\
+                MOV OUT[0], TEMP[0]\nEND\n";
+    let out = run(text, "invocations 3\ninput 0 0 0x1 0 0 0\ninput 0 1 0x2 0 0 0\ninput 0 2 0x7 0 0 0\n");
+    assert_eq!(out.get(0, 0).unwrap()[..2], [11, 30], "case 1 falls into case 2");
+    assert_eq!(out.get(0, 1).unwrap()[..2], [10, 30]);
+    assert_eq!(out.get(0, 2).unwrap()[..2], [10, 10], "no case, no default: skipped");
+}
+
+#[test]
+fn derivatives_use_the_quad() {
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL OUT[1], COLOR[1]\n\
+                DDX OUT[0], IN[0]\nDDY_FINE OUT[1], IN[0]\nEND\n";
+    let out = run(text, "invocations 4\ninput 0 0 1 0 0 0\ninput 0 1 2 0 0 0\ninput 0 2 4 0 0 0\ninput 0 3 8 0 0 0\n");
+    for lane in 0..4 {
+        assert_eq!(out.get(0, lane).unwrap()[0], f(8.0 - 4.0), "coarse DDX is the bottom row");
+    }
+    let fine: Vec<u32> = (0..4).map(|l| out.get(1, l).unwrap()[0]).collect();
+    assert_eq!(fine, [f(3.0), f(6.0), f(3.0), f(6.0)]);
+}
+
+#[test]
+fn kill_if_marks_lanes() {
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nKILL_IF IN[0]\nMOV OUT[0], IN[0]\nEND\n";
+    let out = run(text, "invocations 2\ninput 0 * 1 1 1 1\ninput 0 1 1 1 -1 1\n");
+    assert!(!out.is_killed(0));
+    assert!(out.is_killed(1));
+    assert!(out.write().ends_with("kill 1\n"));
+}
+
+#[test]
+fn indirect_arrays_and_constants_read_per_lane() {
+    let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL CONST[0..3]\nDCL ADDR[0]\nDCL TEMP[0..3], ARRAY(1)\n\
+                IMM[0] FLT32 { 7.0, 0.0, 0.0, 0.0 }\n\
+                ARL ADDR[0].x, IN[0].xxxx\n\
+                MOV TEMP[ADDR[0].x](1), IMM[0].xxxx\n\
+                ADD OUT[0], TEMP[2], CONST[ADDR[0].x+1]\nEND\n";
+    let state = "invocations 2\ninput 0 0 2 0 0 0\ninput 0 1 1 0 0 0\nconst 0 2 10 10 10 10\nconst 0 3 20 20 20 20\n";
+    let out = run(text, state);
+    assert_eq!(out.get(0, 0).unwrap()[0], f(7.0 + 20.0), "lane 0 wrote TEMP[2] and reads CONST[3]");
+    assert_eq!(out.get(0, 1).unwrap()[0], f(0.0 + 10.0), "lane 1 wrote TEMP[1] and reads CONST[2]");
+}
+
+#[test]
+fn textures_sample_nearest_with_repeat() {
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nTEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
+    let state = "invocations 3\ntexsize 0 2 2\ntexel 0 0 0 1 0 0 1\ntexel 0 1 1 0 1 0 1\n\
+                 input 0 0 0.25 0.25 0 0\ninput 0 1 0.75 0.75 0 0\ninput 0 2 -0.25 -0.25 0 0\n";
+    let out = run(text, state);
+    assert_eq!(out.get(0, 0), Some([f(1.0), 0, 0, f(1.0)]));
+    assert_eq!(out.get(0, 1), Some([0, f(1.0), 0, f(1.0)]));
+    assert_eq!(out.get(0, 2), Some([0, f(1.0), 0, f(1.0)]), "repeat wraps -0.25 to 0.75");
+}
+
+#[test]
+fn system_values_default_by_stage() {
+    let text =
+        "COMP\nPROPERTY CS_FIXED_BLOCK_WIDTH 2\nPROPERTY CS_FIXED_BLOCK_HEIGHT 2\nPROPERTY CS_FIXED_BLOCK_DEPTH 1\n\
+                DCL SV[0], THREAD_ID\nDCL OUT[0]\nMOV OUT[0], SV[0]\nEND\n";
+    let out = run(text, "invocations 4\n");
+    let ids: Vec<[u32; 4]> = (0..4).map(|l| out.get(0, l).unwrap()).collect();
+    assert_eq!(ids, [[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 0, 0]]);
+    let text = "VERT\nDCL SV[0], VERTEXID\nDCL OUT[0], POSITION\nMOV OUT[0], SV[0]\nEND\n";
+    let out = run(text, "invocations 2\nsysval VERTEXID 1 0x9 0 0 0\n");
+    assert_eq!((out.get(0, 0).unwrap()[0], out.get(0, 1).unwrap()[0]), (0, 9), "lane, or the state's value");
+}
+
+#[test]
+fn an_endless_loop_runs_out_of_steps() {
+    let text = "FRAG\nDCL OUT[0], COLOR\nBGNLOOP\nENDLOOP\nEND\n";
+    let shader = tgsi::parse(text).unwrap();
+    let module = ir::from_tgsi(&shader).unwrap();
+    let state = State::parse("invocations 1\n").unwrap();
+    let err = exec::run(&module, &state, &RunOptions { step_budget: 10_000, ..RunOptions::default() }).unwrap_err();
+    assert!(matches!(err, ExecError::StepBudget(10_000)), "{err}");
+    assert!(err.to_string().contains("does not finish"), "{err}");
+}
+
+#[test]
+fn lane_counts_other_than_quads_up_to_64_are_refused() {
+    let text = "FRAG\nDCL OUT[0], COLOR\nEND\n";
+    for lanes in [0, 3, 65, 128] {
+        assert!(matches!(run_with(text, "invocations 1\n", lanes), Err(ExecError::Lanes(n)) if n == lanes));
+    }
+}
+
+#[test]
+fn every_declared_output_is_printed_even_unwritten() {
+    let text = "VERT\nDCL OUT[0], POSITION\nDCL OUT[1..2], GENERIC[0]\nEND\n";
+    let out = run(text, "invocations 1\n");
+    assert_eq!(out.registers(), [0, 1, 2]);
+    assert_eq!(out.write().lines().count(), 3);
+}
