@@ -3,8 +3,9 @@
 //! or within 4 ulp (the allowance for transcendental results); the same
 //! lanes killed. Cases using something the backend does not execute yet
 //! are counted and skipped. Every case must also give the same results
-//! with 4, 8, 16 and 64 lanes a batch. Skipped entirely when the folder is
-//! absent.
+//! with 4, 8, 16 and 64 lanes a batch, and the TGSI emitted from its IR
+//! must give exactly the same outputs as the original. Skipped entirely
+//! when the folder is absent.
 
 use std::path::Path;
 
@@ -115,5 +116,41 @@ fn conformance_cases_match_mesa() {
     reasons.sort();
     reasons.dedup();
     eprintln!("skip reasons: {}", reasons.join("; "));
+    assert!(failures.is_empty(), "{} cases differ:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Emission keeps meaning: every case, rebuilt from the TGSI emitted from
+/// its IR, gives exactly the outputs of the original (NaN payloads aside).
+#[test]
+fn emitted_conformance_shaders_give_the_same_outputs() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/exec");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("note: {} not found; skipping", dir.display());
+        return;
+    };
+    let mut names: Vec<String> =
+        entries.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string)).collect();
+    names.sort();
+    let (mut same, mut failures) = (0, Vec::new());
+    for name in &names {
+        let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
+        let (Ok(text), Ok(state)) = (read("tgsi"), read("state")) else { continue };
+        let state = State::parse(&state).unwrap_or_else(|e| panic!("{name}: {}", e.render(&state, name)));
+        let original = ir::from_tgsi(&tgsi::parse(&text).unwrap()).unwrap();
+        let emitted_text = tgsi::print(&ir::to_tgsi(&original).unwrap(), tgsi::Style::Exact);
+        let emitted = ir::from_tgsi(&tgsi::parse(&emitted_text).unwrap()).unwrap();
+        let options = RunOptions::default();
+        let (Ok(a), Ok(b)) = (exec::run(&original, &state, &options), exec::run(&emitted, &state, &options)) else {
+            failures.push(format!("{name}: does not run"));
+            continue;
+        };
+        let (_, close, diffs) = compare(&b, &a);
+        if diffs.is_empty() && close == 0 {
+            same += 1;
+        } else {
+            failures.push(format!("{name}: {}", diffs.first().cloned().unwrap_or_else(|| "within 4 ulp".into())));
+        }
+    }
+    eprintln!("emission: {same} of {} conformance cases give bit-identical outputs", names.len());
     assert!(failures.is_empty(), "{} cases differ:\n{}", failures.len(), failures.join("\n"));
 }
