@@ -24,6 +24,8 @@ pub enum Command {
     /// Run a shader for every invocation of an input state and print the
     /// outputs in the state exchange format.
     Run(RunArgs),
+    /// Run a shader repeatedly on an input state and print how fast it runs.
+    Bench(BenchArgs),
 }
 
 /// Arguments of `tgsi-opt fmt`.
@@ -110,6 +112,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub lanes: usize,
 
+    /// Threads running batches of lanes; 0 uses one per core. Results do
+    /// not depend on it.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+
     /// What the shader input is: TGSI text, or Mesa's token stream as hex
     /// words.
     #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
@@ -118,6 +125,18 @@ pub struct RunArgs {
     /// Write the outputs to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Arguments of `tgsi-opt bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The shader, its state and how to run it, as for `run`.
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// How many times to run every invocation of the state.
+    #[arg(long, value_name = "R", default_value_t = 10)]
+    pub repeat: u32,
 }
 
 /// What `tgsi-opt opt` writes.

@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Fmt(args) => commands::fmt::run(args),
         Command::Opt(args) => commands::opt::run(args),
         Command::Run(args) => commands::run::run(args),
+        Command::Bench(args) => commands::run::bench(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -470,3 +470,20 @@ fn run_errors_are_located_and_exit_non_zero() {
     // --state is required: a usage error.
     assert_eq!(run(&["run", shader.to_str().unwrap()], b"").status.code(), Some(2));
 }
+
+#[test]
+fn bench_reports_speed_and_threads_do_not_change_results() {
+    let shader = example_path("vertex_transform.tgsi");
+    let state = example_state("vertex_transform.state");
+    let shader = shader.to_str().unwrap();
+    let out = success(&["bench", shader, "--state", &state, "--repeat", "3"], b"");
+    let keys: Vec<&str> = out.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert_eq!(keys, ["invocations_per_second", "ns_per_invocation", "ns_per_instruction"], "{out}");
+    for line in out.lines() {
+        let value = line.split_whitespace().nth(1).unwrap_or("");
+        assert!(value.parse::<f64>().is_ok_and(|v| v > 0.0), "{line}");
+    }
+    let one = success(&["run", shader, "--state", &state, "--lanes", "4", "--threads", "1"], b"");
+    assert_eq!(success(&["run", shader, "--state", &state, "--lanes", "4", "--threads", "2"], b""), one);
+    assert_eq!(success(&["run", shader, "--state", &state, "--lanes", "4", "--threads", "0"], b""), one);
+}

@@ -26,7 +26,7 @@ pub fn run(args: &OptArgs) -> Result<(), Failure> {
     // Unknown pass names are usage errors: report them before reading anything.
     let pipeline = resolve_passes(&args.passes, known_passes())?;
     let input = Input::from_arg(args.file.as_deref());
-    let mut module = build(&input, args.input_format)?;
+    let (mut module, _) = build(&input, args.input_format)?;
     for pass in pipeline {
         (pass.run)(&mut module);
         if args.verify_each {
@@ -48,12 +48,13 @@ pub fn run(args: &OptArgs) -> Result<(), Failure> {
 }
 
 /// Reads the input and builds its verified SSA IR: what `opt` and `run`
-/// start from.
-pub(crate) fn build(input: &Input, format: Format) -> Result<ir::Module, Failure> {
+/// start from. Also returns the input's instruction count (END excluded).
+pub(crate) fn build(input: &Input, format: Format) -> Result<(ir::Module, usize), Failure> {
     let (shader, located) = read_shader(input, format)?;
     let module = ir::from_tgsi(&shader).map_err(|err| build_failure(err, input, &shader, located.as_ref()))?;
     verify(&module, input, "SSA construction")?;
-    Ok(module)
+    let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count();
+    Ok((module, instructions))
 }
 
 /// The passes `names` lists, in order; empty names (`--passes=`, `a,,b`)

@@ -1,21 +1,71 @@
-//! `tgsi-opt run`: execute a shader for every invocation of a state and
-//! print its outputs.
+//! `tgsi-opt run` and `tgsi-opt bench`: execute a shader for every
+//! invocation of a state, and print its outputs or how fast it ran.
 
-use crate::cli::RunArgs;
+use std::time::Instant;
+
+use crate::cli::{BenchArgs, RunArgs};
 use crate::commands::opt::build;
 use crate::diagnostics::Failure;
 use crate::files::{write_output, Input};
 
-/// Runs `run`.
-pub fn run(args: &RunArgs) -> Result<(), Failure> {
+/// The shader's IR, the state and the options a run needs.
+struct Prepared {
+    input: Input,
+    module: ir::Module,
+    instructions: usize,
+    state: exec::State,
+    options: exec::RunOptions,
+}
+
+fn prepare(args: &RunArgs) -> Result<Prepared, Failure> {
     let input = Input::from_arg(Some(&args.file));
-    let module = build(&input, args.input_format)?;
+    let (module, instructions) = build(&input, args.input_format)?;
     let state_input = Input::from_arg(Some(&args.state));
     let state_text = state_input.read_text()?;
     let state = exec::State::parse(&state_text)
         .map_err(|err| Failure::Located { rendered: err.render(&state_text, &state_input.file_name()) })?;
-    let options = exec::RunOptions { lanes: args.lanes, ..exec::RunOptions::default() };
-    let outputs =
-        exec::run(&module, &state, &options).map_err(|source| Failure::Exec { what: input.describe(), source })?;
+    let options = exec::RunOptions { lanes: args.lanes, threads: args.threads, ..exec::RunOptions::default() };
+    Ok(Prepared { input, module, instructions, state, options })
+}
+
+impl Prepared {
+    fn compile(&self) -> Result<exec::Executable<'_>, Failure> {
+        exec::Executable::compile(&self.module).map_err(|source| self.failure(source))
+    }
+
+    fn failure(&self, source: exec::ExecError) -> Failure {
+        Failure::Exec { what: self.input.describe(), source }
+    }
+}
+
+/// Runs `run`.
+pub fn run(args: &RunArgs) -> Result<(), Failure> {
+    let prepared = prepare(args)?;
+    let outputs = prepared.compile()?.run(&prepared.state, &prepared.options).map_err(|e| prepared.failure(e))?;
     write_output(args.output.as_deref(), outputs.write().as_bytes())
+}
+
+/// Runs `bench`: every invocation of the state `--repeat` times; prints
+/// invocations per second, nanoseconds per invocation, and nanoseconds per
+/// source instruction per invocation.
+pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
+    let prepared = prepare(&args.run)?;
+    let executable = prepared.compile()?;
+    let run = || executable.run(&prepared.state, &prepared.options).map_err(|e| prepared.failure(e));
+    // One untimed run: errors surface before timing, caches are warm.
+    run()?;
+    let start = Instant::now();
+    for _ in 0..args.repeat {
+        std::hint::black_box(run()?);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let invocations = args.repeat as f64 * prepared.state.invocations() as f64;
+    let ns_per_invocation = seconds * 1e9 / invocations.max(1.0);
+    let report = format!(
+        "invocations_per_second {:.0}\nns_per_invocation {:.2}\nns_per_instruction {:.3}\n",
+        invocations / seconds.max(f64::MIN_POSITIVE),
+        ns_per_invocation,
+        ns_per_invocation / prepared.instructions.max(1) as f64,
+    );
+    write_output(args.run.output.as_deref(), report.as_bytes())
 }

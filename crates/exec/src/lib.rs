@@ -25,6 +25,7 @@
 //! ```
 
 pub mod error;
+mod kernel;
 pub mod outputs;
 mod program;
 pub mod run;
@@ -34,5 +35,5 @@ mod syntax;
 
 pub use error::{StateError, StateErrorKind};
 pub use outputs::Outputs;
-pub use run::{run, ExecError, RunOptions};
-pub use state::{State, Texture};
+pub use run::{run, ExecError, Executable, RunOptions};
+pub use state::{InputColumn, State, Texture};

@@ -7,6 +7,7 @@ use ir::EntityRef;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode, OperandType, SemanticName};
 
+use crate::kernel::Kernel;
 use crate::run::ExecError;
 
 /// An operand: a slot with TGSI's source modifiers.
@@ -83,6 +84,8 @@ pub(crate) enum Step {
         args: SmallVec<[Arg; 4]>,
         src_ty: OperandType,
         sat: Option<OperandType>,
+        /// The batch loop computing it, when there is one.
+        kernel: Option<Kernel>,
     },
     Deriv {
         dst: u32,
@@ -282,6 +285,7 @@ fn compile_inst(
                     args: data.args.iter().map(Arg::new).collect(),
                     src_ty: info.src_type,
                     sat: data.saturate.then_some(info.dst_type),
+                    kernel: Kernel::of(*opcode, data.args.len()),
                 }
             }
         }

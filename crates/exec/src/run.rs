@@ -12,6 +12,9 @@ use ir::function::{Module, Node, Region};
 use ir::EntityRef;
 use tgsi::{File, Opcode, OperandType, Processor, PropertyName, SemanticName};
 
+use rayon::prelude::*;
+use smallvec::SmallVec;
+
 use crate::program::{Arg, Deriv, Program, ReadSrc, Step, TexOp};
 use crate::scalar;
 use crate::{Outputs, State};
@@ -23,11 +26,14 @@ pub struct RunOptions {
     pub lanes: usize,
     /// Steps one batch may execute before it is stopped as runaway.
     pub step_budget: u64,
+    /// Threads running batches: 1 runs them in order on the calling
+    /// thread, 0 uses rayon's global pool. Results do not depend on it.
+    pub threads: usize,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { lanes: 64, step_budget: 50_000_000 }
+        RunOptions { lanes: 64, step_budget: 50_000_000, threads: 1 }
     }
 }
 
@@ -53,6 +59,9 @@ pub enum ExecError {
     /// A lane count that is not a multiple of 4 from 4 to 64.
     #[error("lanes per batch must be a multiple of 4 from 4 to 64, not {0}")]
     Lanes(usize),
+    /// The thread pool could not be started.
+    #[error("cannot start the thread pool: {0}")]
+    Threads(String),
     /// IR the verifier would reject.
     #[error("malformed IR: {0}")]
     Malformed(String),
@@ -68,22 +77,61 @@ pub enum ExecError {
 /// assert_eq!(out.get(0, 0), Some([2.0f32.to_bits(), 4.0f32.to_bits(), 6.0f32.to_bits(), 8.0f32.to_bits()]));
 /// ```
 pub fn run(module: &Module, state: &State, options: &RunOptions) -> Result<Outputs, ExecError> {
+    Executable::compile(module)?.run(state, options)
+}
+
+/// A module compiled for running, to run it on many states (or many
+/// times) without compiling it again.
+pub struct Executable<'m> {
+    module: &'m Module,
+    program: Program,
+}
+
+impl<'m> Executable<'m> {
+    /// Compiles `module`; fails on an operation the backend does not
+    /// execute yet.
+    pub fn compile(module: &'m Module) -> Result<Self, ExecError> {
+        Ok(Executable { module, program: Program::compile(module)? })
+    }
+
+    /// Runs every invocation of `state`.
+    pub fn run(&self, state: &State, options: &RunOptions) -> Result<Outputs, ExecError> {
+        run_program(self.module, &self.program, state, options)
+    }
+}
+
+fn run_program(module: &Module, program: &Program, state: &State, options: &RunOptions) -> Result<Outputs, ExecError> {
     let w = options.lanes;
     if w == 0 || w > 64 || !w.is_multiple_of(4) {
         return Err(ExecError::Lanes(w));
     }
-    let program = Program::compile(module)?;
     let registers = output_registers(module);
-    let mut outputs = Outputs::new(state.invocations(), registers.iter().copied());
     let env = Env::new(module, state);
     let n = state.invocations() as usize;
-    let mut first = 0;
-    while first < n {
+    let starts: Vec<usize> = (0..n).step_by(w).collect();
+    // A batch's working values are dropped as soon as it ends; only its
+    // outputs are kept.
+    let run_batch = |&first: &usize| -> Result<BatchOutputs, ExecError> {
         let count = w.min(n - first);
-        let mut batch = Batch::new(&program, &env, first as u32, w, options.step_budget);
+        let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget);
         let all = if count == 64 { u64::MAX } else { (1u64 << count) - 1 };
         batch.region(&module.function.body, all)?;
-        for lane in 0..count {
+        Ok(BatchOutputs { values: batch.outputs, killed: batch.killed, w })
+    };
+    // Batches are independent; results are gathered in lane order, so the
+    // thread count never changes them.
+    let batches: Vec<BatchOutputs> = match options.threads {
+        1 => starts.iter().map(run_batch).collect::<Result<_, _>>()?,
+        0 => starts.par_iter().map(run_batch).collect::<Result<_, _>>()?,
+        t => rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .map_err(|e| ExecError::Threads(e.to_string()))?
+            .install(|| starts.par_iter().map(run_batch).collect::<Result<_, _>>())?,
+    };
+    let mut outputs = Outputs::new(state.invocations(), registers.iter().copied());
+    for (batch, &first) in batches.iter().zip(&starts) {
+        for lane in 0..w.min(n - first) {
             let global = (first + lane) as u32;
             for &index in &registers {
                 if let Some(out) = outputs.get_mut(index, global) {
@@ -96,9 +144,17 @@ pub fn run(module: &Module, state: &State, options: &RunOptions) -> Result<Outpu
                 outputs.kill(global);
             }
         }
-        first += count;
     }
     Ok(outputs)
+}
+
+/// The mask of every lane of a batch of `w`.
+fn full(w: usize) -> u64 {
+    if w == 64 {
+        u64::MAX
+    } else {
+        (1 << w) - 1
+    }
 }
 
 /// `floor(v)` converted to an integer as C does on x86: NaN and values out
@@ -176,6 +232,19 @@ impl<'a> Env<'a> {
     }
 }
 
+/// What a batch leaves: `values[index * w + lane]`, and the killed lanes.
+struct BatchOutputs {
+    values: Vec<[u32; 4]>,
+    killed: u64,
+    w: usize,
+}
+
+impl BatchOutputs {
+    fn output(&self, index: u32, chan: u8, lane: usize) -> u32 {
+        self.values.get(index as usize * self.w + lane).map_or(0, |o| o[chan as usize & 3])
+    }
+}
+
 /// One batch of lanes in flight.
 struct Batch<'a> {
     program: &'a Program,
@@ -212,6 +281,18 @@ impl<'a> Batch<'a> {
 
     fn output(&self, index: u32, chan: u8, lane: usize) -> u32 {
         self.outputs.get(index as usize * self.w + lane).map_or(0, |o| o[chan as usize & 3])
+    }
+
+    /// Sets `slot` to `v` in the lanes of `active`.
+    fn fill(&mut self, slot: u32, active: u64, v: u64) {
+        let at = slot as usize * self.w;
+        if active == full(self.w) {
+            self.slots[at..at + self.w].fill(v);
+        } else {
+            for l in self.lanes(active) {
+                self.slots[at + l] = v;
+            }
+        }
     }
 
     fn get(&self, slot: u32, lane: usize) -> u64 {
@@ -333,26 +414,64 @@ impl<'a> Batch<'a> {
         self.count(steps.len() as u64)?;
         for step in steps {
             match step {
-                Step::Const { dst, bits } => {
-                    for l in self.lanes(active) {
-                        self.set(*dst, l, *bits);
+                Step::Const { dst, bits } => self.fill(*dst, active, *bits),
+                Step::Read { dst, src } => match *src {
+                    // The same for every lane: looked up once.
+                    ReadSrc::Constant { buf, index, chan } => {
+                        self.fill(*dst, active, self.env.state.constant(buf, index)[chan as usize & 3] as u64)
+                    }
+                    ReadSrc::Bits(b) => self.fill(*dst, active, b as u64),
+                    ReadSrc::Input { index, chan } => {
+                        let column = self.env.state.input_column(index);
+                        for l in self.lanes(active) {
+                            let v = column.get(self.first + l as u32)[chan as usize & 3];
+                            self.set(*dst, l, v as u64);
+                        }
+                    }
+                    ReadSrc::SystemValue { name, chan } => {
+                        for l in self.lanes(active) {
+                            let v = self.env.system_value(name, self.first + l as u32)[chan as usize & 3];
+                            self.set(*dst, l, v as u64);
+                        }
+                    }
+                },
+                Step::Alu { dst, args, src_ty, sat, kernel: Some(kernel), .. } => {
+                    let w = self.w;
+                    let mut modified = [[0u64; 64]; 8];
+                    for (i, a) in args.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
+                        for (l, m) in modified[i][..w].iter_mut().enumerate() {
+                            *m = self.operand(a, *src_ty, l);
+                        }
+                    }
+                    let mut out = [0u64; 64];
+                    {
+                        let columns: SmallVec<[&[u64]; 8]> = args
+                            .iter()
+                            .enumerate()
+                            .map(|(i, a)| {
+                                if a.neg || a.abs {
+                                    &modified[i][..w]
+                                } else {
+                                    let at = a.slot as usize * w;
+                                    &self.slots[at..at + w]
+                                }
+                            })
+                            .collect();
+                        kernel.run(&columns, &mut out[..w]);
+                    }
+                    if let Some(ty) = sat {
+                        out[..w].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v));
+                    }
+                    let at = *dst as usize * w;
+                    if active == full(w) {
+                        self.slots[at..at + w].copy_from_slice(&out[..w]);
+                    } else {
+                        for l in self.lanes(active) {
+                            self.slots[at + l] = out[l];
+                        }
                     }
                 }
-                Step::Read { dst, src } => {
-                    for l in self.lanes(active) {
-                        let lane = self.first + l as u32;
-                        let v = match *src {
-                            ReadSrc::Input { index, chan } => self.env.state.input(index, lane)[chan as usize & 3],
-                            ReadSrc::Constant { buf, index, chan } => {
-                                self.env.state.constant(buf, index)[chan as usize & 3]
-                            }
-                            ReadSrc::SystemValue { name, chan } => self.env.system_value(name, lane)[chan as usize & 3],
-                            ReadSrc::Bits(b) => b,
-                        };
-                        self.set(*dst, l, v as u64);
-                    }
-                }
-                Step::Alu { dst, opcode, chan, args, src_ty, sat } => {
+                Step::Alu { dst, opcode, chan, args, src_ty, sat, kernel: None } => {
                     let mut vals = [0u64; 12];
                     if args.len() > vals.len() {
                         return Err(self.unsupported(*opcode, *chan, args.len()));

@@ -93,6 +93,23 @@ impl PerLane {
     }
 }
 
+/// One input register across lanes; see [`State::input_column`].
+#[derive(Clone, Copy, Debug)]
+pub struct InputColumn<'a> {
+    values: Option<&'a PerLane>,
+    invocations: u32,
+}
+
+impl InputColumn<'_> {
+    /// The value of invocation `lane`, as [`State::input`] gives it.
+    pub fn get(&self, lane: u32) -> [u32; 4] {
+        if lane >= self.invocations {
+            return [0; 4];
+        }
+        self.values.and_then(|p| p.get(lane)).unwrap_or_default()
+    }
+}
+
 /// A 2D texture of one level: its size and the texels the state sets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Texture {
@@ -225,6 +242,12 @@ impl State {
             return [0; 4];
         }
         self.inputs.get(&index).and_then(|p| p.get(lane)).unwrap_or_default()
+    }
+
+    /// `IN[index]` of every lane, for reading many lanes with one lookup of
+    /// the register.
+    pub fn input_column(&self, index: u32) -> InputColumn<'_> {
+        InputColumn { values: self.inputs.get(&index), invocations: self.invocations }
     }
 
     /// The `IN` indices the state sets for some lane, ascending.

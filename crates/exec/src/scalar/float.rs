@@ -10,7 +10,7 @@ const LOG2_E: f32 = std::f32::consts::LOG2_E;
 /// C's `fmaxf` as glibc computes it on x86-64 (`maxss` after the NaN
 /// checks): a NaN operand yields the other one, and of two equal operands
 /// (such as -0.0 and +0.0) the second is returned.
-pub(super) fn fmax(x: f32, y: f32) -> f32 {
+pub(crate) fn fmax(x: f32, y: f32) -> f32 {
     if x.is_nan() {
         y
     } else if y.is_nan() || x > y {
@@ -21,7 +21,7 @@ pub(super) fn fmax(x: f32, y: f32) -> f32 {
 }
 
 /// C's `fminf` as glibc computes it on x86-64, see [`fmax`].
-pub(super) fn fmin(x: f32, y: f32) -> f32 {
+pub(crate) fn fmin(x: f32, y: f32) -> f32 {
     if x.is_nan() {
         y
     } else if y.is_nan() || x < y {

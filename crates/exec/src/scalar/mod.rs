@@ -27,6 +27,8 @@ mod int;
 mod int64;
 mod pack;
 
+pub(crate) use float::{fmax, fmin};
+
 use tgsi::{Opcode, OperandType};
 
 /// The result bits of one channel (or channel pair) of `opcode`.
