@@ -157,6 +157,8 @@ pub(crate) struct Program {
     pub slots: usize,
     /// Length in registers of each array.
     pub arrays: Vec<u32>,
+    /// The immediates, for indirect reads.
+    pub immediates: Vec<[u32; 4]>,
 }
 
 impl Program {
@@ -196,6 +198,7 @@ impl Program {
             exits: func.blocks.iter().map(|(_, d)| d.exit).collect(),
             slots: func.values.len(),
             arrays: func.arrays.iter().map(|(_, a)| a.len).collect(),
+            immediates: module.immediates.iter().map(|imm| imm.data).collect(),
         })
     }
 
@@ -339,6 +342,8 @@ fn compile_inst(
             Opcode::Kill | Opcode::Demote => Step::Kill,
             Opcode::KillIf => Step::KillIf { args: data.args.iter().take(4).map(Arg::new).collect() },
             op @ (Opcode::Tex
+            | Opcode::TexLz
+            | Opcode::TxfLz
             | Opcode::Txb
             | Opcode::Txl
             | Opcode::Txd
@@ -388,7 +393,7 @@ fn texture_step(
     let dsts = (0..4u8).filter(|c| mask & (1 << c) != 0).zip(data.results.iter().map(|&v| slot(v))).collect();
     let op = match op {
         Opcode::Txp => TexOp::Project,
-        Opcode::Txf => TexOp::Fetch,
+        Opcode::Txf | Opcode::TxfLz => TexOp::Fetch,
         Opcode::Txq | Opcode::Sviewinfo => TexOp::Query,
         _ => TexOp::Sample,
     };

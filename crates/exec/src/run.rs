@@ -547,6 +547,7 @@ impl<'a> Batch<'a> {
                                     self.env.system_value(sv_names.get(i as usize).copied().flatten(), lane)[c]
                                 }
                                 File::Output => self.output(i, *chan, l),
+                                File::Immediate => self.program.immediates.get(i as usize).map_or(0, |imm| imm[c]),
                                 _ => return Err(ExecError::Unsupported(format!("indirect {file:?} load"))),
                             }
                         };
