@@ -31,10 +31,9 @@ pub(crate) enum ReadSrc {
         index: u32,
         chan: u8,
     },
+    /// The `k`-th entry of [`Program::const_reads`], looked up once per run.
     Constant {
-        buf: u32,
-        index: u32,
-        chan: u8,
+        k: u32,
     },
     /// A system value register, by its declared semantic.
     SystemValue {
@@ -159,6 +158,8 @@ pub(crate) struct Program {
     pub arrays: Vec<u32>,
     /// The immediates, for indirect reads.
     pub immediates: Vec<[u32; 4]>,
+    /// Every direct constant read: (buffer, index, channel).
+    pub const_reads: Vec<(u32, u32, u8)>,
 }
 
 impl Program {
@@ -168,6 +169,7 @@ impl Program {
         let mut steps: Vec<Vec<Step>> = vec![Vec::new(); func.blocks.len()];
         let mut copies: Vec<Vec<(u32, u32)>> = vec![Vec::new(); func.blocks.len()];
         let mut in_tree = vec![false; func.blocks.len()];
+        let mut const_reads = Vec::new();
         mark_blocks(&func.body, &mut in_tree);
         for (b, block) in func.blocks.iter() {
             if !in_tree[b.index()] {
@@ -183,7 +185,7 @@ impl Program {
                     }
                     continue;
                 }
-                if let Some(step) = compile_inst(module, func, inst, &sv_names)? {
+                if let Some(step) = compile_inst(module, func, inst, &sv_names, &mut const_reads)? {
                     steps[b.index()].push(step);
                 }
             }
@@ -199,6 +201,7 @@ impl Program {
             slots: func.values.len(),
             arrays: func.arrays.iter().map(|(_, a)| a.len).collect(),
             immediates: module.immediates.iter().map(|imm| imm.data).collect(),
+            const_reads,
         })
     }
 
@@ -257,6 +260,7 @@ fn compile_inst(
     func: &Function,
     inst: ir::function::Inst,
     sv_names: &[Option<SemanticName>],
+    const_reads: &mut Vec<(u32, u32, u8)>,
 ) -> Result<Option<Step>, ExecError> {
     let data = &func.insts[inst];
     let dst = data.results.first().map(|&v| slot(v));
@@ -267,7 +271,7 @@ fn compile_inst(
     let step = match &data.op {
         Op::Const(bits) => Step::Const { dst: need_dst()?, bits: *bits },
         Op::Initial | Op::Undef => Step::Const { dst: need_dst()?, bits: 0 },
-        Op::Read(s) => Step::Read { dst: need_dst()?, src: read_src(module, s, sv_names) },
+        Op::Read(s) => Step::Read { dst: need_dst()?, src: read_src(module, s, sv_names, const_reads) },
         Op::Alu { opcode, chan } => {
             let info = opcode.info();
             let kind = match opcode {
@@ -400,10 +404,18 @@ fn texture_step(
     Ok(Step::Texture { op, unit, coords, dsts, sat: data.saturate })
 }
 
-fn read_src(module: &Module, s: &Source, sv_names: &[Option<SemanticName>]) -> ReadSrc {
+fn read_src(
+    module: &Module,
+    s: &Source,
+    sv_names: &[Option<SemanticName>],
+    const_reads: &mut Vec<(u32, u32, u8)>,
+) -> ReadSrc {
     match s.file {
         File::Input => ReadSrc::Input { index: s.index, chan: s.chan },
-        File::Constant => ReadSrc::Constant { buf: s.dim.unwrap_or(0), index: s.index, chan: s.chan },
+        File::Constant => {
+            const_reads.push((s.dim.unwrap_or(0), s.index, s.chan));
+            ReadSrc::Constant { k: const_reads.len() as u32 - 1 }
+        }
         File::SystemValue => {
             ReadSrc::SystemValue { name: sv_names.get(s.index as usize).copied().flatten(), chan: s.chan }
         }

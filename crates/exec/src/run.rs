@@ -105,9 +105,12 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     if w == 0 || w > 64 || !w.is_multiple_of(4) {
         return Err(ExecError::Lanes(w));
     }
-    let registers = output_registers(module);
-    let env = Env::new(module, state);
+    // No wider than the invocations need (in whole quads): batch loops run
+    // over every lane of a batch.
     let n = state.invocations() as usize;
+    let w = w.min(n.div_ceil(4) * 4).max(4);
+    let registers = output_registers(module);
+    let env = Env::new(module, program, state);
     let starts: Vec<usize> = (0..n).step_by(w).collect();
     // A batch's working values are dropped as soon as it ends; only its
     // outputs are kept.
@@ -189,10 +192,12 @@ struct Env<'a> {
     state: &'a State,
     processor: Processor,
     block: [u32; 3],
+    /// The value of each of the program's constant reads.
+    constants: Vec<u32>,
 }
 
 impl<'a> Env<'a> {
-    fn new(module: &Module, state: &'a State) -> Self {
+    fn new(module: &Module, program: &Program, state: &'a State) -> Self {
         let mut block = [state.invocations(), 1, 1];
         let mut fixed = [None; 3];
         for item in &module.interface {
@@ -208,7 +213,12 @@ impl<'a> Env<'a> {
         if fixed.iter().all(Option::is_some) {
             block = fixed.map(|v| v.unwrap_or(1).max(1));
         }
-        Env { state, processor: module.processor, block }
+        let constants = program
+            .const_reads
+            .iter()
+            .map(|&(buf, index, chan)| state.constant(buf, index)[chan as usize & 3])
+            .collect();
+        Env { state, processor: module.processor, block, constants }
     }
 
     /// A system value of invocation `lane`: the state's, else the stage's
@@ -417,9 +427,7 @@ impl<'a> Batch<'a> {
                 Step::Const { dst, bits } => self.fill(*dst, active, *bits),
                 Step::Read { dst, src } => match *src {
                     // The same for every lane: looked up once.
-                    ReadSrc::Constant { buf, index, chan } => {
-                        self.fill(*dst, active, self.env.state.constant(buf, index)[chan as usize & 3] as u64)
-                    }
+                    ReadSrc::Constant { k } => self.fill(*dst, active, self.env.constants[k as usize] as u64),
                     ReadSrc::Bits(b) => self.fill(*dst, active, b as u64),
                     ReadSrc::Input { index, chan } => {
                         let column = self.env.state.input_column(index);
