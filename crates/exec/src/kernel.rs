@@ -28,6 +28,32 @@ pub(crate) enum Kernel {
     And,
     Or,
     Xor,
+    Cmp,
+    Ucmp,
+    Lrp,
+    Frc,
+    Flr,
+    Seq,
+    Sne,
+    Fslt,
+    Fsge,
+    Fseq,
+    Fsne,
+    Imin,
+    Imax,
+    Umin,
+    Umax,
+    Shl,
+    Ishr,
+    Ushr,
+    Islt,
+    Isge,
+    Useq,
+    Usne,
+    Uslt,
+    Usge,
+    I2f,
+    U2f,
 }
 
 impl Kernel {
@@ -53,6 +79,32 @@ impl Kernel {
             (And, 2) => Kernel::And,
             (Or, 2) => Kernel::Or,
             (Xor, 2) => Kernel::Xor,
+            (Cmp, 3) => Kernel::Cmp,
+            (Ucmp, 3) => Kernel::Ucmp,
+            (Lrp, 3) => Kernel::Lrp,
+            (Frc, 1) => Kernel::Frc,
+            (Flr, 1) => Kernel::Flr,
+            (Seq, 2) => Kernel::Seq,
+            (Sne, 2) => Kernel::Sne,
+            (Fslt, 2) => Kernel::Fslt,
+            (Fsge, 2) => Kernel::Fsge,
+            (Fseq, 2) => Kernel::Fseq,
+            (Fsne, 2) => Kernel::Fsne,
+            (Imin, 2) => Kernel::Imin,
+            (Imax, 2) => Kernel::Imax,
+            (Umin, 2) => Kernel::Umin,
+            (Umax, 2) => Kernel::Umax,
+            (Shl, 2) => Kernel::Shl,
+            (Ishr, 2) => Kernel::Ishr,
+            (Ushr, 2) => Kernel::Ushr,
+            (Islt, 2) => Kernel::Islt,
+            (Isge, 2) => Kernel::Isge,
+            (Useq, 2) => Kernel::Useq,
+            (Usne, 2) => Kernel::Usne,
+            (Uslt, 2) => Kernel::Uslt,
+            (Usge, 2) => Kernel::Usge,
+            (I2f, 1) => Kernel::I2f,
+            (U2f, 1) => Kernel::U2f,
             _ => return None,
         })
     }
@@ -63,6 +115,9 @@ impl Kernel {
         let f = |x: u64| f32::from_bits(x as u32);
         let b = |x: f32| x.to_bits() as u64;
         let one_if = |c: bool| if c { 1.0f32.to_bits() as u64 } else { 0 };
+        let mask = |c: bool| if c { 0xffff_ffff } else { 0 };
+        let i = |x: u64| x as u32 as i32;
+        let u = |x: u64| x as u32;
         let n = out.len();
         match self {
             Kernel::Add => (0..n).for_each(|l| out[l] = b(f(a[0][l]) + f(a[1][l]))),
@@ -90,6 +145,36 @@ impl Kernel {
             Kernel::And => (0..n).for_each(|l| out[l] = (a[0][l] & a[1][l]) & 0xffff_ffff),
             Kernel::Or => (0..n).for_each(|l| out[l] = (a[0][l] | a[1][l]) & 0xffff_ffff),
             Kernel::Xor => (0..n).for_each(|l| out[l] = (a[0][l] ^ a[1][l]) & 0xffff_ffff),
+            Kernel::Cmp => {
+                (0..n).for_each(|l| out[l] = (if f(a[0][l]) < 0.0 { a[1][l] } else { a[2][l] }) & 0xffff_ffff)
+            }
+            Kernel::Ucmp => {
+                (0..n).for_each(|l| out[l] = (if u(a[0][l]) != 0 { a[1][l] } else { a[2][l] }) & 0xffff_ffff)
+            }
+            Kernel::Lrp => (0..n).for_each(|l| out[l] = b(f(a[0][l]) * (f(a[1][l]) - f(a[2][l])) + f(a[2][l]))),
+            Kernel::Frc => (0..n).for_each(|l| out[l] = b(f(a[0][l]) - f(a[0][l]).floor())),
+            Kernel::Flr => (0..n).for_each(|l| out[l] = b(f(a[0][l]).floor())),
+            Kernel::Seq => (0..n).for_each(|l| out[l] = one_if(f(a[0][l]) == f(a[1][l]))),
+            Kernel::Sne => (0..n).for_each(|l| out[l] = one_if(f(a[0][l]) != f(a[1][l]))),
+            Kernel::Fslt => (0..n).for_each(|l| out[l] = mask(f(a[0][l]) < f(a[1][l]))),
+            Kernel::Fsge => (0..n).for_each(|l| out[l] = mask(f(a[0][l]) >= f(a[1][l]))),
+            Kernel::Fseq => (0..n).for_each(|l| out[l] = mask(f(a[0][l]) == f(a[1][l]))),
+            Kernel::Fsne => (0..n).for_each(|l| out[l] = mask(f(a[0][l]) != f(a[1][l]))),
+            Kernel::Imin => (0..n).for_each(|l| out[l] = i(a[0][l]).min(i(a[1][l])) as u32 as u64),
+            Kernel::Imax => (0..n).for_each(|l| out[l] = i(a[0][l]).max(i(a[1][l])) as u32 as u64),
+            Kernel::Umin => (0..n).for_each(|l| out[l] = u(a[0][l]).min(u(a[1][l])) as u64),
+            Kernel::Umax => (0..n).for_each(|l| out[l] = u(a[0][l]).max(u(a[1][l])) as u64),
+            Kernel::Shl => (0..n).for_each(|l| out[l] = (u(a[0][l]) << (u(a[1][l]) & 31)) as u64),
+            Kernel::Ishr => (0..n).for_each(|l| out[l] = (i(a[0][l]) >> (u(a[1][l]) & 31)) as u32 as u64),
+            Kernel::Ushr => (0..n).for_each(|l| out[l] = (u(a[0][l]) >> (u(a[1][l]) & 31)) as u64),
+            Kernel::Islt => (0..n).for_each(|l| out[l] = mask(i(a[0][l]) < i(a[1][l]))),
+            Kernel::Isge => (0..n).for_each(|l| out[l] = mask(i(a[0][l]) >= i(a[1][l]))),
+            Kernel::Useq => (0..n).for_each(|l| out[l] = mask(u(a[0][l]) == u(a[1][l]))),
+            Kernel::Usne => (0..n).for_each(|l| out[l] = mask(u(a[0][l]) != u(a[1][l]))),
+            Kernel::Uslt => (0..n).for_each(|l| out[l] = mask(u(a[0][l]) < u(a[1][l]))),
+            Kernel::Usge => (0..n).for_each(|l| out[l] = mask(u(a[0][l]) >= u(a[1][l]))),
+            Kernel::I2f => (0..n).for_each(|l| out[l] = b(i(a[0][l]) as f32)),
+            Kernel::U2f => (0..n).for_each(|l| out[l] = b(u(a[0][l]) as f32)),
         }
     }
 }
@@ -137,6 +222,32 @@ mod tests {
             (And, 2),
             (Or, 2),
             (Xor, 2),
+            (Cmp, 3),
+            (Ucmp, 3),
+            (Lrp, 3),
+            (Frc, 1),
+            (Flr, 1),
+            (Seq, 2),
+            (Sne, 2),
+            (Fslt, 2),
+            (Fsge, 2),
+            (Fseq, 2),
+            (Fsne, 2),
+            (Imin, 2),
+            (Imax, 2),
+            (Umin, 2),
+            (Umax, 2),
+            (Shl, 2),
+            (Ishr, 2),
+            (Ushr, 2),
+            (Islt, 2),
+            (Isge, 2),
+            (Useq, 2),
+            (Usne, 2),
+            (Uslt, 2),
+            (Usge, 2),
+            (I2f, 1),
+            (U2f, 1),
         ];
         for (op, args) in ops {
             let kernel = Kernel::of(op, args).unwrap();

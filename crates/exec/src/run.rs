@@ -269,6 +269,8 @@ struct Batch<'a> {
     continues: Vec<u64>,
     steps: u64,
     budget: u64,
+    /// Phi copies' sources, read before any is written.
+    scratch: Vec<u64>,
 }
 
 impl<'a> Batch<'a> {
@@ -286,6 +288,7 @@ impl<'a> Batch<'a> {
             continues: Vec::new(),
             steps: 0,
             budget,
+            scratch: Vec::new(),
         }
     }
 
@@ -615,10 +618,23 @@ impl<'a> Batch<'a> {
                     }
                 }
                 Step::Copies(pairs) => {
-                    for l in self.lanes(active) {
-                        let vals: smallvec::SmallVec<[u64; 8]> = pairs.iter().map(|&(_, s)| self.get(s, l)).collect();
-                        for (&(d, _), v) in pairs.iter().zip(vals) {
-                            self.set(d, l, v);
+                    // All sources are read before any destination is written.
+                    let w = self.w;
+                    self.scratch.clear();
+                    for &(_, src) in pairs {
+                        let at = src as usize * w;
+                        self.scratch.extend_from_slice(&self.slots[at..at + w]);
+                    }
+                    let all = active == full(w);
+                    for (k, &(dst, _)) in pairs.iter().enumerate() {
+                        let at = dst as usize * w;
+                        let column = &self.scratch[k * w..(k + 1) * w];
+                        if all {
+                            self.slots[at..at + w].copy_from_slice(column);
+                        } else {
+                            for l in (0..w).filter(|l| active & (1 << l) != 0) {
+                                self.slots[at + l] = column[l];
+                            }
                         }
                     }
                 }
