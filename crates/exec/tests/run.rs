@@ -160,3 +160,12 @@ fn every_declared_output_is_printed_even_unwritten() {
     assert_eq!(out.registers(), [0, 1, 2]);
     assert_eq!(out.write().lines().count(), 3);
 }
+
+#[test]
+fn an_early_return_keeps_the_outputs_written_before_it() {
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nIMM[0] FLT32 { 1.0, 2.0, 0.0, 0.0 }\n\
+                IF IN[0].xxxx\nMOV OUT[0], IMM[0].xxxx\nRET\nENDIF\nMOV OUT[0], IMM[0].yyyy\nEND\n";
+    let out = run(text, "invocations 2\ninput 0 0 1 0 0 0\ninput 0 1 0 0 0 0\n");
+    assert_eq!(out.get(0, 0), Some([f(1.0); 4]));
+    assert_eq!(out.get(0, 1), Some([f(2.0); 4]));
+}
