@@ -271,6 +271,10 @@ struct Batch<'a> {
     budget: u64,
     /// Phi copies' sources, read before any is written.
     scratch: Vec<u64>,
+    /// Batch loops' operands with modifiers applied (8 columns).
+    modified: Vec<u64>,
+    /// Batch loops' results, before the masked write.
+    out: Vec<u64>,
 }
 
 impl<'a> Batch<'a> {
@@ -289,6 +293,8 @@ impl<'a> Batch<'a> {
             steps: 0,
             budget,
             scratch: Vec::new(),
+            modified: vec![0; 8 * w],
+            out: vec![0; w],
         }
     }
 
@@ -448,23 +454,25 @@ impl<'a> Batch<'a> {
                 },
                 Step::Alu { dst, args, src_ty, sat, kernel: Some(kernel), .. } => {
                     let w = self.w;
-                    let mut modified = [[0u64; 64]; 8];
+                    // Operands with modifiers are rewritten into a scratch
+                    // column; the others are read in place.
+                    let (slots, modified, out) = (&mut self.slots, &mut self.modified, &mut self.out);
                     for (i, a) in args.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
-                        for (l, m) in modified[i][..w].iter_mut().enumerate() {
-                            *m = self.operand(a, *src_ty, l);
+                        let at = a.slot as usize * w;
+                        for (m, &v) in modified[i * w..(i + 1) * w].iter_mut().zip(&slots[at..at + w]) {
+                            *m = scalar::apply_modifiers(*src_ty, v, a.neg, a.abs);
                         }
                     }
-                    let mut out = [0u64; 64];
                     {
                         let columns: SmallVec<[&[u64]; 8]> = args
                             .iter()
                             .enumerate()
                             .map(|(i, a)| {
                                 if a.neg || a.abs {
-                                    &modified[i][..w]
+                                    &modified[i * w..(i + 1) * w]
                                 } else {
                                     let at = a.slot as usize * w;
-                                    &self.slots[at..at + w]
+                                    &slots[at..at + w]
                                 }
                             })
                             .collect();
@@ -475,10 +483,10 @@ impl<'a> Batch<'a> {
                     }
                     let at = *dst as usize * w;
                     if active == full(w) {
-                        self.slots[at..at + w].copy_from_slice(&out[..w]);
+                        slots[at..at + w].copy_from_slice(&out[..w]);
                     } else {
-                        for l in self.lanes(active) {
-                            self.slots[at + l] = out[l];
+                        for l in (0..w).filter(|l| active & (1 << l) != 0) {
+                            slots[at + l] = out[l];
                         }
                     }
                 }
