@@ -55,6 +55,11 @@ pub(crate) enum TexOp {
     Fetch,
     /// TXQ, SVIEWINFO: (width, height, 0, levels).
     Query,
+    /// TXQS, SAMPLE_INFO: the sample count, (1, 0, 0, 0): every texture and
+    /// render target here has one sample.
+    SampleCount,
+    /// SAMPLE_POS: (0, 0, 0, 0) without per-sample shading.
+    SamplePosition,
 }
 
 /// Which derivative, over a 2x2 quad.
@@ -136,6 +141,8 @@ pub(crate) enum Step {
         op: TexOp,
         unit: u32,
         coords: [Arg; 4],
+        /// Applied to the result before it is written.
+        swizzle: [u8; 4],
         /// The destination channels written, with their slots.
         dsts: SmallVec<[(u8, u32); 4]>,
         sat: bool,
@@ -358,7 +365,10 @@ fn compile_inst(
             | Opcode::SampleB
             | Opcode::SampleL
             | Opcode::SampleD
-            | Opcode::Sviewinfo) => texture_step(data, t, op, inst)?,
+            | Opcode::Sviewinfo
+            | Opcode::Txqs
+            | Opcode::SampleInfo
+            | Opcode::SamplePos) => texture_step(data, t, op, inst)?,
             other => return Err(ExecError::Unsupported(other.info().name.to_string())),
         },
         Op::Phi { .. } => return Ok(None),
@@ -387,21 +397,28 @@ fn texture_step(
         let a = data.args.get(k).ok_or_else(|| ExecError::Malformed(format!("{inst} lacks coordinate {k}")))?;
         Ok(Arg { slot: a.value.index() as u32, neg: neg || a.neg, abs: abs || a.abs })
     };
-    let coords = if op == Opcode::Txq || op == Opcode::Sviewinfo {
-        // The operand is a level; nothing reads it.
-        [Arg { slot: 0, neg: false, abs: false }; 4]
-    } else {
-        [arg(0)?, arg(1)?, arg(2)?, arg(3)?]
-    };
-    let mask = t.dst.first().map_or(0, |d| d.write_mask);
-    let dsts = (0..4u8).filter(|c| mask & (1 << c) != 0).zip(data.results.iter().map(|&v| slot(v))).collect();
     let op = match op {
         Opcode::Txp => TexOp::Project,
         Opcode::Txf | Opcode::TxfLz => TexOp::Fetch,
         Opcode::Txq | Opcode::Sviewinfo => TexOp::Query,
+        Opcode::Txqs | Opcode::SampleInfo => TexOp::SampleCount,
+        Opcode::SamplePos => TexOp::SamplePosition,
         _ => TexOp::Sample,
     };
-    Ok(Step::Texture { op, unit, coords, dsts, sat: data.saturate })
+    let coords = match op {
+        TexOp::Sample | TexOp::Project | TexOp::Fetch => [arg(0)?, arg(1)?, arg(2)?, arg(3)?],
+        // Queries read no coordinates (a level or a sample index at most).
+        _ => [Arg { slot: 0, neg: false, abs: false }; 4],
+    };
+    // The sample queries apply the resource operand's swizzle to their
+    // result.
+    let swizzle = match (op, t.src.first()) {
+        (TexOp::SampleCount | TexOp::SamplePosition, Some(s)) if s.reg.file == File::SamplerView => s.swizzle,
+        _ => tgsi::IDENTITY_SWIZZLE,
+    };
+    let mask = t.dst.first().map_or(0, |d| d.write_mask);
+    let dsts = (0..4u8).filter(|c| mask & (1 << c) != 0).zip(data.results.iter().map(|&v| slot(v))).collect();
+    Ok(Step::Texture { op, unit, coords, swizzle, dsts, sat: data.saturate })
 }
 
 fn read_src(

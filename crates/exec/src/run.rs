@@ -605,10 +605,11 @@ impl<'a> Batch<'a> {
                         self.outputs[*index as usize * self.w + l][*chan as usize & 3] = v;
                     }
                 }
-                Step::Texture { op, unit, coords, dsts, sat } => {
+                Step::Texture { op, unit, coords, swizzle, dsts, sat } => {
                     for l in self.lanes(active) {
                         let c = coords.map(|a| self.operand(&a, OperandType::Float, l) as u32);
-                        let mut texel = self.sample(*op, *unit, c);
+                        let result = self.sample(*op, *unit, c);
+                        let mut texel = swizzle.map(|s| result[s as usize & 3]);
                         if *sat {
                             texel = texel.map(|v| scalar::saturate(OperandType::Float, v as u64) as u32);
                         }
@@ -655,6 +656,11 @@ impl<'a> Batch<'a> {
     /// wrapping, as the reference harness sampled. An unbound unit samples
     /// as (0, 0, 0, 1).
     fn sample(&self, op: TexOp, unit: u32, c: [u32; 4]) -> [u32; 4] {
+        match op {
+            TexOp::SampleCount => return [1, 0, 0, 0],
+            TexOp::SamplePosition => return [0; 4],
+            _ => {}
+        }
         let Some(tex) = self.env.state.texture(unit) else {
             return match op {
                 TexOp::Query | TexOp::Fetch => [0; 4],
@@ -664,6 +670,7 @@ impl<'a> Batch<'a> {
         let (w, h) = (tex.width() as i64, tex.height() as i64);
         match op {
             TexOp::Query => [tex.width(), tex.height(), 0, 1],
+            TexOp::SampleCount | TexOp::SamplePosition => [0; 4],
             TexOp::Fetch => {
                 let (x, y) = (c[0] as i32 as i64, c[1] as i32 as i64);
                 if (0..w).contains(&x) && (0..h).contains(&y) {

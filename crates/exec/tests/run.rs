@@ -169,3 +169,16 @@ fn an_early_return_keeps_the_outputs_written_before_it() {
     assert_eq!(out.get(0, 0), Some([f(1.0); 4]));
     assert_eq!(out.get(0, 1), Some([f(2.0); 4]));
 }
+
+#[test]
+fn sample_queries_answer_for_single_sampled_resources() {
+    // The 2015 sample-query rules: one sample, position (0, 0, 0, 0), the
+    // resource operand's swizzle applied to the result.
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL OUT[1], COLOR[1]\nDCL OUT[2], COLOR[2]\nDCL SAMP[0]\n\
+                DCL SVIEW[0], 2D, FLOAT\n\
+                TXQS OUT[0], SAMP[0], 2D\nSAMPLE_INFO OUT[1], SVIEW[0].yxxx, IN[0]\nSAMPLE_POS OUT[2], SVIEW[0], IN[0].xxxx\nEND\n";
+    let out = run(text, "invocations 1\ntexsize 0 2 2\n");
+    assert_eq!(out.get(0, 0), Some([1, 0, 0, 0]));
+    assert_eq!(out.get(1, 0), Some([0, 1, 1, 1]));
+    assert_eq!(out.get(2, 0), Some([0, 0, 0, 0]));
+}
