@@ -24,11 +24,13 @@
 //! );
 //! ```
 
+mod env;
 pub mod error;
 mod kernel;
 pub mod outputs;
 mod program;
 pub mod run;
+mod sampler;
 pub mod scalar;
 pub mod state;
 mod syntax;

@@ -10,12 +10,14 @@
 
 use ir::function::{Module, Node, Region};
 use ir::EntityRef;
-use tgsi::{File, Opcode, OperandType, Processor, PropertyName, SemanticName};
+use tgsi::{File, Opcode, OperandType};
 
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
-use crate::program::{Arg, Deriv, Program, ReadSrc, Step, TexOp};
+use crate::env::Env;
+use crate::program::{Arg, Deriv, Program, ReadSrc, Step};
+use crate::sampler;
 use crate::scalar;
 use crate::{Outputs, State};
 
@@ -160,17 +162,6 @@ fn full(w: usize) -> u64 {
     }
 }
 
-/// `floor(v)` converted to an integer as C does on x86: NaN and values out
-/// of range give `i32::MIN`.
-fn x86_int(v: f32) -> i32 {
-    let f = v.floor();
-    if f.is_nan() || f < i32::MIN as f32 || f >= 2147483648.0 {
-        i32::MIN
-    } else {
-        f as i32
-    }
-}
-
 /// Every declared OUT register index, ascending.
 fn output_registers(module: &Module) -> Vec<u32> {
     let mut regs: Vec<u32> = module
@@ -185,61 +176,6 @@ fn output_registers(module: &Module) -> Vec<u32> {
     regs.sort_unstable();
     regs.dedup();
     regs
-}
-
-/// What a run reads besides the code: the state and the stage's defaults.
-struct Env<'a> {
-    state: &'a State,
-    processor: Processor,
-    block: [u32; 3],
-    /// The value of each of the program's constant reads.
-    constants: Vec<u32>,
-}
-
-impl<'a> Env<'a> {
-    fn new(module: &Module, program: &Program, state: &'a State) -> Self {
-        let mut block = [state.invocations(), 1, 1];
-        let mut fixed = [None; 3];
-        for item in &module.interface {
-            if let tgsi::Item::Property(p) = item {
-                match p.name {
-                    PropertyName::CsFixedBlockWidth => fixed[0] = Some(p.value),
-                    PropertyName::CsFixedBlockHeight => fixed[1] = Some(p.value),
-                    PropertyName::CsFixedBlockDepth => fixed[2] = Some(p.value),
-                    _ => {}
-                }
-            }
-        }
-        if fixed.iter().all(Option::is_some) {
-            block = fixed.map(|v| v.unwrap_or(1).max(1));
-        }
-        let constants = program
-            .const_reads
-            .iter()
-            .map(|&(buf, index, chan)| state.constant(buf, index)[chan as usize & 3])
-            .collect();
-        Env { state, processor: module.processor, block, constants }
-    }
-
-    /// A system value of invocation `lane`: the state's, else the stage's
-    /// default (as the reference harness sets them).
-    fn system_value(&self, name: Option<SemanticName>, lane: u32) -> [u32; 4] {
-        let Some(name) = name else { return [0; 4] };
-        if let Some(v) = self.state.sysval(name, lane) {
-            return v;
-        }
-        let [bw, bh, bd] = self.block;
-        match name {
-            SemanticName::VertexId | SemanticName::VertexIdNoBase if self.processor == Processor::Vertex => {
-                [lane, 0, 0, 0]
-            }
-            SemanticName::ThreadId => [lane % bw, (lane / bw) % bh, lane / (bw * bh), 0],
-            SemanticName::BlockSize => [bw, bh, bd, 0],
-            SemanticName::GridSize => [1, 1, 1, 0],
-            SemanticName::SamplePos => [0.5f32.to_bits(), 0.5f32.to_bits(), 0, 0],
-            _ => [0; 4],
-        }
-    }
 }
 
 /// What a batch leaves: `values[index * w + lane]`, and the killed lanes.
@@ -608,7 +544,7 @@ impl<'a> Batch<'a> {
                 Step::Texture { op, unit, coords, swizzle, dsts, sat } => {
                     for l in self.lanes(active) {
                         let c = coords.map(|a| self.operand(&a, OperandType::Float, l) as u32);
-                        let result = self.sample(*op, *unit, c);
+                        let result = sampler::sample(self.env.state, *op, *unit, c);
                         let mut texel = swizzle.map(|s| result[s as usize & 3]);
                         if *sat {
                             texel = texel.map(|v| scalar::saturate(OperandType::Float, v as u64) as u32);
@@ -650,47 +586,6 @@ impl<'a> Batch<'a> {
             }
         }
         Ok(())
-    }
-
-    /// The built-in sampler: 2D, one level, nearest filtering, repeat
-    /// wrapping, as the reference harness sampled. An unbound unit samples
-    /// as (0, 0, 0, 1).
-    fn sample(&self, op: TexOp, unit: u32, c: [u32; 4]) -> [u32; 4] {
-        match op {
-            TexOp::SampleCount => return [1, 0, 0, 0],
-            TexOp::SamplePosition => return [0; 4],
-            _ => {}
-        }
-        let Some(tex) = self.env.state.texture(unit) else {
-            return match op {
-                TexOp::Query | TexOp::Fetch => [0; 4],
-                _ => [0, 0, 0, 1.0f32.to_bits()],
-            };
-        };
-        let (w, h) = (tex.width() as i64, tex.height() as i64);
-        match op {
-            TexOp::Query => [tex.width(), tex.height(), 0, 1],
-            TexOp::SampleCount | TexOp::SamplePosition => [0; 4],
-            TexOp::Fetch => {
-                let (x, y) = (c[0] as i32 as i64, c[1] as i32 as i64);
-                if (0..w).contains(&x) && (0..h).contains(&y) {
-                    tex.texel(x as u32, y as u32)
-                } else {
-                    [0; 4]
-                }
-            }
-            TexOp::Sample | TexOp::Project => {
-                let (mut s, mut t) = (f32::from_bits(c[0]), f32::from_bits(c[1]));
-                if op == TexOp::Project {
-                    let q = f32::from_bits(c[3]);
-                    s /= q;
-                    t /= q;
-                }
-                let x = (x86_int(s * w as f32) as i64).rem_euclid(w);
-                let y = (x86_int(t * h as f32) as i64).rem_euclid(h);
-                tex.texel(x as u32, y as u32)
-            }
-        }
     }
 
     fn unsupported(&self, opcode: Opcode, chan: u8, args: usize) -> ExecError {

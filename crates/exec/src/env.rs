@@ -1,0 +1,63 @@
+//! What a run reads besides the code: the state, the constants the
+//! program reads, and the stage's defaults for system values.
+
+use ir::function::Module;
+use tgsi::{Processor, PropertyName, SemanticName};
+
+use crate::program::Program;
+use crate::State;
+
+/// What a run reads besides the code: the state and the stage's defaults.
+pub(crate) struct Env<'a> {
+    pub state: &'a State,
+    processor: Processor,
+    block: [u32; 3],
+    /// The value of each of the program's constant reads.
+    pub constants: Vec<u32>,
+}
+
+impl<'a> Env<'a> {
+    pub fn new(module: &Module, program: &Program, state: &'a State) -> Self {
+        let mut block = [state.invocations(), 1, 1];
+        let mut fixed = [None; 3];
+        for item in &module.interface {
+            if let tgsi::Item::Property(p) = item {
+                match p.name {
+                    PropertyName::CsFixedBlockWidth => fixed[0] = Some(p.value),
+                    PropertyName::CsFixedBlockHeight => fixed[1] = Some(p.value),
+                    PropertyName::CsFixedBlockDepth => fixed[2] = Some(p.value),
+                    _ => {}
+                }
+            }
+        }
+        if fixed.iter().all(Option::is_some) {
+            block = fixed.map(|v| v.unwrap_or(1).max(1));
+        }
+        let constants = program
+            .const_reads
+            .iter()
+            .map(|&(buf, index, chan)| state.constant(buf, index)[chan as usize & 3])
+            .collect();
+        Env { state, processor: module.processor, block, constants }
+    }
+
+    /// A system value of invocation `lane`: the state's, else the stage's
+    /// default (as the reference harness sets them).
+    pub fn system_value(&self, name: Option<SemanticName>, lane: u32) -> [u32; 4] {
+        let Some(name) = name else { return [0; 4] };
+        if let Some(v) = self.state.sysval(name, lane) {
+            return v;
+        }
+        let [bw, bh, bd] = self.block;
+        match name {
+            SemanticName::VertexId | SemanticName::VertexIdNoBase if self.processor == Processor::Vertex => {
+                [lane, 0, 0, 0]
+            }
+            SemanticName::ThreadId => [lane % bw, (lane / bw) % bh, lane / (bw * bh), 0],
+            SemanticName::BlockSize => [bw, bh, bd, 0],
+            SemanticName::GridSize => [1, 1, 1, 0],
+            SemanticName::SamplePos => [0.5f32.to_bits(), 0.5f32.to_bits(), 0, 0],
+            _ => [0; 4],
+        }
+    }
+}
