@@ -1,7 +1,8 @@
 //! Every shader of the shared corpus runs on a state with random inputs and
 //! constants without panicking: it gives outputs, or an error saying what
-//! the backend does not execute yet or that the shader did not finish.
-//! Skipped when `../shared` is absent.
+//! the backend does not execute yet or that the shader did not finish. The
+//! TGSI emitted from each shader's IR must give the same outputs (NaN
+//! payloads aside). Skipped when `../shared` is absent.
 
 use std::path::{Path, PathBuf};
 
@@ -55,6 +56,7 @@ fn corpus_shaders_run_without_panicking() {
     paths.sort();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let (mut ran, mut unsupported, mut budget, mut not_built) = (0, 0, 0, 0);
+    let (mut same_after_emission, mut differ) = (0, Vec::new());
     for path in &paths {
         let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
         let Ok(shader) = tgsi::parse(&text) else { continue };
@@ -68,6 +70,13 @@ fn corpus_shaders_run_without_panicking() {
             Ok(out) => {
                 assert_eq!(out.invocations(), 8);
                 ran += 1;
+                let emitted_text = tgsi::print(&ir::to_tgsi(&module).unwrap(), tgsi::Style::Exact);
+                let emitted = ir::from_tgsi(&tgsi::parse(&emitted_text).unwrap()).unwrap();
+                match exec::run(&emitted, &state, &options) {
+                    Ok(again) if same(&out, &again) => same_after_emission += 1,
+                    Ok(_) => differ.push(path.display().to_string()),
+                    Err(e) => differ.push(format!("{}: {e}", path.display())),
+                }
             }
             Err(ExecError::Unsupported(_) | ExecError::UnsupportedAlu { .. }) => unsupported += 1,
             Err(ExecError::StepBudget(_)) => budget += 1,
@@ -75,7 +84,21 @@ fn corpus_shaders_run_without_panicking() {
         }
     }
     eprintln!(
-        "corpus: {ran} of {} shaders ran; {unsupported} use what is not executed yet; {budget} did not finish; {not_built} have no IR",
+        "corpus: {ran} of {} shaders ran; {unsupported} use what is not executed yet; {budget} did not finish; {not_built} have no IR; {same_after_emission} give the same outputs after emission",
         paths.len()
     );
+    assert!(differ.is_empty(), "emission changed the outputs of:\n{}", differ.join("\n"));
+}
+
+/// Equal outputs: bits, or both NaN; the same lanes killed.
+fn same(a: &exec::Outputs, b: &exec::Outputs) -> bool {
+    let nan = |x: u32| f32::from_bits(x).is_nan();
+    a.registers() == b.registers()
+        && (0..a.invocations()).all(|lane| {
+            a.is_killed(lane) == b.is_killed(lane)
+                && a.registers().iter().all(|&r| {
+                    let (x, y) = (a.get(r, lane).unwrap_or_default(), b.get(r, lane).unwrap_or_default());
+                    x.iter().zip(&y).all(|(&p, &q)| p == q || (nan(p) && nan(q)))
+                })
+        })
 }
