@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Fills fuzz/corpus/{parse_text,decode_tokens} with seeds: the bundled
-# examples, and Mesa's conformance shaders and token streams from
-# ../shared/conformance/text when that folder is present.
+# Fills fuzz/corpus/{parse_text,decode_tokens,run_shader} with seeds: the
+# bundled examples, and Mesa's conformance shaders, token streams and
+# execution cases from ../shared/conformance when that folder is present.
 set -euo pipefail
 cd "$(dirname "$0")"
 root=..
 shared=$root/../shared/conformance/text
-mkdir -p corpus/parse_text corpus/decode_tokens
+mkdir -p corpus/parse_text corpus/decode_tokens corpus/run_shader
+exec_cases=$root/../shared/conformance/exec
 
 cp "$root"/examples/shaders/*.tgsi corpus/parse_text/
 if [ -d "$shared" ]; then
@@ -24,4 +25,13 @@ if [ -d "$shared" ]; then
 else
     echo "note: $shared not found; seeding with the bundled examples only" >&2
 fi
-echo "parse_text: $(ls corpus/parse_text | wc -l) seeds; decode_tokens: $(ls corpus/decode_tokens | wc -l) seeds"
+# run_shader: a state, a `@@` line, a shader.
+{ cat "$root"/examples/states/vertex_transform.state; printf '\n@@\n'; cat "$root"/examples/shaders/vertex_transform.tgsi; } \
+    > corpus/run_shader/vertex_transform
+if [ -d "$exec_cases" ]; then
+    for t in "$exec_cases"/*.tgsi; do
+        name=$(basename "$t" .tgsi)
+        { cat "$exec_cases/$name.state"; printf '\n@@\n'; cat "$t"; } > "corpus/run_shader/$name"
+    done
+fi
+echo "parse_text: $(ls corpus/parse_text | wc -l) seeds; decode_tokens: $(ls corpus/decode_tokens | wc -l) seeds; run_shader: $(ls corpus/run_shader | wc -l) seeds"
