@@ -121,7 +121,7 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
         let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget);
         let all = if count == 64 { u64::MAX } else { (1u64 << count) - 1 };
         batch.region(&module.function.body, all)?;
-        Ok(BatchOutputs { values: batch.outputs, killed: batch.killed, w })
+        Ok(BatchOutputs { outputs: batch.outputs, killed: batch.killed })
     };
     // Batches are independent; results are gathered in lane order, so the
     // thread count never changes them.
@@ -141,7 +141,7 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
             for &index in &registers {
                 if let Some(out) = outputs.get_mut(index, global) {
                     for (c, slot) in out.iter_mut().enumerate() {
-                        *slot = batch.output(index, c as u8, lane);
+                        *slot = batch.outputs.get(index, c as u8, lane);
                     }
                 }
             }
@@ -178,17 +178,31 @@ fn output_registers(module: &Module) -> Vec<u32> {
     regs
 }
 
-/// What a batch leaves: `values[index * w + lane]`, and the killed lanes.
-struct BatchOutputs {
+/// The OUT registers of a batch's lanes, `values[index * w + lane]`,
+/// grown as stores reach higher registers; unwritten channels read zero.
+struct OutputTable {
     values: Vec<[u32; 4]>,
-    killed: u64,
     w: usize,
 }
 
-impl BatchOutputs {
-    fn output(&self, index: u32, chan: u8, lane: usize) -> u32 {
+impl OutputTable {
+    fn get(&self, index: u32, chan: u8, lane: usize) -> u32 {
         self.values.get(index as usize * self.w + lane).map_or(0, |o| o[chan as usize & 3])
     }
+
+    fn set(&mut self, index: u32, chan: u8, lane: usize, v: u32) {
+        let at = index as usize * self.w + lane;
+        if self.values.len() <= at {
+            self.values.resize((index as usize + 1) * self.w, [0; 4]);
+        }
+        self.values[at][chan as usize & 3] = v;
+    }
+}
+
+/// What a batch leaves: its outputs and the killed lanes.
+struct BatchOutputs {
+    outputs: OutputTable,
+    killed: u64,
 }
 
 /// One batch of lanes in flight.
@@ -199,7 +213,7 @@ struct Batch<'a> {
     w: usize,
     slots: Vec<u64>,
     arrays: Vec<Vec<[u32; 4]>>,
-    outputs: Vec<[u32; 4]>,
+    outputs: OutputTable,
     killed: u64,
     breaks: Vec<u64>,
     continues: Vec<u64>,
@@ -222,7 +236,7 @@ impl<'a> Batch<'a> {
             w,
             slots: vec![0; program.slots * w],
             arrays: program.arrays.iter().map(|&len| vec![[0; 4]; len as usize * w]).collect(),
-            outputs: Vec::new(),
+            outputs: OutputTable { values: Vec::new(), w },
             killed: 0,
             breaks: Vec::new(),
             continues: Vec::new(),
@@ -232,10 +246,6 @@ impl<'a> Batch<'a> {
             modified: vec![0; 8 * w],
             out: vec![0; w],
         }
-    }
-
-    fn output(&self, index: u32, chan: u8, lane: usize) -> u32 {
-        self.outputs.get(index as usize * self.w + lane).map_or(0, |o| o[chan as usize & 3])
     }
 
     /// Sets `slot` to `v` in the lanes of `active`.
@@ -501,7 +511,7 @@ impl<'a> Batch<'a> {
                                 File::SystemValue => {
                                     self.env.system_value(sv_names.get(i as usize).copied().flatten(), lane)[c]
                                 }
-                                File::Output => self.output(i, *chan, l),
+                                File::Output => self.outputs.get(i, *chan, l),
                                 File::Immediate => self.program.immediates.get(i as usize).map_or(0, |imm| imm[c]),
                                 _ => return Err(ExecError::Unsupported(format!("indirect {file:?} load"))),
                             }
@@ -532,13 +542,9 @@ impl<'a> Batch<'a> {
                     }
                 }
                 Step::StoreOutput { index, chan, value } => {
-                    let need = (*index as usize + 1) * self.w;
-                    if self.outputs.len() < need {
-                        self.outputs.resize(need, [0; 4]);
-                    }
                     for l in self.lanes(active) {
                         let v = self.get(*value, l) as u32;
-                        self.outputs[*index as usize * self.w + l][*chan as usize & 3] = v;
+                        self.outputs.set(*index, *chan, l, v);
                     }
                 }
                 Step::Texture { op, unit, coords, swizzle, dsts, sat } => {

@@ -4,21 +4,16 @@
 //! TGSI emitted from each shader's IR must give the same outputs (NaN
 //! payloads aside). Skipped when `../shared` is absent.
 
-use std::path::{Path, PathBuf};
+mod support {
+    pub mod compare;
+    // The IR crate's tests walk the same corpus.
+    #[path = "../../../ir/tests/support/corpus.rs"]
+    pub mod corpus;
+}
 
 use exec::{ExecError, RunOptions, State};
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "tgsi") {
-            out.push(p);
-        }
-    }
-}
+use support::compare::same;
+use support::corpus::corpus_files;
 
 /// A state of 8 invocations with pseudo-random inputs 0..16 and constants
 /// 0..64, and a texture on units 0..4.
@@ -46,14 +41,7 @@ fn random_state(seed: &mut u64) -> String {
 
 #[test]
 fn corpus_shaders_run_without_panicking() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !dir.is_dir() {
-        eprintln!("note: {} not found; skipping", dir.display());
-        return;
-    }
-    let mut paths = Vec::new();
-    files(&dir, &mut paths);
-    paths.sort();
+    let Some(paths) = corpus_files() else { return };
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let (mut ran, mut unsupported, mut budget, mut not_built) = (0, 0, 0, 0);
     let (mut same_after_emission, mut differ) = (0, Vec::new());
@@ -88,17 +76,4 @@ fn corpus_shaders_run_without_panicking() {
         paths.len()
     );
     assert!(differ.is_empty(), "emission changed the outputs of:\n{}", differ.join("\n"));
-}
-
-/// Equal outputs: bits, or both NaN; the same lanes killed.
-fn same(a: &exec::Outputs, b: &exec::Outputs) -> bool {
-    let nan = |x: u32| f32::from_bits(x).is_nan();
-    a.registers() == b.registers()
-        && (0..a.invocations()).all(|lane| {
-            a.is_killed(lane) == b.is_killed(lane)
-                && a.registers().iter().all(|&r| {
-                    let (x, y) = (a.get(r, lane).unwrap_or_default(), b.get(r, lane).unwrap_or_default());
-                    x.iter().zip(&y).all(|(&p, &q)| p == q || (nan(p) && nan(q)))
-                })
-        })
 }

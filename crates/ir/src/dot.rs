@@ -185,13 +185,7 @@ mod tests {
         t.store(b1, 0, v0);
         t.exit(b3, Exit::Return);
         t.f.body = vec![blk(b0), if_(v0, vec![blk(b1)], vec![blk(b2)]), blk(b3)];
-        let doc = include_str!("dot.rs")
-            .lines()
-            .skip_while(|l| !l.starts_with("//! ```text"))
-            .skip(1)
-            .take_while(|l| !l.starts_with("//! ```"))
-            .map(|l| l.strip_prefix("//! ").unwrap_or(""))
-            .fold(String::new(), |s, l| s + l + "\n");
+        let doc = crate::print::doc_text_block(include_str!("dot.rs"));
         assert_eq!(function_to_dot(&t.f), doc);
     }
 

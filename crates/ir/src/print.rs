@@ -535,6 +535,19 @@ fn const_comment_64(bits: u64) -> String {
     }
 }
 
+/// The first ```` ```text ```` block of a module's `//!` documentation, for
+/// tests that check the documented output is what the code prints.
+#[cfg(test)]
+pub(crate) fn doc_text_block(source: &str) -> String {
+    source
+        .lines()
+        .skip_while(|l| !l.starts_with("//! ```text"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("//! ```"))
+        .map(|l| l.strip_prefix("//! ").unwrap_or(""))
+        .fold(String::new(), |s, l| s + l + "\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -612,13 +625,7 @@ mod tests {
             }
         }
         let text = print_module(&module);
-        let doc = include_str!("print.rs")
-            .lines()
-            .skip_while(|l| !l.starts_with("//! ```text"))
-            .skip(1)
-            .take_while(|l| !l.starts_with("//! ```"))
-            .map(|l| l.strip_prefix("//! ").unwrap_or(""))
-            .fold(String::new(), |s, l| s + l + "\n");
+        let doc = doc_text_block(include_str!("print.rs"));
         assert_eq!(text, doc);
         assert_eq!(print_module(&module), text, "deterministic");
     }
