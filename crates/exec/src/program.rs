@@ -116,7 +116,6 @@ pub(crate) enum Step {
         index: Option<u32>,
         dim: Option<(i32, Option<u32>)>,
         chan: u8,
-        sv_names: Vec<Option<SemanticName>>,
     },
     ArrayLoad {
         dst: u32,
@@ -167,6 +166,9 @@ pub(crate) struct Program {
     pub immediates: Vec<[u32; 4]>,
     /// Every direct constant read: (buffer, index, channel).
     pub const_reads: Vec<(u32, u32, u8)>,
+    /// The declared semantic of each system value register, for indirect
+    /// reads.
+    pub sv_names: Vec<Option<SemanticName>>,
 }
 
 impl Program {
@@ -209,6 +211,7 @@ impl Program {
             arrays: func.arrays.iter().map(|(_, a)| a.len).collect(),
             immediates: module.immediates.iter().map(|imm| imm.data).collect(),
             const_reads,
+            sv_names,
         })
     }
 
@@ -317,15 +320,7 @@ fn compile_inst(
                 Some(d) => Some((d.index, if d.indirect.is_some() { Some(arg(k)?) } else { None })),
                 None => None,
             };
-            Step::LoadIndirect {
-                dst: need_dst()?,
-                file: reg.file,
-                base: reg.index,
-                index,
-                dim,
-                chan: *chan,
-                sv_names: if reg.file == File::SystemValue { sv_names.to_vec() } else { Vec::new() },
-            }
+            Step::LoadIndirect { dst: need_dst()?, file: reg.file, base: reg.index, index, dim, chan: *chan }
         }
         Op::ArrayLoad { array, offset, chan } => Step::ArrayLoad {
             dst: need_dst()?,

@@ -495,7 +495,7 @@ impl<'a> Batch<'a> {
                         self.set(*dst, l, if *hi { v >> 32 } else { v & 0xffff_ffff });
                     }
                 }
-                Step::LoadIndirect { dst, file, base, index, dim, chan, sv_names } => {
+                Step::LoadIndirect { dst, file, base, index, dim, chan } => {
                     for l in self.lanes(active) {
                         let lane = self.first + l as u32;
                         let i = base.wrapping_add(index.map_or(0, |s| self.get(s, l) as u32 as i32));
@@ -508,9 +508,9 @@ impl<'a> Batch<'a> {
                             match file {
                                 File::Input => self.env.state.input(i, lane)[c],
                                 File::Constant => self.env.state.constant(d.unwrap_or(0) as u32, i)[c],
-                                File::SystemValue => {
-                                    self.env.system_value(sv_names.get(i as usize).copied().flatten(), lane)[c]
-                                }
+                                File::SystemValue => self
+                                    .env
+                                    .system_value(self.program.sv_names.get(i as usize).copied().flatten(), lane)[c],
                                 File::Output => self.outputs.get(i, *chan, l),
                                 File::Immediate => self.program.immediates.get(i as usize).map_or(0, |imm| imm[c]),
                                 _ => return Err(ExecError::Unsupported(format!("indirect {file:?} load"))),
