@@ -1,8 +1,7 @@
 //! What a run reads besides the code: the state, the constants the
 //! program reads, and the stage's defaults for system values.
 
-use ir::function::Module;
-use tgsi::{Processor, PropertyName, SemanticName};
+use tgsi::{Processor, SemanticName};
 
 use crate::program::Program;
 use crate::State;
@@ -17,28 +16,14 @@ pub(crate) struct Env<'a> {
 }
 
 impl<'a> Env<'a> {
-    pub fn new(module: &Module, program: &Program, state: &'a State) -> Self {
-        let mut block = [state.invocations(), 1, 1];
-        let mut fixed = [None; 3];
-        for item in &module.interface {
-            if let tgsi::Item::Property(p) = item {
-                match p.name {
-                    PropertyName::CsFixedBlockWidth => fixed[0] = Some(p.value),
-                    PropertyName::CsFixedBlockHeight => fixed[1] = Some(p.value),
-                    PropertyName::CsFixedBlockDepth => fixed[2] = Some(p.value),
-                    _ => {}
-                }
-            }
-        }
-        if fixed.iter().all(Option::is_some) {
-            block = fixed.map(|v| v.unwrap_or(1).max(1));
-        }
+    pub fn new(program: &Program, state: &'a State) -> Self {
+        let block = program.block_size.unwrap_or([state.invocations(), 1, 1]);
         let constants = program
             .const_reads
             .iter()
             .map(|&(buf, index, chan)| state.constant(buf, index)[chan as usize & 3])
             .collect();
-        Env { state, processor: module.processor, block, constants }
+        Env { state, processor: program.processor, block, constants }
     }
 
     /// A system value of invocation `lane`: the state's, else the stage's

@@ -69,6 +69,12 @@ impl Outputs {
         self.slot(index, lane).map(|s| &mut self.values[s])
     }
 
+    /// The values, lane-major (`lane * registers().len() + register slot`),
+    /// and the kill flags, for a run to fill in.
+    pub(crate) fn lanes_mut(&mut self) -> (&mut [[u32; 4]], &mut [bool]) {
+        (&mut self.values, &mut self.killed)
+    }
+
     /// Whether `lane` was killed (false for a lane out of range).
     pub fn is_killed(&self, lane: u32) -> bool {
         self.killed.get(lane as usize).copied().unwrap_or(false)

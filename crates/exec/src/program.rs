@@ -5,7 +5,7 @@
 use ir::function::{Block, Exit, Function, Module, Node, Op, Operand, Region, Source};
 use ir::EntityRef;
 use smallvec::SmallVec;
-use tgsi::{File, Opcode, OperandType, SemanticName};
+use tgsi::{File, Opcode, OperandType, Processor, PropertyName, SemanticName};
 
 use crate::kernel::Kernel;
 use crate::run::ExecError;
@@ -24,23 +24,25 @@ impl Arg {
     }
 }
 
-/// Where a direct read gets its channel.
+/// A value that does not depend on the path a lane takes: a constant or
+/// a direct read of an input, constant or system value. A batch sets all
+/// of them for every lane when it starts, so the blocks never do.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum ReadSrc {
-    Input {
-        index: u32,
-        chan: u8,
-    },
+pub(crate) enum Fill {
+    Bits(u64),
     /// The `k`-th entry of [`Program::const_reads`], looked up once per run.
     Constant {
         k: u32,
+    },
+    Input {
+        index: u32,
+        chan: u8,
     },
     /// A system value register, by its declared semantic.
     SystemValue {
         name: Option<SemanticName>,
         chan: u8,
     },
-    Bits(u32),
 }
 
 /// What a texture instruction asks of the sampler.
@@ -73,14 +75,6 @@ pub(crate) enum Deriv {
 
 #[derive(Clone, Debug)]
 pub(crate) enum Step {
-    Const {
-        dst: u32,
-        bits: u64,
-    },
-    Read {
-        dst: u32,
-        src: ReadSrc,
-    },
     Alu {
         dst: u32,
         opcode: Opcode,
@@ -159,7 +153,13 @@ pub(crate) enum Step {
 pub(crate) struct Program {
     pub steps: Vec<Vec<Step>>,
     pub exits: Vec<Exit>,
+    /// The slots set when a batch starts, input reads of one register
+    /// next to each other.
+    pub fills: Vec<(u32, Fill)>,
     pub slots: usize,
+    /// Slots a batch clears when it starts: the operands of derivatives,
+    /// which read lanes that may not have written them.
+    pub cleared: Vec<u32>,
     /// Length in registers of each array.
     pub arrays: Vec<u32>,
     /// The immediates, for indirect reads.
@@ -169,6 +169,11 @@ pub(crate) struct Program {
     /// The declared semantic of each system value register, for indirect
     /// reads.
     pub sv_names: Vec<Option<SemanticName>>,
+    /// Every declared OUT index, ascending.
+    pub outputs: Vec<u32>,
+    pub processor: Processor,
+    /// The compute block size the CS_FIXED_BLOCK_* properties fix.
+    pub block_size: Option<[u32; 3]>,
 }
 
 impl Program {
@@ -179,6 +184,7 @@ impl Program {
         let mut copies: Vec<Vec<(u32, u32)>> = vec![Vec::new(); func.blocks.len()];
         let mut in_tree = vec![false; func.blocks.len()];
         let mut const_reads = Vec::new();
+        let mut fills = Vec::new();
         mark_blocks(&func.body, &mut in_tree);
         for (b, block) in func.blocks.iter() {
             if !in_tree[b.index()] {
@@ -194,8 +200,10 @@ impl Program {
                     }
                     continue;
                 }
-                if let Some(step) = compile_inst(module, func, inst, &sv_names, &mut const_reads)? {
-                    steps[b.index()].push(step);
+                match compile_inst(module, func, inst, &sv_names, &mut const_reads)? {
+                    Compiled::Step(step) => steps[b.index()].push(step),
+                    Compiled::Fill(slot, fill) => fills.push((slot, fill)),
+                    Compiled::Nothing => {}
                 }
             }
         }
@@ -204,14 +212,34 @@ impl Program {
                 steps[b].push(Step::Copies(list));
             }
         }
+        let outputs = output_registers(module);
+        let mut cleared: Vec<u32> = steps
+            .iter()
+            .flatten()
+            .filter_map(|step| match step {
+                Step::Deriv { arg, .. } => Some(arg.slot),
+                _ => None,
+            })
+            .collect();
+        cleared.sort_unstable();
+        cleared.dedup();
+        fills.sort_by_key(|&(slot, fill)| match fill {
+            Fill::Input { index, chan } => (1, index, chan, slot),
+            _ => (0, 0, 0, slot),
+        });
         Ok(Program {
             steps,
+            fills,
             exits: func.blocks.iter().map(|(_, d)| d.exit).collect(),
             slots: func.values.len(),
+            cleared,
             arrays: func.arrays.iter().map(|(_, a)| a.len).collect(),
             immediates: module.immediates.iter().map(|imm| imm.data).collect(),
             const_reads,
             sv_names,
+            outputs,
+            processor: module.processor,
+            block_size: block_size(module),
         })
     }
 
@@ -221,6 +249,42 @@ impl Program {
 
     pub fn exit(&self, b: Block) -> Exit {
         self.exits[b.index()]
+    }
+}
+
+/// Every declared OUT register index, ascending.
+fn output_registers(module: &Module) -> Vec<u32> {
+    let mut regs: Vec<u32> = module
+        .interface
+        .iter()
+        .filter_map(|item| match item {
+            tgsi::Item::Declaration(d) if d.file == File::Output => Some(d.first as u32..=d.last as u32),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    regs.sort_unstable();
+    regs.dedup();
+    regs
+}
+
+/// The block size CS_FIXED_BLOCK_WIDTH/HEIGHT/DEPTH fix, when all three
+/// are given.
+fn block_size(module: &Module) -> Option<[u32; 3]> {
+    let mut fixed = [None; 3];
+    for item in &module.interface {
+        if let tgsi::Item::Property(p) = item {
+            match p.name {
+                PropertyName::CsFixedBlockWidth => fixed[0] = Some(p.value),
+                PropertyName::CsFixedBlockHeight => fixed[1] = Some(p.value),
+                PropertyName::CsFixedBlockDepth => fixed[2] = Some(p.value),
+                _ => {}
+            }
+        }
+    }
+    match fixed {
+        [Some(w), Some(h), Some(d)] => Some([w.max(1), h.max(1), d.max(1)]),
+        _ => None,
     }
 }
 
@@ -265,13 +329,21 @@ fn slot(v: ir::function::Value) -> u32 {
     v.index() as u32
 }
 
+/// What an instruction compiles to.
+enum Compiled {
+    Step(Step),
+    Fill(u32, Fill),
+    /// Phis: copies at the ends of their predecessors instead.
+    Nothing,
+}
+
 fn compile_inst(
     module: &Module,
     func: &Function,
     inst: ir::function::Inst,
     sv_names: &[Option<SemanticName>],
     const_reads: &mut Vec<(u32, u32, u8)>,
-) -> Result<Option<Step>, ExecError> {
+) -> Result<Compiled, ExecError> {
     let data = &func.insts[inst];
     let dst = data.results.first().map(|&v| slot(v));
     let need_dst = || dst.ok_or_else(|| ExecError::Malformed(format!("{inst} has no result")));
@@ -279,9 +351,9 @@ fn compile_inst(
         data.args.get(i).map(|a| slot(a.value)).ok_or_else(|| ExecError::Malformed(format!("{inst} lacks operand {i}")))
     };
     let step = match &data.op {
-        Op::Const(bits) => Step::Const { dst: need_dst()?, bits: *bits },
-        Op::Initial | Op::Undef => Step::Const { dst: need_dst()?, bits: 0 },
-        Op::Read(s) => Step::Read { dst: need_dst()?, src: read_src(module, s, sv_names, const_reads) },
+        Op::Const(bits) => return Ok(Compiled::Fill(need_dst()?, Fill::Bits(*bits))),
+        Op::Initial | Op::Undef => return Ok(Compiled::Fill(need_dst()?, Fill::Bits(0))),
+        Op::Read(s) => return Ok(Compiled::Fill(need_dst()?, read_fill(module, s, sv_names, const_reads))),
         Op::Alu { opcode, chan } => {
             let info = opcode.info();
             let kind = match opcode {
@@ -366,9 +438,9 @@ fn compile_inst(
             | Opcode::SamplePos) => texture_step(data, t, op, inst)?,
             other => return Err(ExecError::Unsupported(other.info().name.to_string())),
         },
-        Op::Phi { .. } => return Ok(None),
+        Op::Phi { .. } => return Ok(Compiled::Nothing),
     };
-    Ok(Some(step))
+    Ok(Compiled::Step(step))
 }
 
 /// A texture instruction: its unit (the sampler, or the view for the
@@ -416,24 +488,24 @@ fn texture_step(
     Ok(Step::Texture { op, unit, coords, swizzle, dsts, sat: data.saturate })
 }
 
-fn read_src(
+fn read_fill(
     module: &Module,
     s: &Source,
     sv_names: &[Option<SemanticName>],
     const_reads: &mut Vec<(u32, u32, u8)>,
-) -> ReadSrc {
+) -> Fill {
     match s.file {
-        File::Input => ReadSrc::Input { index: s.index, chan: s.chan },
+        File::Input => Fill::Input { index: s.index, chan: s.chan },
         File::Constant => {
             const_reads.push((s.dim.unwrap_or(0), s.index, s.chan));
-            ReadSrc::Constant { k: const_reads.len() as u32 - 1 }
+            Fill::Constant { k: const_reads.len() as u32 - 1 }
         }
         File::SystemValue => {
-            ReadSrc::SystemValue { name: sv_names.get(s.index as usize).copied().flatten(), chan: s.chan }
+            Fill::SystemValue { name: sv_names.get(s.index as usize).copied().flatten(), chan: s.chan }
         }
         File::Immediate => {
-            ReadSrc::Bits(module.immediates.get(s.index as usize).map_or(0, |imm| imm.data[s.chan as usize & 3]))
+            Fill::Bits(module.immediates.get(s.index as usize).map_or(0, |imm| imm.data[s.chan as usize & 3]) as u64)
         }
-        _ => ReadSrc::Bits(0),
+        _ => Fill::Bits(0),
     }
 }

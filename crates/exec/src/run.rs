@@ -8,15 +8,17 @@
 //! values stay as its own path left them. Phis are copies at the ends of
 //! their predecessors, run under the predecessor's mask.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
 use ir::function::{Module, Node, Region};
 use ir::EntityRef;
 use tgsi::{File, Opcode, OperandType};
 
 use rayon::prelude::*;
-use smallvec::SmallVec;
 
 use crate::env::Env;
-use crate::program::{Arg, Deriv, Program, ReadSrc, Step};
+use crate::program::{Arg, Deriv, Fill, Program, Step};
 use crate::sampler;
 use crate::scalar;
 use crate::{Outputs, State};
@@ -111,43 +113,41 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     // over every lane of a batch.
     let n = state.invocations() as usize;
     let w = w.min(n.div_ceil(4) * 4).max(4);
-    let registers = output_registers(module);
-    let env = Env::new(module, program, state);
-    let starts: Vec<usize> = (0..n).step_by(w).collect();
-    // A batch's working values are dropped as soon as it ends; only its
-    // outputs are kept.
-    let run_batch = |&first: &usize| -> Result<BatchOutputs, ExecError> {
+    let env = Env::new(program, state);
+    let mut outputs = Outputs::new(state.invocations(), program.outputs.iter().copied());
+    let registers = program.outputs.len();
+    let (values, killed) = outputs.lanes_mut();
+    // Each batch writes its own lanes' outputs and kill flags in place, so
+    // batches are independent and the thread count never changes results.
+    let run_batch = |(first, (values, killed)): (usize, (&mut [[u32; 4]], &mut [bool]))| -> Result<(), ExecError> {
+        let table = OutputTable { values, registers: &program.outputs, extra: BTreeMap::new() };
+        let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget, table);
+        batch.fill_invariants();
         let count = w.min(n - first);
-        let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget);
-        let all = if count == 64 { u64::MAX } else { (1u64 << count) - 1 };
-        batch.region(&module.function.body, all)?;
-        Ok(BatchOutputs { outputs: batch.outputs, killed: batch.killed })
+        batch.region(&module.function.body, full(count))?;
+        for (l, k) in killed.iter_mut().enumerate() {
+            *k = batch.killed & (1 << l) != 0;
+        }
+        Ok(())
     };
-    // Batches are independent; results are gathered in lane order, so the
-    // thread count never changes them.
-    let batches: Vec<BatchOutputs> = match options.threads {
-        1 => starts.iter().map(run_batch).collect::<Result<_, _>>()?,
-        0 => starts.par_iter().map(run_batch).collect::<Result<_, _>>()?,
-        t => rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .map_err(|e| ExecError::Threads(e.to_string()))?
-            .install(|| starts.par_iter().map(run_batch).collect::<Result<_, _>>())?,
+    // `chunks_mut` needs a non-zero size; with no OUT register every batch
+    // gets an empty slice.
+    let value_chunks: Vec<&mut [[u32; 4]]> = if registers == 0 {
+        (0..n.div_ceil(w)).map(|_| Default::default()).collect()
+    } else {
+        values.chunks_mut(w * registers).collect()
     };
-    let mut outputs = Outputs::new(state.invocations(), registers.iter().copied());
-    for (batch, &first) in batches.iter().zip(&starts) {
-        for lane in 0..w.min(n - first) {
-            let global = (first + lane) as u32;
-            for &index in &registers {
-                if let Some(out) = outputs.get_mut(index, global) {
-                    for (c, slot) in out.iter_mut().enumerate() {
-                        *slot = batch.outputs.get(index, c as u8, lane);
-                    }
-                }
-            }
-            if batch.killed & (1 << lane) != 0 {
-                outputs.kill(global);
-            }
+    let batches = (0..n).step_by(w).zip(value_chunks.into_iter().zip(killed.chunks_mut(w)));
+    match options.threads {
+        1 => batches.map(run_batch).collect::<Result<(), _>>()?,
+        0 => batches.collect::<Vec<_>>().into_par_iter().map(run_batch).collect::<Result<(), _>>()?,
+        t => {
+            let batches: Vec<_> = batches.collect();
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map_err(|e| ExecError::Threads(e.to_string()))?
+                .install(|| batches.into_par_iter().map(run_batch).collect::<Result<(), _>>())?
         }
     }
     Ok(outputs)
@@ -162,47 +162,67 @@ fn full(w: usize) -> u64 {
     }
 }
 
-/// Every declared OUT register index, ascending.
-fn output_registers(module: &Module) -> Vec<u32> {
-    let mut regs: Vec<u32> = module
-        .interface
-        .iter()
-        .filter_map(|item| match item {
-            tgsi::Item::Declaration(d) if d.file == File::Output => Some(d.first as u32..=d.last as u32),
-            _ => None,
-        })
-        .flatten()
-        .collect();
-    regs.sort_unstable();
-    regs.dedup();
-    regs
+/// The OUT registers of a batch's lanes: the declared ones in the run's
+/// outputs (lane-major, `values[lane * registers.len() + slot]`), any
+/// other index a store names in `extra`. Unwritten channels read zero.
+struct OutputTable<'o> {
+    values: &'o mut [[u32; 4]],
+    registers: &'o [u32],
+    /// Stores to undeclared registers, by (index, lane): rare, and kept
+    /// sparse whatever the index.
+    extra: BTreeMap<(u32, usize), [u32; 4]>,
 }
 
-/// The OUT registers of a batch's lanes, `values[index * w + lane]`,
-/// grown as stores reach higher registers; unwritten channels read zero.
-struct OutputTable {
-    values: Vec<[u32; 4]>,
-    w: usize,
-}
-
-impl OutputTable {
+impl OutputTable<'_> {
     fn get(&self, index: u32, chan: u8, lane: usize) -> u32 {
-        self.values.get(index as usize * self.w + lane).map_or(0, |o| o[chan as usize & 3])
+        let c = chan as usize & 3;
+        match self.registers.binary_search(&index) {
+            Ok(r) => self.values.get(lane * self.registers.len() + r).map_or(0, |o| o[c]),
+            Err(_) => self.extra.get(&(index, lane)).map_or(0, |o| o[c]),
+        }
     }
 
     fn set(&mut self, index: u32, chan: u8, lane: usize, v: u32) {
-        let at = index as usize * self.w + lane;
-        if self.values.len() <= at {
-            self.values.resize((index as usize + 1) * self.w, [0; 4]);
+        let c = chan as usize & 3;
+        match self.registers.binary_search(&index) {
+            Ok(r) => {
+                if let Some(o) = self.values.get_mut(lane * self.registers.len() + r) {
+                    o[c] = v;
+                }
+            }
+            Err(_) => self.extra.entry((index, lane)).or_default()[c] = v,
         }
-        self.values[at][chan as usize & 3] = v;
     }
 }
 
-/// What a batch leaves: its outputs and the killed lanes.
-struct BatchOutputs {
-    outputs: OutputTable,
-    killed: u64,
+/// A batch's working memory, kept per thread between batches and runs so
+/// that a run allocates (and clears) nothing it used before.
+#[derive(Default)]
+struct Scratch {
+    slots: Vec<u64>,
+    breaks: Vec<u64>,
+    continues: Vec<u64>,
+    copies: Vec<u64>,
+    modified: Vec<u64>,
+    out: Vec<u64>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        let scratch = Scratch {
+            slots: std::mem::take(&mut self.slots),
+            breaks: std::mem::take(&mut self.breaks),
+            continues: std::mem::take(&mut self.continues),
+            copies: std::mem::take(&mut self.scratch),
+            modified: std::mem::take(&mut self.modified),
+            out: std::mem::take(&mut self.out),
+        };
+        SCRATCH.with(|s| *s.borrow_mut() = scratch);
+    }
 }
 
 /// One batch of lanes in flight.
@@ -213,7 +233,7 @@ struct Batch<'a> {
     w: usize,
     slots: Vec<u64>,
     arrays: Vec<Vec<[u32; 4]>>,
-    outputs: OutputTable,
+    outputs: OutputTable<'a>,
     killed: u64,
     breaks: Vec<u64>,
     continues: Vec<u64>,
@@ -228,34 +248,71 @@ struct Batch<'a> {
 }
 
 impl<'a> Batch<'a> {
-    fn new(program: &'a Program, env: &'a Env<'a>, first: u32, w: usize, budget: u64) -> Self {
+    fn new(
+        program: &'a Program,
+        env: &'a Env<'a>,
+        first: u32,
+        w: usize,
+        budget: u64,
+        outputs: OutputTable<'a>,
+    ) -> Self {
+        let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        // Slots are not cleared: every lane writes a value before it reads
+        // it. Only derivatives read other lanes of a quad, which may not
+        // have written the value, and those read zero, as at the start.
+        scratch.slots.resize(program.slots * w, 0);
+        for &slot in &program.cleared {
+            scratch.slots[slot as usize * w..(slot as usize + 1) * w].fill(0);
+        }
+        scratch.modified.resize(8 * w, 0);
+        scratch.out.resize(w, 0);
+        scratch.breaks.clear();
+        scratch.continues.clear();
         Batch {
             program,
             env,
             first,
             w,
-            slots: vec![0; program.slots * w],
+            slots: scratch.slots,
             arrays: program.arrays.iter().map(|&len| vec![[0; 4]; len as usize * w]).collect(),
-            outputs: OutputTable { values: Vec::new(), w },
+            outputs,
             killed: 0,
-            breaks: Vec::new(),
-            continues: Vec::new(),
+            breaks: scratch.breaks,
+            continues: scratch.continues,
             steps: 0,
             budget,
-            scratch: Vec::new(),
-            modified: vec![0; 8 * w],
-            out: vec![0; w],
+            scratch: scratch.copies,
+            modified: scratch.modified,
+            out: scratch.out,
         }
     }
 
-    /// Sets `slot` to `v` in the lanes of `active`.
-    fn fill(&mut self, slot: u32, active: u64, v: u64) {
-        let at = slot as usize * self.w;
-        if active == full(self.w) {
-            self.slots[at..at + self.w].fill(v);
-        } else {
-            for l in self.lanes(active) {
-                self.slots[at + l] = v;
+    /// Sets the values that do not depend on a lane's path, in every lane.
+    fn fill_invariants(&mut self) {
+        let w = self.w;
+        // One register's inputs for every lane, fetched once for all of
+        // its channels (the program lists them next to each other).
+        let mut fetched: Option<u32> = None;
+        let mut lanes = [[0u32; 4]; 64];
+        for &(slot, fill) in &self.program.fills {
+            let column = &mut self.slots[slot as usize * w..(slot as usize + 1) * w];
+            match fill {
+                Fill::Bits(bits) => column.fill(bits),
+                Fill::Constant { k } => column.fill(self.env.constants[k as usize] as u64),
+                Fill::Input { index, chan } => {
+                    if fetched != Some(index) {
+                        self.env.state.input_lanes(index, self.first, &mut lanes[..w]);
+                        fetched = Some(index);
+                    }
+                    for (v, input) in column.iter_mut().zip(&lanes) {
+                        *v = input[chan as usize & 3] as u64;
+                    }
+                }
+                Fill::SystemValue { name, chan } => {
+                    for (l, v) in column.iter_mut().enumerate() {
+                        *v = self.env.system_value(name, self.first + l as u32)[chan as usize & 3] as u64;
+                    }
+                }
             }
         }
     }
@@ -379,25 +436,6 @@ impl<'a> Batch<'a> {
         self.count(steps.len() as u64)?;
         for step in steps {
             match step {
-                Step::Const { dst, bits } => self.fill(*dst, active, *bits),
-                Step::Read { dst, src } => match *src {
-                    // The same for every lane: looked up once.
-                    ReadSrc::Constant { k } => self.fill(*dst, active, self.env.constants[k as usize] as u64),
-                    ReadSrc::Bits(b) => self.fill(*dst, active, b as u64),
-                    ReadSrc::Input { index, chan } => {
-                        let column = self.env.state.input_column(index);
-                        for l in self.lanes(active) {
-                            let v = column.get(self.first + l as u32)[chan as usize & 3];
-                            self.set(*dst, l, v as u64);
-                        }
-                    }
-                    ReadSrc::SystemValue { name, chan } => {
-                        for l in self.lanes(active) {
-                            let v = self.env.system_value(name, self.first + l as u32)[chan as usize & 3];
-                            self.set(*dst, l, v as u64);
-                        }
-                    }
-                },
                 Step::Alu { dst, args, src_ty, sat, kernel: Some(kernel), .. } => {
                     let w = self.w;
                     // Operands with modifiers are rewritten into a scratch
@@ -410,19 +448,16 @@ impl<'a> Batch<'a> {
                         }
                     }
                     {
-                        let columns: SmallVec<[&[u64]; 8]> = args
-                            .iter()
-                            .enumerate()
-                            .map(|(i, a)| {
-                                if a.neg || a.abs {
-                                    &modified[i * w..(i + 1) * w]
-                                } else {
-                                    let at = a.slot as usize * w;
-                                    &slots[at..at + w]
-                                }
-                            })
-                            .collect();
-                        kernel.run(&columns, &mut out[..w]);
+                        let mut columns: [&[u64]; 8] = [&[]; 8];
+                        for ((i, a), column) in args.iter().enumerate().zip(&mut columns) {
+                            *column = if a.neg || a.abs {
+                                &modified[i * w..(i + 1) * w]
+                            } else {
+                                let at = a.slot as usize * w;
+                                &slots[at..at + w]
+                            };
+                        }
+                        kernel.run(&columns[..args.len().min(8)], &mut out[..w]);
                     }
                     if let Some(ty) = sat {
                         out[..w].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v));

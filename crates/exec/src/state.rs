@@ -91,22 +91,18 @@ impl PerLane {
     fn get(&self, lane: u32) -> Option<[u32; 4]> {
         self.lanes.get(&lane).copied().or(self.all)
     }
-}
 
-/// One input register across lanes; see [`State::input_column`].
-#[derive(Clone, Copy, Debug)]
-pub struct InputColumn<'a> {
-    values: Option<&'a PerLane>,
-    invocations: u32,
-}
-
-impl InputColumn<'_> {
-    /// The value of invocation `lane`, as [`State::input`] gives it.
-    pub fn get(&self, lane: u32) -> [u32; 4] {
-        if lane >= self.invocations {
-            return [0; 4];
+    /// Lanes `first..first + out.len()` into `out`, with one range walk
+    /// rather than a lookup per lane; lanes nothing sets are left as they
+    /// were.
+    fn fill(&self, first: u32, out: &mut [[u32; 4]]) {
+        if let Some(all) = self.all {
+            out.fill(all);
         }
-        self.values.and_then(|p| p.get(lane)).unwrap_or_default()
+        let end = first.saturating_add(out.len() as u32);
+        for (&lane, &v) in self.lanes.range(first..end) {
+            out[(lane - first) as usize] = v;
+        }
     }
 }
 
@@ -244,10 +240,14 @@ impl State {
         self.inputs.get(&index).and_then(|p| p.get(lane)).unwrap_or_default()
     }
 
-    /// `IN[index]` of every lane, for reading many lanes with one lookup of
-    /// the register.
-    pub fn input_column(&self, index: u32) -> InputColumn<'_> {
-        InputColumn { values: self.inputs.get(&index), invocations: self.invocations }
+    /// `IN[index]` of invocations `first..first + out.len()`, as
+    /// [`State::input`] gives each, written into `out`.
+    pub fn input_lanes(&self, index: u32, first: u32, out: &mut [[u32; 4]]) {
+        out.fill([0; 4]);
+        if let Some(p) = self.inputs.get(&index) {
+            let valid = (self.invocations.saturating_sub(first) as usize).min(out.len());
+            p.fill(first, &mut out[..valid]);
+        }
     }
 
     /// The `IN` indices the state sets for some lane, ascending.

@@ -1,0 +1,76 @@
+//! Per-shader speed of the backend on the conformance cases: for every case
+//! of `../shared/conformance/exec/` (skipped when absent), the time of one
+//! `Executable::run` on its own state, single-threaded, divided by its
+//! TGSI instructions times its invocations. Prints the distribution over
+//! the cases (the median is the figure to compare with Mesa's interpreter).
+//!
+//! Run with `cargo bench --bench exec_conformance`. With
+//! `EXEC_CONFORMANCE_RUNS=N` in the environment it instead runs every case
+//! N times untimed, for an instruction-counting profiler such as
+//! `valgrind --tool=callgrind`, whose counts do not depend on what else the
+//! machine is doing.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tgsi_opt::{exec, ir, tgsi};
+
+/// Time spent on each case per round, and rounds per case (the fastest
+/// round counts, so a busy moment of the machine does not).
+const ROUND: Duration = Duration::from_millis(4);
+const ROUNDS: usize = 5;
+
+fn main() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/exec");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        println!("skipping: {} not found", dir.display());
+        return;
+    };
+    let mut names: Vec<String> =
+        entries.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string)).collect();
+    names.sort();
+    let options = exec::RunOptions::default();
+    let fixed_runs: Option<u32> = std::env::var("EXEC_CONFORMANCE_RUNS").ok().and_then(|v| v.parse().ok());
+    let mut per_case = Vec::new();
+    for name in &names {
+        let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
+        let (Ok(text), Ok(state)) = (read("tgsi"), read("state")) else { continue };
+        let (Ok(shader), Ok(state)) = (tgsi::parse(&text), exec::State::parse(&state)) else { continue };
+        let Ok(module) = ir::from_tgsi(&shader) else { continue };
+        let Ok(executable) = exec::Executable::compile(&module) else { continue };
+        let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count() as f64;
+        let work = instructions * state.invocations() as f64;
+        if let Some(runs) = fixed_runs {
+            for _ in 0..runs {
+                black_box(executable.run(black_box(&state), &options).expect("it runs"));
+            }
+            continue;
+        }
+        let mut best = f64::INFINITY;
+        for _ in 0..ROUNDS {
+            let start = Instant::now();
+            let mut runs = 0u32;
+            while start.elapsed() < ROUND {
+                black_box(executable.run(black_box(&state), &options).expect("it runs"));
+                runs += 1;
+            }
+            best = best.min(start.elapsed().as_nanos() as f64 / runs as f64);
+        }
+        per_case.push((best / work, name.clone()));
+    }
+    if per_case.is_empty() {
+        println!("no cases timed");
+        return;
+    }
+    per_case.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let at = |q: f64| per_case[((per_case.len() - 1) as f64 * q).round() as usize].0;
+    let mean = per_case.iter().map(|c| c.0).sum::<f64>() / per_case.len() as f64;
+    println!("cases {}", per_case.len());
+    println!("ns_per_instruction_per_invocation median {:.2}", at(0.5));
+    println!("  p10 {:.2}  p25 {:.2}  p75 {:.2}  p90 {:.2}  mean {:.2}", at(0.1), at(0.25), at(0.75), at(0.9), mean);
+    println!("slowest:");
+    for (ns, name) in per_case.iter().rev().take(5) {
+        println!("  {ns:8.2}  {name}");
+    }
+}
