@@ -125,6 +125,30 @@ pub enum StateErrorKind {
         /// Height of the texture.
         height: u32,
     },
+    /// A second `sampler` line for one unit.
+    #[error("texture unit {unit} has its sampler set twice (first on line {first_line})")]
+    DuplicateSampler {
+        /// The texture unit.
+        unit: u32,
+        /// Line of the first `sampler` for it.
+        first_line: usize,
+    },
+    /// `sampler` with a filter word it does not know.
+    #[error("unknown filter `{found}` (expected {})", list(.known))]
+    UnknownFilter {
+        /// The word found.
+        found: String,
+        /// The filters the format knows.
+        known: &'static [&'static str],
+    },
+    /// `sampler` with a wrap word it does not know.
+    #[error("unknown wrap mode `{found}` (expected {})", list(.known))]
+    UnknownWrap {
+        /// The word found.
+        found: String,
+        /// The wrap modes the format knows.
+        known: &'static [&'static str],
+    },
     /// `sysval` with a name that is not a TGSI semantic.
     #[error("unknown system value `{found}` (expected a TGSI semantic name such as THREAD_ID or VERTEXID)")]
     UnknownSysval {

@@ -38,4 +38,4 @@ mod syntax;
 pub use error::{StateError, StateErrorKind};
 pub use outputs::Outputs;
 pub use run::{run, ExecError, Executable, RunOptions};
-pub use state::{State, Texture};
+pub use state::{Filter, Sampler, State, Texture, Wrap};

@@ -1,11 +1,39 @@
 //! The built-in sampler the texture instructions use.
+//!
+//! 2D, one level, RGBA texels as the state gives them. Sampling (`TEX`,
+//! `TXP`, `TXB`, `TXL`, `TXD`, ...; level of detail is ignored) uses the
+//! unit's [`Sampler`]: `nearest repeat` unless the state says otherwise,
+//! exactly as the reference harness sampled. `TXF` fetches and the queries
+//! ignore filter and wrap. An unbound unit samples as (0, 0, 0, 1).
+//!
+//! With `s`, `t` the coordinates (divided by `q` first for `TXP`, in f32)
+//! and `W`, `H` the texture size, all arithmetic in f32 with round to
+//! nearest and no fused operations:
+//!
+//! - nearest: column `i = int(floor(s * W))`, row likewise with `t * H`,
+//!   where `int` is C's conversion on x86 (`i32::MIN` for NaN and values out
+//!   of the `i32` range); `repeat` takes `i mod W` (Euclidean, so -1 is
+//!   `W - 1`), `clamp` takes `clamp(i, 0, W - 1)`.
+//! - linear: `u = s * W - 0.5`, `i0 = int(floor(u))`, `i1 = i0 + 1`,
+//!   `a = u - floor(u)`; `v`, `j0`, `j1`, `b` likewise from `t * H`. Each of
+//!   `i0`, `i1`, `j0`, `j1` is wrapped as for nearest. With `tXY` the texel at
+//!   column `iX`, row `jY` read as four f32 channels, each channel is
+//!   `lerp(lerp(t00, t10, a), lerp(t01, t11, a), b)` where
+//!   `lerp(x, y, f) = x + f * (y - x)`, in that order. Texels are filtered
+//!   as floats whatever they hold (integer textures are not filtered apart).
+//!
+//! So a NaN coordinate reads, with nearest filtering, the texel at index
+//! `i32::MIN` wrapped (`-2^31 mod W` for repeat, 0 for clamp), as does an
+//! infinite one; with linear filtering its fraction is NaN and every channel
+//! is NaN.
 
 use crate::program::TexOp;
+use crate::state::{Filter, Sampler, Texture, Wrap};
 use crate::State;
 
-/// The built-in sampler: 2D, one level, nearest filtering, repeat
-/// wrapping, as the reference harness sampled. An unbound unit samples
-/// as (0, 0, 0, 1).
+/// Runs one texture instruction of one lane: `c` are the coordinates (or
+/// the integer texel position of a fetch) as bits, the result is four
+/// channels of bits. No allocation: it is called per lane.
 pub(crate) fn sample(state: &State, op: TexOp, unit: u32, c: [u32; 4]) -> [u32; 4] {
     match (op, state.texture(unit)) {
         (TexOp::SampleCount, _) => [1, 0, 0, 0],
@@ -28,11 +56,62 @@ pub(crate) fn sample(state: &State, op: TexOp, unit: u32, c: [u32; 4]) -> [u32; 
                 s /= q;
                 t /= q;
             }
-            let (w, h) = (tex.width() as i64, tex.height() as i64);
-            let x = (x86_int(s * w as f32) as i64).rem_euclid(w);
-            let y = (x86_int(t * h as f32) as i64).rem_euclid(h);
-            tex.texel(x as u32, y as u32)
+            filter(tex, tex.sampler(), s, t)
         }
+    }
+}
+
+/// Samples `tex` at `(s, t)` with `sampler`'s filter and wrap.
+fn filter(tex: &Texture, sampler: Sampler, s: f32, t: f32) -> [u32; 4] {
+    let (w, h) = (tex.width() as i64, tex.height() as i64);
+    let wrap = sampler.wrap;
+    match sampler.filter {
+        Filter::Nearest => {
+            // `s * W` then floor, as the reference harness computed it.
+            let x = wrap_index(x86_int(s * w as f32) as i64, w, wrap);
+            let y = wrap_index(x86_int(t * h as f32) as i64, h, wrap);
+            tex.texel(x, y)
+        }
+        Filter::Linear => {
+            let (i0, i1, a) = linear_axis(s, w, wrap);
+            let (j0, j1, b) = linear_axis(t, h, wrap);
+            let (t00, t10) = (tex.texel(i0, j0), tex.texel(i1, j0));
+            let (t01, t11) = (tex.texel(i0, j1), tex.texel(i1, j1));
+            let f = f32::from_bits;
+            let mut out = [0; 4];
+            for (k, slot) in out.iter_mut().enumerate() {
+                let top = lerp(f(t00[k]), f(t10[k]), a);
+                let bottom = lerp(f(t01[k]), f(t11[k]), a);
+                *slot = lerp(top, bottom, b).to_bits();
+            }
+            out
+        }
+    }
+}
+
+/// One axis of bilinear filtering: the two wrapped indices and the weight
+/// of the second.
+fn linear_axis(coord: f32, size: i64, wrap: Wrap) -> (u32, u32, f32) {
+    let u = coord * size as f32 - 0.5;
+    // i64, so that `i0 + 1` cannot overflow whatever `x86_int` gives.
+    let i0 = x86_int(u) as i64;
+    // Exact: the fractional part of an f32 is an f32. NaN and infinities
+    // give NaN.
+    let frac = u - u.floor();
+    (wrap_index(i0, size, wrap), wrap_index(i0 + 1, size, wrap), frac)
+}
+
+/// `x + f * (y - x)`: unfused, in this order, so results are reproducible
+/// bit for bit.
+fn lerp(x: f32, y: f32, f: f32) -> f32 {
+    x + f * (y - x)
+}
+
+/// An index brought into `0..size` (`size` is at least 1).
+fn wrap_index(i: i64, size: i64, wrap: Wrap) -> u32 {
+    match wrap {
+        Wrap::Repeat => i.rem_euclid(size) as u32,
+        Wrap::Clamp => i.clamp(0, size - 1) as u32,
     }
 }
 
@@ -44,5 +123,33 @@ fn x86_int(v: f32) -> i32 {
         i32::MIN
     } else {
         f as i32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_wrap_and_clamp() {
+        assert_eq!((wrap_index(-1, 4, Wrap::Repeat), wrap_index(-1, 4, Wrap::Clamp)), (3, 0));
+        assert_eq!((wrap_index(5, 4, Wrap::Repeat), wrap_index(5, 4, Wrap::Clamp)), (1, 3));
+        let min = i32::MIN as i64;
+        assert_eq!((wrap_index(min, 3, Wrap::Repeat), wrap_index(min, 3, Wrap::Clamp)), (1, 0));
+        assert_eq!(wrap_index(i32::MAX as i64 + 1, 8192, Wrap::Clamp), 8191);
+    }
+
+    #[test]
+    fn linear_axis_of_odd_coordinates() {
+        assert_eq!(linear_axis(0.5, 2, Wrap::Repeat), (0, 1, 0.5));
+        assert_eq!(linear_axis(-0.25, 4, Wrap::Repeat), (2, 3, 0.5));
+        assert_eq!(linear_axis(1.25, 4, Wrap::Clamp), (3, 3, 0.5));
+        let (i0, i1, a) = linear_axis(f32::NAN, 3, Wrap::Repeat);
+        assert_eq!((i0, i1), (1, 2));
+        assert!(a.is_nan());
+        let (i0, i1, a) = linear_axis(f32::INFINITY, 3, Wrap::Clamp);
+        assert_eq!((i0, i1), (0, 0));
+        assert!(a.is_nan());
+        assert_eq!(linear_axis(1e30, 4, Wrap::Clamp), (0, 0, 0.0), "huge: integral, index i32::MIN");
     }
 }

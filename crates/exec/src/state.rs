@@ -10,6 +10,7 @@
 //! input INDEX LANE x y z w       # IN[INDEX] of invocation LANE, or LANE = * for all
 //! texsize UNIT W H               # 2D texture on sampler/view UNIT
 //! texel UNIT X Y r g b a         # one texel of it
+//! sampler UNIT FILTER WRAP       # how unit UNIT samples: nearest|linear, repeat|clamp
 //! sysval NAME LANE x y z w       # override a system value (THREAD_ID, VERTEXID, ...)
 //! ```
 //!
@@ -23,6 +24,15 @@
 //! it replaces the `*` value for that lane only. `const` and `texel` lines
 //! likewise replace an earlier line for the same register or texel.
 //!
+//! `sampler` is an extension of the reference harness's format: it sets
+//! the filter (`nearest` or `linear`) and the wrap mode (`repeat`, or
+//! `clamp` for clamp-to-edge) of the sampler on UNIT, for `TEX`, `TXP` and
+//! the other sampling instructions (`TXF` and the size queries ignore it).
+//! A unit without one samples `nearest repeat`, as the harness did. It may
+//! come before or after the unit's `texsize` (a sampler and a texture are
+//! separate objects, as in Gallium), and on a unit with no texture it has
+//! no effect. The words are lower case.
+//!
 //! Checks, each reported with the line and column of the offending token:
 //! - `invocations` appears exactly once, before the first `input` or
 //!   `sysval` line, and is 1 to 2^24 (so that a backend may allocate per
@@ -30,6 +40,7 @@
 //! - every lane is `*` or below `invocations`;
 //! - `texsize` comes once per unit, before the unit's texels, with a width
 //!   and height of 1 to 8192; every texel lies inside it;
+//! - `sampler` comes at most once per unit, with a known filter and wrap;
 //! - `sysval` names a TGSI semantic (`THREAD_ID`, `VERTEXID`, ...);
 //! - every line has its directive's number of operands, and every operand
 //!   is well formed.
@@ -53,7 +64,53 @@ pub const MAX_INVOCATIONS: u32 = 1 << 24;
 pub const MAX_TEXTURE_SIZE: u32 = 8192;
 
 /// The directives of the input format, in the order the format lists them.
-pub const DIRECTIVES: &[&str] = &["invocations", "const", "input", "texsize", "texel", "sysval"];
+pub const DIRECTIVES: &[&str] = &["invocations", "const", "input", "texsize", "texel", "sampler", "sysval"];
+
+/// The filter words of a `sampler` line, in the order of [`Filter`].
+pub const FILTERS: &[&str] = &["nearest", "linear"];
+
+/// The wrap words of a `sampler` line, in the order of [`Wrap`].
+pub const WRAPS: &[&str] = &["repeat", "clamp"];
+
+/// How a sampler picks texels from a coordinate. All arithmetic is f32,
+/// unfused, in the order given, so results are reproducible bit for bit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Filter {
+    /// The texel the coordinate falls in (`nearest`, the default): column
+    /// `floor(s * W)` converted as C does on x86 (NaN and out of range give
+    /// -2^31), then wrapped.
+    #[default]
+    Nearest,
+    /// The four texels around the coordinate, weighted bilinearly
+    /// (`linear`): `u = s * W - 0.5`, columns `floor(u)` and `floor(u) + 1`
+    /// (each wrapped), `a = u - floor(u)`, rows and `b` likewise; each
+    /// channel, read as an f32 whatever the texture holds, is
+    /// `lerp(lerp(t00, t10, a), lerp(t01, t11, a), b)` with
+    /// `lerp(x, y, f) = x + f * (y - x)`. A NaN or infinite coordinate gives
+    /// NaN channels.
+    Linear,
+}
+
+/// What a sampler does with texel indices outside the texture.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Wrap {
+    /// The texture tiles the plane (`repeat`, the default).
+    #[default]
+    Repeat,
+    /// Indices are clamped to the edge texels (`clamp`, clamp-to-edge).
+    Clamp,
+}
+
+/// The sampler state of one unit: its filter and wrap mode, the same for
+/// both coordinates. The default is the reference harness's `nearest
+/// repeat`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Sampler {
+    /// How texels are picked and weighted.
+    pub filter: Filter,
+    /// How indices outside the texture are brought back into it.
+    pub wrap: Wrap,
+}
 
 /// The input state of a run. Values are kept as the bits of 32-bit
 /// channels, so `0x` values and floats alike arrive exactly.
@@ -63,6 +120,9 @@ pub struct State {
     consts: BTreeMap<(u32, u32), [u32; 4]>,
     inputs: BTreeMap<u32, PerLane>,
     textures: BTreeMap<u32, Texture>,
+    /// What the `sampler` lines say, also for units with no texture; each
+    /// texture carries a copy of its unit's entry.
+    samplers: BTreeMap<u32, Sampler>,
     sysvals: BTreeMap<SemanticName, PerLane>,
 }
 
@@ -112,6 +172,9 @@ pub struct Texture {
     width: u32,
     height: u32,
     texels: BTreeMap<(u32, u32), [u32; 4]>,
+    // A copy of the unit's sampler so that sampling, done per lane, needs
+    // one lookup.
+    sampler: Sampler,
 }
 
 impl Texture {
@@ -130,6 +193,12 @@ impl Texture {
     pub fn texel(&self, x: u32, y: u32) -> [u32; 4] {
         self.texels.get(&(y, x)).copied().unwrap_or_default()
     }
+
+    /// The sampler of the texture's unit: what its `sampler` line says, or
+    /// `nearest repeat` when it has none.
+    pub fn sampler(&self) -> Sampler {
+        self.sampler
+    }
 }
 
 impl State {
@@ -138,6 +207,7 @@ impl State {
         let mut state = State::default();
         let mut invocations_line: Option<usize> = None;
         let mut texsize_lines: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut sampler_lines: BTreeMap<u32, usize> = BTreeMap::new();
         for tokens in lines(text) {
             let head = tokens[0];
             let ops = &tokens[1..];
@@ -183,7 +253,38 @@ impl State {
                         return Err(at.error(StateErrorKind::ZeroTexsize { width, height }));
                     }
                     texsize_lines.insert(unit, head.line);
-                    state.textures.insert(unit, Texture { width, height, texels: BTreeMap::new() });
+                    let sampler = state.sampler(unit);
+                    state.textures.insert(unit, Texture { width, height, texels: BTreeMap::new(), sampler });
+                }
+                "sampler" => {
+                    expect_operands(&tokens, "sampler", "UNIT FILTER WRAP", 3)?;
+                    let unit = integer(&ops[0], "a texture unit", u32::MAX)?;
+                    if let Some(&first_line) = sampler_lines.get(&unit) {
+                        return Err(head.error(StateErrorKind::DuplicateSampler { unit, first_line }));
+                    }
+                    let filter = match ops[1].text {
+                        "nearest" => Filter::Nearest,
+                        "linear" => Filter::Linear,
+                        other => {
+                            let found = other.to_string();
+                            return Err(ops[1].error(StateErrorKind::UnknownFilter { found, known: FILTERS }));
+                        }
+                    };
+                    let wrap = match ops[2].text {
+                        "repeat" => Wrap::Repeat,
+                        "clamp" => Wrap::Clamp,
+                        other => {
+                            let found = other.to_string();
+                            return Err(ops[2].error(StateErrorKind::UnknownWrap { found, known: WRAPS }));
+                        }
+                    };
+                    let sampler = Sampler { filter, wrap };
+                    sampler_lines.insert(unit, head.line);
+                    state.samplers.insert(unit, sampler);
+                    // A `texsize` before this line made the texture with the default.
+                    if let Some(texture) = state.textures.get_mut(&unit) {
+                        texture.sampler = sampler;
+                    }
                 }
                 "texel" => {
                     expect_operands(&tokens, "texel", "UNIT X Y r g b a", 7)?;
@@ -270,6 +371,12 @@ impl State {
         self.textures.get(&unit)
     }
 
+    /// The sampler on `unit`: what its `sampler` line says, or `nearest
+    /// repeat` when it has none (whether or not the unit has a texture).
+    pub fn sampler(&self, unit: u32) -> Sampler {
+        self.samplers.get(&unit).copied().unwrap_or_default()
+    }
+
     /// The value of system value `name` the state gives invocation `lane`,
     /// if any line does (`None` means the backend's default applies).
     pub fn sysval(&self, name: SemanticName, lane: u32) -> Option<[u32; 4]> {
@@ -308,5 +415,15 @@ mod tests {
         let t = s.texture(0).unwrap();
         assert_eq!(t.texel(2, 1), [0x3f80_0000, 0x4000_0000, 0x4040_0000, 0x4080_0000]);
         assert_eq!(t.texel(1, 2), [0; 4]);
+    }
+
+    #[test]
+    fn the_texture_carries_its_units_sampler_in_either_order() {
+        let linear_clamp = Sampler { filter: Filter::Linear, wrap: Wrap::Clamp };
+        for text in ["texsize 0 1 1\nsampler 0 linear clamp\n", "sampler 0 linear clamp\ntexsize 0 1 1\n"] {
+            let s = State::parse(&format!("invocations 1\n{text}")).unwrap();
+            assert_eq!(s.texture(0).unwrap().sampler(), linear_clamp, "{text:?}");
+            assert_eq!(s.sampler(0), linear_clamp);
+        }
     }
 }

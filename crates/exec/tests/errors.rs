@@ -3,7 +3,7 @@
 
 use exec::{Outputs, State, StateErrorKind};
 
-const KNOWN: &str = "`invocations`, `const`, `input`, `texsize`, `texel` or `sysval`";
+const KNOWN: &str = "`invocations`, `const`, `input`, `texsize`, `texel`, `sampler` or `sysval`";
 
 /// (input, expected message, line, column)
 fn state_cases() -> Vec<(&'static str, String, usize, usize)> {
@@ -128,6 +128,60 @@ fn state_cases() -> Vec<(&'static str, String, usize, usize)> {
             11,
         ),
         (
+            "invocations 4\nsampler 0 linear\n",
+            "`sampler` takes 3 operands (sampler UNIT FILTER WRAP), found 2".into(),
+            2,
+            1,
+        ),
+        (
+            "invocations 4\nsampler 0 linear clamp edge\n",
+            "`sampler` takes 3 operands (sampler UNIT FILTER WRAP), found 4".into(),
+            2,
+            24,
+        ),
+        (
+            "invocations 4\nsampler x linear clamp\n",
+            "expected a texture unit (a decimal integer), found `x`".into(),
+            2,
+            9,
+        ),
+        (
+            "invocations 4\nsampler 0 bilinear clamp\n",
+            "unknown filter `bilinear` (expected `nearest` or `linear`)".into(),
+            2,
+            11,
+        ),
+        (
+            "invocations 4\nsampler 0 LINEAR clamp\n",
+            "unknown filter `LINEAR` (expected `nearest` or `linear`)".into(),
+            2,
+            11,
+        ),
+        (
+            "invocations 4\nsampler 0 linear mirror\n",
+            "unknown wrap mode `mirror` (expected `repeat` or `clamp`)".into(),
+            2,
+            18,
+        ),
+        (
+            "invocations 4\nsampler 0 nearest clamp_to_edge\n",
+            "unknown wrap mode `clamp_to_edge` (expected `repeat` or `clamp`)".into(),
+            2,
+            19,
+        ),
+        (
+            "invocations 4\nsampler 1 linear clamp\ntexsize 1 2 2\nsampler 1 nearest repeat\n",
+            "texture unit 1 has its sampler set twice (first on line 2)".into(),
+            4,
+            1,
+        ),
+        (
+            "invocations 4\nsampler 3 linear clamp\nsampler 3 linear clamp\n",
+            "texture unit 3 has its sampler set twice (first on line 2)".into(),
+            3,
+            1,
+        ),
+        (
             "invocations 4\nsysval THREADID * 1 2 3 4\n",
             "unknown system value `THREADID` (expected a TGSI semantic name such as THREAD_ID or VERTEXID)".into(),
             2,
@@ -181,6 +235,15 @@ fn render_matches_the_tgsi_parser_style() {
     assert_eq!(
         err.render("const 0 0 1 2 3 4\n", "s"),
         "error: the state has no `invocations` line\n --> s:2:1\n  |\n2 | \n  | ^\n"
+    );
+
+    // A `sampler` word gets the same caret.
+    let source = "invocations 1\nsampler 0 linaer clamp\n";
+    let err = State::parse(source).unwrap_err();
+    assert_eq!(
+        err.render(source, "s"),
+        "error: unknown filter `linaer` (expected `nearest` or `linear`)\n --> s:2:11\n  |\n\
+         2 | sampler 0 linaer clamp\n  |           ^^^^^^\n"
     );
 
     // Rendering against unrelated text never panics.

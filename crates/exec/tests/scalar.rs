@@ -346,12 +346,22 @@ fn conversions_32bit() {
     assert_eq!(ev(F2i, &[f(-2147483648.0)]), 0x8000_0000);
     assert_eq!(ev(F2u, &[f(3e9)]), 3_000_000_000);
     assert_eq!(ev(F2u, &[f(2.9)]), 2);
-    // Through x86's 64-bit conversion: negatives wrap, NaN and >= 2^32 give 0.
+    // As gcc -O2 vectorizes Mesa's `(uint)f`: [2^31, 2^32) exact, negatives
+    // wrap down to -2^31, NaN and below give 0x80000000, 2^32 and above 0.
+    assert_eq!(ev(F2u, &[f(2_147_483_648.0)]), 0x8000_0000);
+    assert_eq!(ev(F2u, &[f(4_294_967_040.0)]), 0xffff_ff00, "the largest f32 below 2^32");
+    assert_eq!(ev(F2u, &[f(-0.75)]), 0);
     assert_eq!(ev(F2u, &[f(-1.0)]), T);
-    assert_eq!(ev(F2u, &[f(-3e9)]), 0x4d2f_a200);
-    assert_eq!(ev(F2u, &[NAN]), 0);
+    assert_eq!(ev(F2u, &[f(-20.0)]), m(-20));
+    assert_eq!(ev(F2u, &[f(-2_147_483_648.0)]), 0x8000_0000);
+    assert_eq!(ev(F2u, &[f(-3e9)]), 0x8000_0000);
+    assert_eq!(ev(F2u, &[f(f32::NEG_INFINITY)]), 0x8000_0000);
+    assert_eq!(ev(F2u, &[NAN]), 0x8000_0000);
+    assert_eq!(ev(F2u, &[0xffc0_0000]), 0x8000_0000, "-nan");
+    assert_eq!(ev(F2u, &[0x7f80_0001]), 0x8000_0000, "signalling NaN");
     assert_eq!(ev(F2u, &[f(4_294_967_296.0)]), 0);
-    assert_eq!(ev(F2u, &[f(5e9)]), 0x2a05_f200);
+    assert_eq!(ev(F2u, &[f(5e9)]), 0);
+    assert_eq!(ev(F2u, &[f(1e20)]), 0);
     assert_eq!(ev(F2u, &[f(f32::INFINITY)]), 0);
     // ARL floors, ARR rounds halves up.
     assert_eq!(ev(Arl, &[f(-0.5)]), T);
@@ -383,8 +393,15 @@ fn conversions_64bit() {
     assert_eq!(ev(D2i, &[d(-2.5)]), m(-2));
     assert_eq!(ev(D2i, &[d(3e9)]), 0x8000_0000);
     assert_eq!(ev(D2u, &[d(3e9)]), 3_000_000_000);
+    // D2U is converted as F2U is (see `conversions_32bit`).
+    assert_eq!(ev(D2u, &[d(4_294_967_295.5)]), T);
     assert_eq!(ev(D2u, &[d(-1.0)]), T);
-    assert_eq!(ev(D2u, &[d(f64::NAN)]), 0);
+    assert_eq!(ev(D2u, &[d(-2_147_483_648.9)]), 0x8000_0000);
+    assert_eq!(ev(D2u, &[d(-2_147_483_649.0)]), 0x8000_0000);
+    assert_eq!(ev(D2u, &[d(f64::NAN)]), 0x8000_0000);
+    assert_eq!(ev(D2u, &[d(4_294_967_296.0)]), 0);
+    assert_eq!(ev(D2u, &[d(f64::INFINITY)]), 0);
+    assert_eq!(ev(D2u, &[d(f64::NEG_INFINITY)]), 0x8000_0000);
     assert_eq!(ev(D2i64, &[d(-3.9)]), (-3i64) as u64);
     assert_eq!(ev(D2i64, &[d(1e19)]), 1 << 63);
     assert_eq!(ev(D2u64, &[d(1e19)]), 10_000_000_000_000_000_000);

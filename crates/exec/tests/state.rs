@@ -1,7 +1,7 @@
 //! Hand-written states: every directive, comments, the order of lines, and
 //! the values the accessors answer.
 
-use exec::{State, Texture};
+use exec::{Filter, Sampler, State, Texture, Wrap};
 use tgsi::SemanticName;
 
 fn f(x: f32) -> u32 {
@@ -24,6 +24,8 @@ input 3 1 1 1 1 1
 texsize 2 4 2
 texel 2 3 1 0.25 0.5 0.75 1
 texel 2 0 0 1 1 1 1
+sampler 2 linear clamp
+sampler 5 nearest clamp   # a sampler on a unit with no texture
 sysval THREAD_ID * 1 2 3 0
 sysval thread_id 3 9 9 9 9
 sysval VERTEXID 0 7 0 0 0
@@ -57,6 +59,10 @@ fn every_directive() {
     assert_eq!(t.texel(1, 1), [0; 4], "unset texels are zero");
     assert_eq!(t.texel(4, 0), [0; 4], "texels outside are zero");
     assert!(s.texture(0).is_none());
+    assert_eq!(t.sampler(), Sampler { filter: Filter::Linear, wrap: Wrap::Clamp });
+    assert_eq!(s.sampler(2), t.sampler());
+    assert_eq!(s.sampler(5), Sampler { filter: Filter::Nearest, wrap: Wrap::Clamp });
+    assert_eq!(s.sampler(0), Sampler::default(), "no line: the default");
 
     assert_eq!(s.sysval(SemanticName::ThreadId, 0), Some([f(1.0), f(2.0), f(3.0), 0]));
     assert_eq!(s.sysval(SemanticName::ThreadId, 3), Some(v(9.0, 9.0, 9.0, 9.0)), "names ignore case");
@@ -137,4 +143,31 @@ fn limits_are_accepted() {
     assert_eq!(s.invocations(), 1 << 24);
     assert_eq!(s.input(0, (1 << 24) - 1), v(1.0, 1.0, 1.0, 1.0));
     assert_eq!(s.texture(0).unwrap().texel(8191, 8191), v(1.0, 1.0, 1.0, 1.0));
+}
+
+#[test]
+fn samplers_default_to_nearest_repeat_and_may_come_before_or_after_texsize() {
+    let default = Sampler::default();
+    assert_eq!(default, Sampler { filter: Filter::Nearest, wrap: Wrap::Repeat });
+    let s = State::parse(
+        "invocations 1\n\
+         sampler 0 linear repeat\n\
+         texsize 0 2 2\n\
+         texsize 1 2 2\n\
+         sampler 1 nearest clamp\n\
+         texsize 2 2 2\n\
+         sampler 3 linear clamp\n",
+    )
+    .unwrap();
+    let sampler = |unit| s.texture(unit).unwrap().sampler();
+    assert_eq!(sampler(0), Sampler { filter: Filter::Linear, wrap: Wrap::Repeat }, "before texsize");
+    assert_eq!(sampler(1), Sampler { filter: Filter::Nearest, wrap: Wrap::Clamp }, "after texsize");
+    assert_eq!(sampler(2), default, "no sampler line");
+    assert_eq!(s.sampler(3), Sampler { filter: Filter::Linear, wrap: Wrap::Clamp }, "no texture on the unit");
+    assert!(s.texture(3).is_none(), "a sampler alone binds no texture");
+    // An explicit default is the same state as none.
+    assert_eq!(
+        State::parse("invocations 1\ntexsize 0 1 1\nsampler 0 nearest repeat\n").unwrap().texture(0),
+        State::parse("invocations 1\ntexsize 0 1 1\n").unwrap().texture(0)
+    );
 }

@@ -5,9 +5,19 @@
 //! the code x86-64 compilers emit for the casts:
 //! - to `int`: `cvttss2si`/`cvttsd2si` on 32 bits, 0x80000000 for NaN and
 //!   out of range (F2I, D2I, ARL, ARR);
-//! - to `unsigned`: the 64-bit conversion, truncated to its low 32 bits, so
-//!   negative values wrap (-1.0 gives 0xffffffff) and NaN, values of 2^32
-//!   and above and values below -2^63 give 0 (F2U, D2U);
+//! - to `unsigned` (F2U, D2U): what gcc -O2 makes of Mesa's `micro_f2u` and
+//!   `micro_d2u`, four `dst->u[i] = (uint)src->f[i]` lines that it
+//!   vectorizes with SSE2 (`cvttps2dq`/`cvttpd2dq`, 32-bit signed, plus a fix
+//!   for the top bit): values from 2^31 on are converted after subtracting
+//!   2^31 and get the top bit set back, the others take the signed 32-bit
+//!   conversion (checked against gcc 12 -O2 output). So [0, 2^32) converts
+//!   exactly (2^31 to 2^32 - 1 included, as `(uint)f` must), NaN and values
+//!   at or below -2^31 give 0x80000000 as the conformance README says,
+//!   negative values above that wrap (-1.0 gives 0xffffffff; conformance
+//!   cases depend on it), and values of 2^32 and above (+inf included) give
+//!   0, where the README's "out of range gives 0x80000000" is too broad for
+//!   the compiled code. The scalar 64-bit conversion of an unoptimized build
+//!   would give 0 for NaN, against the README;
 //! - to `int64_t`: the 64-bit conversion, 0x8000000000000000 for NaN and
 //!   out of range (F2I64, D2I64);
 //! - to `uint64_t`: values below 2^63 (and NaN) use the signed 64-bit
@@ -49,9 +59,19 @@ fn trunc_u64(x: f64) -> u64 {
     }
 }
 
-/// C's `(unsigned)x` on x86-64.
+/// C's `(unsigned)x` as Mesa's interpreter computes it (see the module
+/// doc): the vectorized SSE2 sequence, 2^31 subtracted from large values so
+/// the signed 32-bit conversion can take them, and the top bit set back.
 fn trunc_u32(x: f64) -> u32 {
-    trunc_i64(x) as u32
+    const TWO_31: f64 = 2147483648.0;
+    // NaN compares false and so takes the signed conversion: 0x80000000.
+    if x >= TWO_31 {
+        // Exact for f32 and f64 inputs below 2^32; from 2^32 on the signed
+        // conversion overflows to 0x80000000 and the flip makes it 0.
+        (trunc_i32(x - TWO_31) as u32) ^ 0x8000_0000
+    } else {
+        trunc_i32(x) as u32
+    }
 }
 
 /// The conversion opcodes; `None` for the others or a wrong operand count.
