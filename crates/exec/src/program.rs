@@ -7,8 +7,9 @@ use ir::EntityRef;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode, OperandType, SemanticName};
 
+use crate::geometry::Layout;
 use crate::kernel::Kernel;
-use crate::run::ExecError;
+use crate::run::{output_registers, ExecError};
 
 /// An operand: a slot with TGSI's source modifiers.
 #[derive(Clone, Copy, Debug)]
@@ -27,7 +28,9 @@ impl Arg {
 /// Where a direct read gets its channel.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum ReadSrc {
+    /// `IN[index]`, or `IN[vertex][index]` in a geometry shader.
     Input {
+        vertex: Option<u32>,
         index: u32,
         chan: u8,
     },
@@ -147,6 +150,14 @@ pub(crate) enum Step {
         sat: bool,
     },
     Kill,
+    /// `EMIT`: a vertex on the stream in `stream` (0 without one).
+    Emit {
+        stream: Option<u32>,
+    },
+    /// `ENDPRIM`: a primitive ends on the stream in `stream`.
+    EndPrimitive {
+        stream: Option<u32>,
+    },
     KillIf {
         args: SmallVec<[Arg; 4]>,
     },
@@ -169,6 +180,8 @@ pub(crate) struct Program {
     /// The declared semantic of each system value register, for indirect
     /// reads.
     pub sv_names: Vec<Option<SemanticName>>,
+    /// What `EMIT` snapshots, and how many vertices it may add.
+    pub geometry: Layout,
 }
 
 impl Program {
@@ -212,6 +225,7 @@ impl Program {
             immediates: module.immediates.iter().map(|imm| imm.data).collect(),
             const_reads,
             sv_names,
+            geometry: Layout::new(module, output_registers(module)),
         })
     }
 
@@ -347,6 +361,9 @@ fn compile_inst(
         Op::Opaque { inst: t, .. } => match t.opcode {
             Opcode::Kill | Opcode::Demote => Step::Kill,
             Opcode::KillIf => Step::KillIf { args: data.args.iter().take(4).map(Arg::new).collect() },
+            // The stream is the first channel of the operand, when there is one.
+            Opcode::Emit => Step::Emit { stream: data.args.first().map(|a| slot(a.value)) },
+            Opcode::Endprim => Step::EndPrimitive { stream: data.args.first().map(|a| slot(a.value)) },
             op @ (Opcode::Tex
             | Opcode::TexLz
             | Opcode::TxfLz
@@ -423,7 +440,7 @@ fn read_src(
     const_reads: &mut Vec<(u32, u32, u8)>,
 ) -> ReadSrc {
     match s.file {
-        File::Input => ReadSrc::Input { index: s.index, chan: s.chan },
+        File::Input => ReadSrc::Input { vertex: s.dim, index: s.index, chan: s.chan },
         File::Constant => {
             const_reads.push((s.dim.unwrap_or(0), s.index, s.chan));
             ReadSrc::Constant { k: const_reads.len() as u32 - 1 }

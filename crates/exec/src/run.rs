@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use crate::env::Env;
+use crate::geometry::Emitter;
 use crate::program::{Arg, Deriv, Program, ReadSrc, Step};
 use crate::sampler;
 use crate::scalar;
@@ -121,7 +122,8 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
         let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget);
         let all = if count == 64 { u64::MAX } else { (1u64 << count) - 1 };
         batch.region(&module.function.body, all)?;
-        Ok(BatchOutputs { outputs: batch.outputs, killed: batch.killed })
+        batch.sync_output_arrays(all);
+        Ok(BatchOutputs { outputs: batch.outputs, killed: batch.killed, emitted: batch.emitted })
     };
     // Batches are independent; results are gathered in lane order, so the
     // thread count never changes them.
@@ -135,7 +137,8 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
             .install(|| starts.par_iter().map(run_batch).collect::<Result<_, _>>())?,
     };
     let mut outputs = Outputs::new(state.invocations(), registers.iter().copied());
-    for (batch, &first) in batches.iter().zip(&starts) {
+    for (batch, &first) in batches.into_iter().zip(&starts) {
+        batch.emitted.finish(&mut outputs, first as u32);
         for lane in 0..w.min(n - first) {
             let global = (first + lane) as u32;
             for &index in &registers {
@@ -163,7 +166,7 @@ fn full(w: usize) -> u64 {
 }
 
 /// Every declared OUT register index, ascending.
-fn output_registers(module: &Module) -> Vec<u32> {
+pub(crate) fn output_registers(module: &Module) -> Vec<u32> {
     let mut regs: Vec<u32> = module
         .interface
         .iter()
@@ -199,10 +202,12 @@ impl OutputTable {
     }
 }
 
-/// What a batch leaves: its outputs and the killed lanes.
-struct BatchOutputs {
+/// What a batch leaves: its outputs, the killed lanes and what a geometry
+/// shader emitted.
+struct BatchOutputs<'a> {
     outputs: OutputTable,
     killed: u64,
+    emitted: Emitter<'a>,
 }
 
 /// One batch of lanes in flight.
@@ -215,6 +220,7 @@ struct Batch<'a> {
     arrays: Vec<Vec<[u32; 4]>>,
     outputs: OutputTable,
     killed: u64,
+    emitted: Emitter<'a>,
     breaks: Vec<u64>,
     continues: Vec<u64>,
     steps: u64,
@@ -238,6 +244,7 @@ impl<'a> Batch<'a> {
             arrays: program.arrays.iter().map(|&len| vec![[0; 4]; len as usize * w]).collect(),
             outputs: OutputTable { values: Vec::new(), w },
             killed: 0,
+            emitted: Emitter::new(&program.geometry, w),
             breaks: Vec::new(),
             continues: Vec::new(),
             steps: 0,
@@ -384,8 +391,11 @@ impl<'a> Batch<'a> {
                     // The same for every lane: looked up once.
                     ReadSrc::Constant { k } => self.fill(*dst, active, self.env.constants[k as usize] as u64),
                     ReadSrc::Bits(b) => self.fill(*dst, active, b as u64),
-                    ReadSrc::Input { index, chan } => {
-                        let column = self.env.state.input_column(index);
+                    ReadSrc::Input { vertex, index, chan } => {
+                        let column = match vertex {
+                            Some(v) => self.env.state.vertex_input_column(v, index),
+                            None => self.env.state.input_column(index),
+                        };
                         for l in self.lanes(active) {
                             let v = column.get(self.first + l as u32)[chan as usize & 3];
                             self.set(*dst, l, v as u64);
@@ -506,7 +516,10 @@ impl<'a> Batch<'a> {
                         } else {
                             let i = i as u32;
                             match file {
-                                File::Input => self.env.state.input(i, lane)[c],
+                                File::Input => match d {
+                                    Some(v) => self.env.state.vertex_input(v as u32, i, lane)[c],
+                                    None => self.env.state.input(i, lane)[c],
+                                },
                                 File::Constant => self.env.state.constant(d.unwrap_or(0) as u32, i)[c],
                                 File::SystemValue => self
                                     .env
@@ -561,6 +574,19 @@ impl<'a> Batch<'a> {
                     }
                 }
                 Step::Kill => self.killed |= active,
+                Step::Emit { stream } => {
+                    self.sync_output_arrays(active);
+                    for l in self.lanes(active) {
+                        let stream = stream.map_or(0, |s| self.get(s, l) as u32);
+                        let outputs = &self.outputs;
+                        self.emitted.emit(l, stream, |r| [0, 1, 2, 3].map(|c| outputs.get(r, c, l)));
+                    }
+                }
+                Step::EndPrimitive { stream } => {
+                    for l in self.lanes(active) {
+                        self.emitted.end_primitive(l, stream.map_or(0, |s| self.get(s, l) as u32));
+                    }
+                }
                 Step::KillIf { args } => {
                     for l in self.lanes(active) {
                         if args.iter().any(|a| f32::from_bits(self.operand(a, OperandType::Float, l) as u32) < 0.0) {
@@ -592,6 +618,22 @@ impl<'a> Batch<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Copies the OUT registers kept in arrays into the output table, for
+    /// the lanes of `active`, so that results and `EMIT` see them.
+    fn sync_output_arrays(&mut self, active: u64) {
+        for &(array, first, len) in &self.program.geometry.output_arrays {
+            let Some(values) = self.arrays.get(array as usize) else { continue };
+            for i in 0..len {
+                for l in (0..self.w).filter(|l| active & (1 << l) != 0) {
+                    let v = values.get(i as usize * self.w + l).copied().unwrap_or_default();
+                    for (c, &bits) in v.iter().enumerate() {
+                        self.outputs.set(first + i, c as u8, l, bits);
+                    }
+                }
+            }
+        }
     }
 
     fn unsupported(&self, opcode: Opcode, chan: u8, args: usize) -> ExecError {

@@ -8,6 +8,7 @@
 //! invocations N
 //! const BUF INDEX x y z w        # CONST[BUF][INDEX]; BUF is 0 for plain CONST[INDEX]
 //! input INDEX LANE x y z w       # IN[INDEX] of invocation LANE, or LANE = * for all
+//! vinput VERTEX INDEX LANE x y z w  # IN[VERTEX][INDEX] of invocation LANE (geometry shaders)
 //! texsize UNIT W H               # 2D texture on sampler/view UNIT
 //! texel UNIT X Y r g b a         # one texel of it
 //! sysval NAME LANE x y z w       # override a system value (THREAD_ID, VERTEXID, ...)
@@ -24,8 +25,8 @@
 //! likewise replace an earlier line for the same register or texel.
 //!
 //! Checks, each reported with the line and column of the offending token:
-//! - `invocations` appears exactly once, before the first `input` or
-//!   `sysval` line, and is 1 to 2^24 (so that a backend may allocate per
+//! - `invocations` appears exactly once, before the first `input`,
+//!   `vinput` or `sysval` line, and is 1 to 2^24 (so that a backend may allocate per
 //!   lane);
 //! - every lane is `*` or below `invocations`;
 //! - `texsize` comes once per unit, before the unit's texels, with a width
@@ -53,7 +54,7 @@ pub const MAX_INVOCATIONS: u32 = 1 << 24;
 pub const MAX_TEXTURE_SIZE: u32 = 8192;
 
 /// The directives of the input format, in the order the format lists them.
-pub const DIRECTIVES: &[&str] = &["invocations", "const", "input", "texsize", "texel", "sysval"];
+pub const DIRECTIVES: &[&str] = &["invocations", "const", "input", "vinput", "texsize", "texel", "sysval"];
 
 /// The input state of a run. Values are kept as the bits of 32-bit
 /// channels, so `0x` values and floats alike arrive exactly.
@@ -62,6 +63,8 @@ pub struct State {
     invocations: u32,
     consts: BTreeMap<(u32, u32), [u32; 4]>,
     inputs: BTreeMap<u32, PerLane>,
+    /// `IN[vertex][index]`, keyed by `(vertex, index)`.
+    vertex_inputs: BTreeMap<(u32, u32), PerLane>,
     textures: BTreeMap<u32, Texture>,
     sysvals: BTreeMap<SemanticName, PerLane>,
 }
@@ -93,20 +96,25 @@ impl PerLane {
     }
 }
 
-/// One input register across lanes; see [`State::input_column`].
+/// One input register across lanes; see [`State::input_column`] and
+/// [`State::vertex_input_column`].
 #[derive(Clone, Copy, Debug)]
 pub struct InputColumn<'a> {
     values: Option<&'a PerLane>,
+    /// Where a lane `values` does not set reads from: the 1-D input of a
+    /// 2-D one.
+    fallback: Option<&'a PerLane>,
     invocations: u32,
 }
 
 impl InputColumn<'_> {
-    /// The value of invocation `lane`, as [`State::input`] gives it.
+    /// The value of invocation `lane`, as [`State::input`] (or
+    /// [`State::vertex_input`]) gives it.
     pub fn get(&self, lane: u32) -> [u32; 4] {
         if lane >= self.invocations {
             return [0; 4];
         }
-        self.values.and_then(|p| p.get(lane)).unwrap_or_default()
+        self.values.and_then(|p| p.get(lane)).or_else(|| self.fallback.and_then(|p| p.get(lane))).unwrap_or_default()
     }
 }
 
@@ -173,6 +181,17 @@ impl State {
                     let lane = lane(&ops[1], state.invocations)?;
                     let value = vec4(&ops[2..])?;
                     state.inputs.entry(index).or_default().set(lane, value);
+                }
+                "vinput" => {
+                    expect_operands(&tokens, "vinput", "VERTEX INDEX LANE x y z w", 7)?;
+                    if invocations_line.is_none() {
+                        return Err(head.error(StateErrorKind::InvocationsNotYetSet { directive: "vinput" }));
+                    }
+                    let vertex = integer(&ops[0], "an input vertex", u32::MAX)?;
+                    let index = integer(&ops[1], "an input index", u32::MAX)?;
+                    let lane = lane(&ops[2], state.invocations)?;
+                    let value = vec4(&ops[3..])?;
+                    state.vertex_inputs.entry((vertex, index)).or_default().set(lane, value);
                 }
                 "texsize" => {
                     expect_operands(&tokens, "texsize", "UNIT W H", 3)?;
@@ -247,7 +266,30 @@ impl State {
     /// `IN[index]` of every lane, for reading many lanes with one lookup of
     /// the register.
     pub fn input_column(&self, index: u32) -> InputColumn<'_> {
-        InputColumn { values: self.inputs.get(&index), invocations: self.invocations }
+        InputColumn { values: self.inputs.get(&index), fallback: None, invocations: self.invocations }
+    }
+
+    /// `IN[vertex][index]` of invocation `lane`: the latest `vinput` line
+    /// that sets it for the lane, else `IN[index]` as [`State::input`]
+    /// gives it (so 1-D states drive geometry shaders too).
+    pub fn vertex_input(&self, vertex: u32, index: u32, lane: u32) -> [u32; 4] {
+        self.vertex_input_column(vertex, index).get(lane)
+    }
+
+    /// `IN[vertex][index]` of every lane, as [`State::vertex_input`] gives
+    /// it, for reading many lanes with one lookup of the register.
+    pub fn vertex_input_column(&self, vertex: u32, index: u32) -> InputColumn<'_> {
+        InputColumn {
+            values: self.vertex_inputs.get(&(vertex, index)),
+            fallback: self.inputs.get(&index),
+            invocations: self.invocations,
+        }
+    }
+
+    /// The `(VERTEX, INDEX)` pairs `vinput` lines set for some lane,
+    /// ascending.
+    pub fn vertex_input_indices(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.vertex_inputs.keys().copied()
     }
 
     /// The `IN` indices the state sets for some lane, ascending.
