@@ -4,9 +4,14 @@
 //! TGSI instructions times its invocations. Prints the distribution over
 //! the cases (the median is the figure to compare with Mesa's interpreter).
 //!
+//! Every state there has 16 invocations, so a run's fixed work (reading
+//! the state, laying out the outputs) weighs in. The second figure runs each
+//! case on its state repeated to 1,024 invocations (lane `l` gets what lane
+//! `l % 16` has), which is the throughput of the shader's code itself.
+//!
 //! Run with `cargo bench --bench exec_conformance`. With
 //! `EXEC_CONFORMANCE_RUNS=N` in the environment it instead runs every case
-//! N times untimed, for an instruction-counting profiler such as
+//! N times untimed on each of its two states, for an instruction-counting profiler such as
 //! `valgrind --tool=callgrind`, whose counts do not depend on what else the
 //! machine is doing.
 
@@ -33,10 +38,14 @@ fn main() {
     let options = exec::RunOptions::default();
     let fixed_runs: Option<u32> = std::env::var("EXEC_CONFORMANCE_RUNS").ok().and_then(|v| v.parse().ok());
     let mut per_case = Vec::new();
+    let mut per_case_tiled = Vec::new();
     for name in &names {
         let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
         let (Ok(text), Ok(state)) = (read("tgsi"), read("state")) else { continue };
-        let (Ok(shader), Ok(state)) = (tgsi::parse(&text), exec::State::parse(&state)) else { continue };
+        let tiled = exec::State::parse(&tile(&state, TILED));
+        let (Ok(shader), Ok(state), Ok(tiled)) = (tgsi::parse(&text), exec::State::parse(&state), tiled) else {
+            continue;
+        };
         let Ok(module) = ir::from_tgsi(&shader) else { continue };
         let Ok(executable) = exec::Executable::compile(&module) else { continue };
         let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count() as f64;
@@ -44,33 +53,78 @@ fn main() {
         if let Some(runs) = fixed_runs {
             for _ in 0..runs {
                 black_box(executable.run(black_box(&state), &options).expect("it runs"));
+                black_box(executable.run(black_box(&tiled), &options).expect("it runs"));
             }
             continue;
         }
-        let mut best = f64::INFINITY;
-        for _ in 0..ROUNDS {
-            let start = Instant::now();
-            let mut runs = 0u32;
-            while start.elapsed() < ROUND {
-                black_box(executable.run(black_box(&state), &options).expect("it runs"));
-                runs += 1;
-            }
-            best = best.min(start.elapsed().as_nanos() as f64 / runs as f64);
-        }
-        per_case.push((best / work, name.clone()));
+        per_case.push((fastest(&executable, &state, &options) / work, name.clone()));
+        let tiled_work = instructions * tiled.invocations() as f64;
+        per_case_tiled.push((fastest(&executable, &tiled, &options) / tiled_work, name.clone()));
     }
     if per_case.is_empty() {
         println!("no cases timed");
         return;
     }
+    println!("cases {}", per_case.len());
+    report("on their own states (16 invocations)", &mut per_case);
+    report(&format!("on their states repeated to {TILED} invocations"), &mut per_case_tiled);
+}
+
+/// Invocations of the repeated states.
+const TILED: u32 = 1024;
+
+/// The fastest of `ROUNDS` rounds of running `state`, in ns per run.
+fn fastest(executable: &exec::Executable, state: &exec::State, options: &exec::RunOptions) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        let mut runs = 0u32;
+        while start.elapsed() < ROUND {
+            black_box(executable.run(black_box(state), options).expect("it runs"));
+            runs += 1;
+        }
+        best = best.min(start.elapsed().as_nanos() as f64 / runs as f64);
+    }
+    best
+}
+
+/// `state` with `invocations` lanes, lane `l` getting what lane
+/// `l % n` had (`n` the state's own invocations).
+fn tile(state: &str, invocations: u32) -> String {
+    let n: u32 = state.lines().find_map(|l| l.strip_prefix("invocations ")?.trim().parse().ok()).unwrap_or(1);
+    let mut out = format!("invocations {invocations}\n");
+    for line in state.lines().map(|l| l.split('#').next().unwrap_or("")) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["invocations", ..] => {}
+            [directive @ ("input" | "sysval"), what, lane, rest @ ..] if lane.parse::<u32>().is_ok() => {
+                let lane: u32 = lane.parse().unwrap_or(0);
+                for copy in (lane..invocations).step_by(n as usize) {
+                    out += &format!("{directive} {what} {copy} {}\n", rest.join(" "));
+                }
+            }
+            _ => out += &format!("{line}\n"),
+        }
+    }
+    out
+}
+
+fn report(what: &str, per_case: &mut [(f64, String)]) {
     per_case.sort_by(|a, b| a.0.total_cmp(&b.0));
     let at = |q: f64| per_case[((per_case.len() - 1) as f64 * q).round() as usize].0;
     let mean = per_case.iter().map(|c| c.0).sum::<f64>() / per_case.len() as f64;
-    println!("cases {}", per_case.len());
-    println!("ns_per_instruction_per_invocation median {:.2}", at(0.5));
-    println!("  p10 {:.2}  p25 {:.2}  p75 {:.2}  p90 {:.2}  mean {:.2}", at(0.1), at(0.25), at(0.75), at(0.9), mean);
-    println!("slowest:");
-    for (ns, name) in per_case.iter().rev().take(5) {
-        println!("  {ns:8.2}  {name}");
+    println!("{what}: ns per instruction per invocation");
+    println!(
+        "  median {:.2}  p10 {:.2}  p25 {:.2}  p75 {:.2}  p90 {:.2}  mean {:.2}",
+        at(0.5),
+        at(0.1),
+        at(0.25),
+        at(0.75),
+        at(0.9),
+        mean
+    );
+    println!("  slowest:");
+    for (ns, name) in per_case.iter().rev().take(3) {
+        println!("    {ns:8.2}  {name}");
     }
 }

@@ -445,6 +445,29 @@ fn run_prints_the_outputs_of_every_invocation() {
 }
 
 #[test]
+fn run_prints_the_vertices_a_geometry_shader_emits() {
+    let dir = scratch_dir("run_geometry");
+    let state = dir.join("lines.state");
+    fs::write(&state, "invocations 2\nvinput 0 0 * 1 0 0 1\nvinput 1 0 * 2 0 0 1\nvinput 1 0 1 3 0 0 1\n").unwrap();
+    let shader = "GEOM\nPROPERTY GS_INPUT_PRIMITIVE LINES\nPROPERTY GS_OUTPUT_PRIMITIVE LINE_STRIP\n\
+                  PROPERTY GS_MAX_OUTPUT_VERTICES 2\nDCL IN[][0], POSITION\nDCL OUT[0], POSITION\n\
+                  IMM[0] INT32 { 0, 0, 0, 0 }\n\
+                  MOV OUT[0], IN[1][0]\nEMIT IMM[0].xxxx\nMOV OUT[0], IN[0][0]\nEMIT IMM[0].xxxx\nENDPRIM IMM[0].xxxx\nEND\n";
+    let out = success(&["run", "-", "--state", state.to_str().unwrap()], shader.as_bytes());
+    assert_eq!(
+        out,
+        "output 0 0 0x3f800000 0x00000000 0x00000000 0x3f800000\n\
+         emit 0 0 0 0 0x40000000 0x00000000 0x00000000 0x3f800000\n\
+         emit 0 0 1 0 0x3f800000 0x00000000 0x00000000 0x3f800000\n\
+         endprim 0 0 2\n\
+         output 0 1 0x3f800000 0x00000000 0x00000000 0x3f800000\n\
+         emit 1 0 0 0 0x40400000 0x00000000 0x00000000 0x3f800000\n\
+         emit 1 0 1 0 0x3f800000 0x00000000 0x00000000 0x3f800000\n\
+         endprim 1 0 2\n"
+    );
+}
+
+#[test]
 fn run_errors_are_located_and_exit_non_zero() {
     let dir = scratch_dir("run_errors");
     let shader = example_path("vertex_transform.tgsi");

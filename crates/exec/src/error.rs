@@ -173,6 +173,38 @@ pub enum StateErrorKind {
         /// The lane it is missing for.
         lane: u32,
     },
+    /// An outputs text gives one register of one emitted vertex twice.
+    #[error("output {index} of vertex {vertex} of lane {lane} on stream {stream} is given twice (first on line {first_line})")]
+    DuplicateEmit {
+        /// The OUT register index.
+        index: u32,
+        /// The lane.
+        lane: u32,
+        /// The vertex stream.
+        stream: u32,
+        /// The vertex, counted from 0 per lane and stream.
+        vertex: u32,
+        /// Line of the first one.
+        first_line: usize,
+    },
+    /// An `emit` line names a register no `output` line gives.
+    #[error("`emit` gives output {index}, which no `output` line gives")]
+    EmitUnknownOutput {
+        /// The OUT register index.
+        index: u32,
+    },
+    /// An emitted vertex lacks a register.
+    #[error("vertex {vertex} of lane {lane} on stream {stream} lacks output {index}")]
+    MissingEmit {
+        /// The OUT register index.
+        index: u32,
+        /// The lane.
+        lane: u32,
+        /// The vertex stream.
+        stream: u32,
+        /// The vertex, counted from 0 per lane and stream.
+        vertex: u32,
+    },
     /// An outputs text kills one lane twice.
     #[error("lane {lane} is killed twice (first on line {first_line})")]
     DuplicateKill {

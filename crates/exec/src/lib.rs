@@ -3,11 +3,13 @@
 //! exchange format that backend reads and writes, shared with the reference
 //! harness that produced the conformance data:
 //!
-//! - [`State`]: the input of a run (invocations, constants, inputs,
-//!   textures, system values), read from text;
+//! - [`State`]: the input of a run (invocations, constants, inputs, the
+//!   2-D inputs of geometry shaders, textures, system values), read from
+//!   text;
 //! - [`Outputs`]: the result (every declared `OUT` register of every lane,
-//!   and the killed lanes), written as text and read back from `.expected`
-//!   files.
+//!   the vertices and primitive ends a geometry shader emitted, see
+//!   [`geometry`], and the killed lanes), written as text and read back
+//!   from `.expected` files.
 //!
 //! ```
 //! let state = exec::State::parse("invocations 2\ninput 0 * 1 2 3 4\ninput 0 1 0x7f800000 0 0 0\n").unwrap();
@@ -26,6 +28,7 @@
 
 mod env;
 pub mod error;
+pub mod geometry;
 mod kernel;
 pub mod outputs;
 mod program;
@@ -36,6 +39,7 @@ pub mod state;
 mod syntax;
 
 pub use error::{StateError, StateErrorKind};
+pub use geometry::EmittedStream;
 pub use outputs::Outputs;
 pub use run::{run, ExecError, Executable, RunOptions};
 pub use state::{Filter, Sampler, State, Texture, Wrap};

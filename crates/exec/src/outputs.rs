@@ -1,26 +1,41 @@
-//! The results of a run: every declared `OUT` register of every lane, and
-//! which lanes were killed.
+//! The results of a run: every declared `OUT` register of every lane, the
+//! vertices and primitive ends a geometry shader emitted, and which lanes
+//! were killed.
 //!
-//! The text format, ordered by lane, then register index, with a lane's
-//! `kill` line after its outputs (as the reference harness prints it):
+//! The text format, ordered by lane; within a lane its `output` lines by
+//! register index, then its `emit` and `endprim` lines, then its `kill`
+//! line (the reference harness prints `output` and `kill` lines so):
 //!
 //! ```text
 //! output INDEX LANE 0xXXXXXXXX 0xXXXXXXXX 0xXXXXXXXX 0xXXXXXXXX
+//! emit LANE STREAM VERTEX INDEX 0xXXXXXXXX 0xXXXXXXXX 0xXXXXXXXX 0xXXXXXXXX
+//! endprim LANE STREAM COUNT
 //! kill LANE
 //! ```
+//!
+//! `emit` is `OUT[INDEX]` of the VERTEX-th vertex (counted from 0 per lane
+//! and stream) lane LANE emitted on vertex stream STREAM, one line per
+//! declared `OUT` register; `endprim` says a primitive on STREAM ended after
+//! COUNT vertices had been emitted on it. A lane's streams come in
+//! ascending order; within a stream the lines follow the order of events:
+//! vertex by vertex (each by register index), each `endprim` after the
+//! vertices it counts and before the next one's. A shader with no `OUT`
+//! register emits vertices that have no lines.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::error::{StateError, StateErrorKind};
+use crate::geometry::{EmittedStream, MAX_STREAMS, MAX_VERTICES};
 use crate::state::MAX_INVOCATIONS;
-use crate::syntax::{expect_operands, integer, lines, vec4};
+use crate::syntax::{expect_operands, integer, lines, vec4, Token};
 
 /// The directives of the outputs format.
-pub const OUTPUT_DIRECTIVES: &[&str] = &["output", "kill"];
+pub const OUTPUT_DIRECTIVES: &[&str] = &["output", "emit", "endprim", "kill"];
 
 /// Every declared `OUT` register of every lane, as the bits of its four
-/// channels, and a kill flag per lane. Outputs start as zero bits.
+/// channels, the vertices and primitive ends each lane emitted on each
+/// vertex stream, and a kill flag per lane. Outputs start as zero bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outputs {
     invocations: u32,
@@ -29,6 +44,9 @@ pub struct Outputs {
     /// Lane-major: lane `l`, register slot `r` is at `l * registers.len() + r`.
     values: Vec<[u32; 4]>,
     killed: Vec<bool>,
+    /// By (lane, stream); only the streams a lane emitted on or ended a
+    /// primitive on, so shaders other than geometry shaders pay nothing.
+    emitted: BTreeMap<(u32, u32), EmittedStream>,
 }
 
 impl Outputs {
@@ -39,7 +57,13 @@ impl Outputs {
         registers.sort_unstable();
         registers.dedup();
         let lanes = invocations as usize;
-        Outputs { invocations, values: vec![[0; 4]; lanes * registers.len()], registers, killed: vec![false; lanes] }
+        Outputs {
+            invocations,
+            values: vec![[0; 4]; lanes * registers.len()],
+            registers,
+            killed: vec![false; lanes],
+            emitted: BTreeMap::new(),
+        }
     }
 
     /// The number of lanes.
@@ -92,8 +116,72 @@ impl Outputs {
         }
     }
 
-    /// The text form: per lane, its outputs by register index, then `kill`
-    /// if it was killed.
+    /// The vertex streams `lane` emitted a vertex or ended a primitive on,
+    /// ascending.
+    pub fn streams(&self, lane: u32) -> impl Iterator<Item = u32> + '_ {
+        self.emitted.range((lane, 0)..=(lane, u32::MAX)).map(|(&(_, stream), _)| stream)
+    }
+
+    /// What `lane` emitted on vertex stream `stream`: its vertices (each
+    /// register in the order of [`Outputs::registers`]) and primitive ends;
+    /// `None` when it emitted nothing and ended no primitive there.
+    pub fn emitted(&self, lane: u32, stream: u32) -> Option<&EmittedStream> {
+        self.emitted.get(&(lane, stream))
+    }
+
+    /// `OUT[index]` of the `vertex`-th vertex (from 0) `lane` emitted on
+    /// `stream`; `None` when there is no such vertex or register.
+    pub fn emitted_output(&self, index: u32, lane: u32, stream: u32, vertex: u32) -> Option<[u32; 4]> {
+        let r = self.registers.binary_search(&index).ok()?;
+        self.emitted(lane, stream)?.vertex(vertex)?.get(r).copied()
+    }
+
+    /// Appends a vertex to what `lane` emitted on `stream`: `values` holds
+    /// its registers in the order of [`Outputs::registers`] (missing ones
+    /// are zero, extra ones dropped). Returns false (and does nothing) when
+    /// the lane or the stream is out of range, or the lane has emitted
+    /// [`MAX_VERTICES`] vertices on the stream.
+    pub fn emit(&mut self, lane: u32, stream: u32, values: &[[u32; 4]]) -> bool {
+        let width = self.registers.len();
+        let Some(record) = self.stream_mut(lane, stream) else { return false };
+        if record.vertices() >= MAX_VERTICES {
+            return false;
+        }
+        record.push_vertex(values.iter().copied().chain(std::iter::repeat([0; 4])).take(width));
+        true
+    }
+
+    /// Records that `lane`'s current primitive on `stream` ended after the
+    /// vertices emitted there so far. Returns false (and does nothing) when
+    /// the lane or the stream is out of range, or [`MAX_VERTICES`] ends are
+    /// recorded there already.
+    pub fn end_primitive(&mut self, lane: u32, stream: u32) -> bool {
+        let Some(record) = self.stream_mut(lane, stream) else { return false };
+        if record.primitive_ends().len() >= MAX_VERTICES as usize {
+            return false;
+        }
+        record.end_primitive();
+        true
+    }
+
+    fn stream_mut(&mut self, lane: u32, stream: u32) -> Option<&mut EmittedStream> {
+        if lane >= self.invocations || stream >= MAX_STREAMS {
+            return None;
+        }
+        let width = self.registers.len();
+        Some(self.emitted.entry((lane, stream)).or_insert_with(|| EmittedStream::new(width)))
+    }
+
+    /// Sets what `lane` emitted on `stream`, vertices holding this table's
+    /// registers.
+    pub(crate) fn set_emitted(&mut self, lane: u32, stream: u32, record: EmittedStream) {
+        if lane < self.invocations && stream < MAX_STREAMS {
+            self.emitted.insert((lane, stream), record);
+        }
+    }
+
+    /// The text form: per lane, its outputs by register index, its emitted
+    /// vertices and primitive ends by stream, then `kill` if it was killed.
     pub fn write(&self) -> String {
         let mut out = String::new();
         let n = self.registers.len();
@@ -103,6 +191,11 @@ impl Outputs {
                 // Writing to a String cannot fail.
                 let _ = writeln!(out, "output {index} {lane} 0x{x:08x} 0x{y:08x} 0x{z:08x} 0x{w:08x}");
             }
+            for stream in self.streams(lane as u32) {
+                if let Some(record) = self.emitted(lane as u32, stream) {
+                    self.write_stream(&mut out, lane, stream, record);
+                }
+            }
             if self.killed[lane] {
                 let _ = writeln!(out, "kill {lane}");
             }
@@ -110,16 +203,40 @@ impl Outputs {
         out
     }
 
+    /// One lane's `emit` and `endprim` lines for one stream, in the order
+    /// of events.
+    fn write_stream(&self, out: &mut String, lane: usize, stream: u32, record: &EmittedStream) {
+        let ends = record.primitive_ends();
+        let mut e = 0;
+        for vertex in 0..=record.vertices() {
+            while ends.get(e) == Some(&vertex) {
+                let _ = writeln!(out, "endprim {lane} {stream} {vertex}");
+                e += 1;
+            }
+            for (index, [x, y, z, w]) in self.registers.iter().zip(record.vertex(vertex).unwrap_or_default()) {
+                let _ = writeln!(out, "emit {lane} {stream} {vertex} {index} 0x{x:08x} 0x{y:08x} 0x{z:08x} 0x{w:08x}");
+            }
+        }
+        // Ends beyond the vertices cannot come from a run; still printed.
+        for count in &ends[e..] {
+            let _ = writeln!(out, "endprim {lane} {stream} {count}");
+        }
+    }
+
     /// Reads outputs from their text form (a `.expected` file). Lines may
     /// come in any order, and `#` comments and blank lines are skipped. The
     /// lanes are 0 up to the highest lane named; the registers are the
     /// indices named by `output` lines, and every one of them must be given
-    /// exactly once for every lane.
+    /// exactly once for every lane. A lane's vertices on a stream are 0 up
+    /// to the highest vertex its `emit` lines name or the highest count its
+    /// `endprim` lines give; every one of them must give every register
+    /// exactly once.
     pub fn parse(text: &str) -> Result<Outputs, StateError> {
         // (index, lane) -> (value, line, column of the index token), kept
         // sparse until the set is known to be complete.
         let mut given: BTreeMap<(u32, u32), ([u32; 4], usize, usize)> = BTreeMap::new();
         let mut kills: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut emitted = EmitLines::default();
         let mut lanes: u32 = 0;
         for tokens in lines(text) {
             let head = tokens[0];
@@ -145,6 +262,8 @@ impl Outputs {
                     kills.insert(lane, head.line);
                     lanes = lanes.max(lane + 1);
                 }
+                "emit" => lanes = lanes.max(emitted.emit(&tokens)? + 1),
+                "endprim" => lanes = lanes.max(emitted.endprim(&tokens)? + 1),
                 other => {
                     return Err(head.error(StateErrorKind::UnknownDirective {
                         found: other.to_string(),
@@ -171,16 +290,120 @@ impl Outputs {
                 return Err(missing(&given, index, expected_lane));
             }
         }
+        emitted.check(&registers)?;
         let mut outputs = Outputs::new(lanes, registers);
         for (&(index, lane), &(value, _, _)) in &given {
             if let Some(slot) = outputs.get_mut(index, lane) {
                 *slot = value;
             }
         }
+        emitted.fill(&mut outputs);
         for &lane in kills.keys() {
             outputs.kill(lane);
         }
         Ok(outputs)
+    }
+}
+
+/// (lane, stream, vertex, index): one register of one emitted vertex.
+type EmitKey = (u32, u32, u32, u32);
+
+/// The `emit` and `endprim` lines of an outputs text, kept sparse until
+/// they are known to be complete.
+#[derive(Default)]
+struct EmitLines {
+    /// The value given, with the line and the column of the index token.
+    values: BTreeMap<EmitKey, ([u32; 4], usize, usize)>,
+    /// (lane, stream) -> primitive ends, in the order given.
+    ends: BTreeMap<(u32, u32), Vec<u32>>,
+    /// (lane, stream) -> line and column of the lane token of the first
+    /// line for it, for errors about the stream as a whole.
+    first: BTreeMap<(u32, u32), (usize, usize)>,
+}
+
+impl EmitLines {
+    /// Reads an `emit` line; returns its lane.
+    fn emit(&mut self, tokens: &[Token<'_>]) -> Result<u32, StateError> {
+        expect_operands(tokens, "emit", "LANE STREAM VERTEX INDEX x y z w", 8)?;
+        let (head, ops) = (tokens[0], &tokens[1..]);
+        let (lane, stream) = self.lane_and_stream(ops)?;
+        let vertex = integer(&ops[2], "a vertex", MAX_VERTICES - 1)?;
+        let index = integer(&ops[3], "an output index", u32::MAX)?;
+        let value = vec4(&ops[4..])?;
+        if let Some(&(_, first_line, _)) = self.values.get(&(lane, stream, vertex, index)) {
+            return Err(head.error(StateErrorKind::DuplicateEmit { index, lane, stream, vertex, first_line }));
+        }
+        self.values.insert((lane, stream, vertex, index), (value, head.line, ops[3].column));
+        Ok(lane)
+    }
+
+    /// Reads an `endprim` line; returns its lane.
+    fn endprim(&mut self, tokens: &[Token<'_>]) -> Result<u32, StateError> {
+        expect_operands(tokens, "endprim", "LANE STREAM COUNT", 3)?;
+        let ops = &tokens[1..];
+        let (lane, stream) = self.lane_and_stream(ops)?;
+        let count = integer(&ops[2], "a vertex count", MAX_VERTICES)?;
+        self.ends.entry((lane, stream)).or_default().push(count);
+        Ok(lane)
+    }
+
+    fn lane_and_stream(&mut self, ops: &[Token<'_>]) -> Result<(u32, u32), StateError> {
+        let lane = integer(&ops[0], "a lane", MAX_INVOCATIONS - 1)?;
+        let stream = integer(&ops[1], "a vertex stream", MAX_STREAMS - 1)?;
+        self.first.entry((lane, stream)).or_insert((ops[0].line, ops[0].column));
+        Ok((lane, stream))
+    }
+
+    /// How many vertices `lane` emitted on `stream`: up to the highest
+    /// vertex named or primitive end counted.
+    fn vertices(&self, lane: u32, stream: u32) -> u32 {
+        let named = self.values.range((lane, stream, 0, 0)..=(lane, stream, u32::MAX, u32::MAX)).next_back();
+        let ends = self.ends.get(&(lane, stream)).and_then(|e| e.iter().max());
+        named.map_or(0, |(&(_, _, v, _), _)| v + 1).max(ends.copied().unwrap_or(0))
+    }
+
+    /// Checks that every register an `emit` line names is an output, and
+    /// that every vertex gives every output once.
+    fn check(&self, registers: &[u32]) -> Result<(), StateError> {
+        for (&(_, _, _, index), &(_, line, column)) in &self.values {
+            if registers.binary_search(&index).is_err() {
+                let kind = StateErrorKind::EmitUnknownOutput { index };
+                return Err(StateError { line, column, text: index.to_string(), kind });
+            }
+        }
+        for &(lane, stream) in self.first.keys() {
+            let vertices = self.vertices(lane, stream);
+            let given = self.values.range((lane, stream, 0, 0)..=(lane, stream, u32::MAX, u32::MAX)).count();
+            if given == vertices as usize * registers.len() {
+                continue;
+            }
+            // Vertices are at most MAX_VERTICES, so this search is bounded.
+            for vertex in 0..vertices {
+                for &index in registers {
+                    if !self.values.contains_key(&(lane, stream, vertex, index)) {
+                        let (line, column) = self.first.get(&(lane, stream)).copied().unwrap_or((1, 1));
+                        let kind = StateErrorKind::MissingEmit { index, lane, stream, vertex };
+                        return Err(StateError { line, column, text: lane.to_string(), kind });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the checked lines into `outputs`.
+    fn fill(self, outputs: &mut Outputs) {
+        let width = outputs.registers.len();
+        for &(lane, stream) in self.first.keys() {
+            let mut record = EmittedStream::new(width);
+            let values = self.values.range((lane, stream, 0, 0)..=(lane, stream, u32::MAX, u32::MAX));
+            // Ordered by vertex, then register: the stream's layout.
+            record.set_vertices(self.vertices(lane, stream), values.map(|(_, &(v, _, _))| v).collect());
+            for &count in self.ends.get(&(lane, stream)).map_or(&[][..], |e| &e[..]) {
+                record.insert_end(count);
+            }
+            outputs.set_emitted(lane, stream, record);
+        }
     }
 }
 

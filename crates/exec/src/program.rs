@@ -7,6 +7,7 @@ use ir::EntityRef;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode, OperandType, Processor, PropertyName, SemanticName};
 
+use crate::geometry::Layout;
 use crate::kernel::Kernel;
 use crate::run::ExecError;
 
@@ -34,7 +35,9 @@ pub(crate) enum Fill {
     Constant {
         k: u32,
     },
+    /// `IN[index]`, or `IN[vertex][index]` in a geometry shader.
     Input {
+        vertex: Option<u32>,
         index: u32,
         chan: u8,
     },
@@ -141,6 +144,14 @@ pub(crate) enum Step {
         sat: bool,
     },
     Kill,
+    /// `EMIT`: a vertex on the stream in `stream` (0 without one).
+    Emit {
+        stream: Option<u32>,
+    },
+    /// `ENDPRIM`: a primitive ends on the stream in `stream`.
+    EndPrimitive {
+        stream: Option<u32>,
+    },
     KillIf {
         args: SmallVec<[Arg; 4]>,
     },
@@ -174,6 +185,8 @@ pub(crate) struct Program {
     pub processor: Processor,
     /// The compute block size the CS_FIXED_BLOCK_* properties fix.
     pub block_size: Option<[u32; 3]>,
+    /// What `EMIT` snapshots, and how many vertices it may add.
+    pub geometry: Layout,
 }
 
 impl Program {
@@ -224,8 +237,8 @@ impl Program {
         cleared.sort_unstable();
         cleared.dedup();
         fills.sort_by_key(|&(slot, fill)| match fill {
-            Fill::Input { index, chan } => (1, index, chan, slot),
-            _ => (0, 0, 0, slot),
+            Fill::Input { vertex, index, chan } => (1, vertex.map_or(0, |v| v as u64 + 1), index, chan, slot),
+            _ => (0, 0, 0, 0, slot),
         });
         Ok(Program {
             steps,
@@ -237,6 +250,7 @@ impl Program {
             immediates: module.immediates.iter().map(|imm| imm.data).collect(),
             const_reads,
             sv_names,
+            geometry: Layout::new(module, outputs.clone()),
             outputs,
             processor: module.processor,
             block_size: block_size(module),
@@ -419,6 +433,9 @@ fn compile_inst(
         Op::Opaque { inst: t, .. } => match t.opcode {
             Opcode::Kill | Opcode::Demote => Step::Kill,
             Opcode::KillIf => Step::KillIf { args: data.args.iter().take(4).map(Arg::new).collect() },
+            // The stream is the first channel of the operand, when there is one.
+            Opcode::Emit => Step::Emit { stream: data.args.first().map(|a| slot(a.value)) },
+            Opcode::Endprim => Step::EndPrimitive { stream: data.args.first().map(|a| slot(a.value)) },
             op @ (Opcode::Tex
             | Opcode::TexLz
             | Opcode::TxfLz
@@ -495,7 +512,7 @@ fn read_fill(
     const_reads: &mut Vec<(u32, u32, u8)>,
 ) -> Fill {
     match s.file {
-        File::Input => Fill::Input { index: s.index, chan: s.chan },
+        File::Input => Fill::Input { vertex: s.dim, index: s.index, chan: s.chan },
         File::Constant => {
             const_reads.push((s.dim.unwrap_or(0), s.index, s.chan));
             Fill::Constant { k: const_reads.len() as u32 - 1 }

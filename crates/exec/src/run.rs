@@ -13,11 +13,12 @@ use std::collections::BTreeMap;
 
 use ir::function::{Module, Node, Region};
 use ir::EntityRef;
-use tgsi::{File, Opcode, OperandType};
+use tgsi::{File, Opcode, OperandType, Processor};
 
 use rayon::prelude::*;
 
 use crate::env::Env;
+use crate::geometry::{Emitted, Emitter};
 use crate::program::{Arg, Deriv, Fill, Program, Step};
 use crate::sampler;
 use crate::scalar;
@@ -119,17 +120,20 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     let (values, killed) = outputs.lanes_mut();
     // Each batch writes its own lanes' outputs and kill flags in place, so
     // batches are independent and the thread count never changes results.
-    let run_batch = |(first, (values, killed)): (usize, (&mut [[u32; 4]], &mut [bool]))| -> Result<(), ExecError> {
-        let table = OutputTable { values, registers: &program.outputs, extra: BTreeMap::new() };
-        let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget, table);
-        batch.fill_invariants();
-        let count = w.min(n - first);
-        batch.region(&module.function.body, full(count))?;
-        for (l, k) in killed.iter_mut().enumerate() {
-            *k = batch.killed & (1 << l) != 0;
-        }
-        Ok(())
-    };
+    let run_batch =
+        |(first, (values, killed)): (usize, (&mut [[u32; 4]], &mut [bool]))| -> Result<Option<Emitted>, ExecError> {
+            let table = OutputTable { values, registers: &program.outputs, extra: BTreeMap::new() };
+            let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget, table);
+            batch.fill_invariants();
+            let count = w.min(n - first);
+            let all = full(count);
+            batch.region(&module.function.body, all)?;
+            batch.sync_output_arrays(all);
+            for (l, k) in killed.iter_mut().enumerate() {
+                *k = batch.killed & (1 << l) != 0;
+            }
+            Ok(batch.emitted.take().map(Emitter::finish))
+        };
     // `chunks_mut` needs a non-zero size; with no OUT register every batch
     // gets an empty slice.
     let value_chunks: Vec<&mut [[u32; 4]]> = if registers == 0 {
@@ -138,16 +142,22 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
         values.chunks_mut(w * registers).collect()
     };
     let batches = (0..n).step_by(w).zip(value_chunks.into_iter().zip(killed.chunks_mut(w)));
-    match options.threads {
-        1 => batches.map(run_batch).collect::<Result<(), _>>()?,
-        0 => batches.collect::<Vec<_>>().into_par_iter().map(run_batch).collect::<Result<(), _>>()?,
+    let emitted: Vec<Option<Emitted>> = match options.threads {
+        1 => batches.map(run_batch).collect::<Result<_, _>>()?,
+        0 => batches.collect::<Vec<_>>().into_par_iter().map(run_batch).collect::<Result<_, _>>()?,
         t => {
             let batches: Vec<_> = batches.collect();
             rayon::ThreadPoolBuilder::new()
                 .num_threads(t)
                 .build()
                 .map_err(|e| ExecError::Threads(e.to_string()))?
-                .install(|| batches.into_par_iter().map(run_batch).collect::<Result<(), _>>())?
+                .install(|| batches.into_par_iter().map(run_batch).collect::<Result<_, _>>())?
+        }
+    };
+    // Vertices are added in lane order once every batch is done.
+    for (emitter, first) in emitted.into_iter().zip((0..n).step_by(w)) {
+        if let Some(emitter) = emitter {
+            emitter.add_to(&mut outputs, first as u32);
         }
     }
     Ok(outputs)
@@ -235,6 +245,8 @@ struct Batch<'a> {
     arrays: Vec<Vec<[u32; 4]>>,
     outputs: OutputTable<'a>,
     killed: u64,
+    /// What a geometry shader emits (other stages have none).
+    emitted: Option<Emitter<'a>>,
     breaks: Vec<u64>,
     continues: Vec<u64>,
     steps: u64,
@@ -277,6 +289,7 @@ impl<'a> Batch<'a> {
             arrays: program.arrays.iter().map(|&len| vec![[0; 4]; len as usize * w]).collect(),
             outputs,
             killed: 0,
+            emitted: (program.processor == Processor::Geometry).then(|| Emitter::new(&program.geometry, w)),
             breaks: scratch.breaks,
             continues: scratch.continues,
             steps: 0,
@@ -292,17 +305,20 @@ impl<'a> Batch<'a> {
         let w = self.w;
         // One register's inputs for every lane, fetched once for all of
         // its channels (the program lists them next to each other).
-        let mut fetched: Option<u32> = None;
+        let mut fetched: Option<(Option<u32>, u32)> = None;
         let mut lanes = [[0u32; 4]; 64];
         for &(slot, fill) in &self.program.fills {
             let column = &mut self.slots[slot as usize * w..(slot as usize + 1) * w];
             match fill {
                 Fill::Bits(bits) => column.fill(bits),
                 Fill::Constant { k } => column.fill(self.env.constants[k as usize] as u64),
-                Fill::Input { index, chan } => {
-                    if fetched != Some(index) {
-                        self.env.state.input_lanes(index, self.first, &mut lanes[..w]);
-                        fetched = Some(index);
+                Fill::Input { vertex, index, chan } => {
+                    if fetched != Some((vertex, index)) {
+                        match vertex {
+                            Some(v) => self.env.state.vertex_input_lanes(v, index, self.first, &mut lanes[..w]),
+                            None => self.env.state.input_lanes(index, self.first, &mut lanes[..w]),
+                        }
+                        fetched = Some((vertex, index));
                     }
                     for (v, input) in column.iter_mut().zip(&lanes) {
                         *v = input[chan as usize & 3] as u64;
@@ -541,7 +557,10 @@ impl<'a> Batch<'a> {
                         } else {
                             let i = i as u32;
                             match file {
-                                File::Input => self.env.state.input(i, lane)[c],
+                                File::Input => match d {
+                                    Some(v) => self.env.state.vertex_input(v as u32, i, lane)[c],
+                                    None => self.env.state.input(i, lane)[c],
+                                },
                                 File::Constant => self.env.state.constant(d.unwrap_or(0) as u32, i)[c],
                                 File::SystemValue => self
                                     .env
@@ -596,6 +615,24 @@ impl<'a> Batch<'a> {
                     }
                 }
                 Step::Kill => self.killed |= active,
+                Step::Emit { stream } => {
+                    self.sync_output_arrays(active);
+                    for l in self.lanes(active) {
+                        let stream = stream.map_or(0, |s| self.get(s, l) as u32);
+                        let outputs = &self.outputs;
+                        if let Some(emitted) = &mut self.emitted {
+                            emitted.emit(l, stream, |r| [0, 1, 2, 3].map(|c| outputs.get(r, c, l)));
+                        }
+                    }
+                }
+                Step::EndPrimitive { stream } => {
+                    for l in self.lanes(active) {
+                        let stream = stream.map_or(0, |s| self.get(s, l) as u32);
+                        if let Some(emitted) = &mut self.emitted {
+                            emitted.end_primitive(l, stream);
+                        }
+                    }
+                }
                 Step::KillIf { args } => {
                     for l in self.lanes(active) {
                         if args.iter().any(|a| f32::from_bits(self.operand(a, OperandType::Float, l) as u32) < 0.0) {
@@ -627,6 +664,22 @@ impl<'a> Batch<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Copies the OUT registers kept in arrays into the output table, for
+    /// the lanes of `active`, so that results and `EMIT` see them.
+    fn sync_output_arrays(&mut self, active: u64) {
+        for &(array, first, len) in &self.program.geometry.output_arrays {
+            let Some(values) = self.arrays.get(array as usize) else { continue };
+            for i in 0..len {
+                for l in (0..self.w).filter(|l| active & (1 << l) != 0) {
+                    let v = values.get(i as usize * self.w + l).copied().unwrap_or_default();
+                    for (c, &bits) in v.iter().enumerate() {
+                        self.outputs.set(first + i, c as u8, l, bits);
+                    }
+                }
+            }
+        }
     }
 
     fn unsupported(&self, opcode: Opcode, chan: u8, args: usize) -> ExecError {

@@ -8,6 +8,7 @@
 //! invocations N
 //! const BUF INDEX x y z w        # CONST[BUF][INDEX]; BUF is 0 for plain CONST[INDEX]
 //! input INDEX LANE x y z w       # IN[INDEX] of invocation LANE, or LANE = * for all
+//! vinput VERTEX INDEX LANE x y z w  # IN[VERTEX][INDEX] of invocation LANE (geometry shaders)
 //! texsize UNIT W H               # 2D texture on sampler/view UNIT
 //! texel UNIT X Y r g b a         # one texel of it
 //! sampler UNIT FILTER WRAP       # how unit UNIT samples: nearest|linear, repeat|clamp
@@ -34,8 +35,8 @@
 //! no effect. The words are lower case.
 //!
 //! Checks, each reported with the line and column of the offending token:
-//! - `invocations` appears exactly once, before the first `input` or
-//!   `sysval` line, and is 1 to 2^24 (so that a backend may allocate per
+//! - `invocations` appears exactly once, before the first `input`,
+//!   `vinput` or `sysval` line, and is 1 to 2^24 (so that a backend may allocate per
 //!   lane);
 //! - every lane is `*` or below `invocations`;
 //! - `texsize` comes once per unit, before the unit's texels, with a width
@@ -64,7 +65,7 @@ pub const MAX_INVOCATIONS: u32 = 1 << 24;
 pub const MAX_TEXTURE_SIZE: u32 = 8192;
 
 /// The directives of the input format, in the order the format lists them.
-pub const DIRECTIVES: &[&str] = &["invocations", "const", "input", "texsize", "texel", "sampler", "sysval"];
+pub const DIRECTIVES: &[&str] = &["invocations", "const", "input", "vinput", "texsize", "texel", "sampler", "sysval"];
 
 /// The filter words of a `sampler` line, in the order of [`Filter`].
 pub const FILTERS: &[&str] = &["nearest", "linear"];
@@ -119,6 +120,8 @@ pub struct State {
     invocations: u32,
     consts: BTreeMap<(u32, u32), [u32; 4]>,
     inputs: BTreeMap<u32, PerLane>,
+    /// `IN[vertex][index]`, keyed by `(vertex, index)`.
+    vertex_inputs: BTreeMap<(u32, u32), PerLane>,
     textures: BTreeMap<u32, Texture>,
     /// What the `sampler` lines say, also for units with no texture; each
     /// texture carries a copy of its unit's entry.
@@ -240,6 +243,17 @@ impl State {
                     let value = vec4(&ops[2..])?;
                     state.inputs.entry(index).or_default().set(lane, value);
                 }
+                "vinput" => {
+                    expect_operands(&tokens, "vinput", "VERTEX INDEX LANE x y z w", 7)?;
+                    if invocations_line.is_none() {
+                        return Err(head.error(StateErrorKind::InvocationsNotYetSet { directive: "vinput" }));
+                    }
+                    let vertex = integer(&ops[0], "an input vertex", u32::MAX)?;
+                    let index = integer(&ops[1], "an input index", u32::MAX)?;
+                    let lane = lane(&ops[2], state.invocations)?;
+                    let value = vec4(&ops[3..])?;
+                    state.vertex_inputs.entry((vertex, index)).or_default().set(lane, value);
+                }
                 "texsize" => {
                     expect_operands(&tokens, "texsize", "UNIT W H", 3)?;
                     let unit = integer(&ops[0], "a texture unit", u32::MAX)?;
@@ -345,10 +359,39 @@ impl State {
     /// [`State::input`] gives each, written into `out`.
     pub fn input_lanes(&self, index: u32, first: u32, out: &mut [[u32; 4]]) {
         out.fill([0; 4]);
+        let valid = (self.invocations.saturating_sub(first) as usize).min(out.len());
         if let Some(p) = self.inputs.get(&index) {
-            let valid = (self.invocations.saturating_sub(first) as usize).min(out.len());
             p.fill(first, &mut out[..valid]);
         }
+    }
+
+    /// `IN[vertex][index]` of invocations `first..first + out.len()`, as
+    /// [`State::vertex_input`] gives each, written into `out`.
+    pub fn vertex_input_lanes(&self, vertex: u32, index: u32, first: u32, out: &mut [[u32; 4]]) {
+        self.input_lanes(index, first, out);
+        let valid = (self.invocations.saturating_sub(first) as usize).min(out.len());
+        if let Some(p) = self.vertex_inputs.get(&(vertex, index)) {
+            p.fill(first, &mut out[..valid]);
+        }
+    }
+
+    /// `IN[vertex][index]` of invocation `lane`: the latest `vinput` line
+    /// that sets it for the lane, else `IN[index]` as [`State::input`]
+    /// gives it (so 1-D states drive geometry shaders too).
+    pub fn vertex_input(&self, vertex: u32, index: u32, lane: u32) -> [u32; 4] {
+        if lane >= self.invocations {
+            return [0; 4];
+        }
+        match self.vertex_inputs.get(&(vertex, index)).and_then(|p| p.get(lane)) {
+            Some(v) => v,
+            None => self.input(index, lane),
+        }
+    }
+
+    /// The `(VERTEX, INDEX)` pairs `vinput` lines set for some lane,
+    /// ascending.
+    pub fn vertex_input_indices(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.vertex_inputs.keys().copied()
     }
 
     /// The `IN` indices the state sets for some lane, ascending.

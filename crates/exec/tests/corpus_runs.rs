@@ -16,8 +16,9 @@ use support::compare::same;
 use support::corpus::corpus_files;
 
 /// A state of 8 invocations with pseudo-random inputs 0..16 and constants
-/// 0..64, and a texture on units 0..4.
-fn random_state(seed: &mut u64) -> String {
+/// 0..64, and a texture on units 0..4; for a geometry shader also inputs
+/// 0..16 of vertices 0..6 (a triangle with adjacency), each its own.
+fn random_state(seed: &mut u64, geometry: bool) -> String {
     let mut next = || {
         *seed ^= *seed << 13;
         *seed ^= *seed >> 7;
@@ -28,6 +29,13 @@ fn random_state(seed: &mut u64) -> String {
     for i in 0..16 {
         for lane in 0..8 {
             s += &format!("input {i} {lane} {} {} {} {}\n", next(), next(), next(), next());
+        }
+    }
+    for vertex in 0..6 {
+        for i in (0..16).filter(|_| geometry) {
+            for lane in 0..8 {
+                s += &format!("vinput {vertex} {i} {lane} {} {} {} {}\n", next(), next(), next(), next());
+            }
         }
     }
     for i in 0..64 {
@@ -45,6 +53,10 @@ fn corpus_shaders_run_without_panicking() {
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let (mut ran, mut unsupported, mut budget, mut not_built) = (0, 0, 0, 0);
     let (mut same_after_emission, mut differ) = (0, Vec::new());
+    // Geometry shaders: how many there are, how many ran, and the vertices
+    // they emitted in all.
+    let (mut geometry_shaders, mut geometry_ran, mut vertices) = (0, 0, 0u64);
+    let mut geometry_unsupported = Vec::new();
     for path in &paths {
         let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
         let Ok(shader) = tgsi::parse(&text) else { continue };
@@ -52,12 +64,24 @@ fn corpus_shaders_run_without_panicking() {
             not_built += 1;
             continue;
         };
-        let state = State::parse(&random_state(&mut seed)).unwrap();
+        let geometry = module.processor == tgsi::Processor::Geometry;
+        let state = State::parse(&random_state(&mut seed, geometry)).unwrap();
         let options = RunOptions { step_budget: 200_000, lanes: 8, ..RunOptions::default() };
+        geometry_shaders += u32::from(geometry);
         match exec::run(&module, &state, &options) {
             Ok(out) => {
                 assert_eq!(out.invocations(), 8);
                 ran += 1;
+                if geometry {
+                    geometry_ran += 1;
+                    for lane in 0..8 {
+                        vertices += out
+                            .streams(lane)
+                            .filter_map(|s| out.emitted(lane, s))
+                            .map(|e| e.vertices() as u64)
+                            .sum::<u64>();
+                    }
+                }
                 let emitted_text = tgsi::print(&ir::to_tgsi(&module).unwrap(), tgsi::Style::Exact);
                 let emitted = ir::from_tgsi(&tgsi::parse(&emitted_text).unwrap()).unwrap();
                 match exec::run(&emitted, &state, &options) {
@@ -66,7 +90,12 @@ fn corpus_shaders_run_without_panicking() {
                     Err(e) => differ.push(format!("{}: {e}", path.display())),
                 }
             }
-            Err(ExecError::Unsupported(_) | ExecError::UnsupportedAlu { .. }) => unsupported += 1,
+            Err(e @ (ExecError::Unsupported(_) | ExecError::UnsupportedAlu { .. })) => {
+                unsupported += 1;
+                if geometry {
+                    geometry_unsupported.push(format!("{}: {e}", path.display()));
+                }
+            }
             Err(ExecError::StepBudget(_)) => budget += 1,
             Err(e) => panic!("{}: {e}", path.display()),
         }
@@ -75,5 +104,8 @@ fn corpus_shaders_run_without_panicking() {
         "corpus: {ran} of {} shaders ran; {unsupported} use what is not executed yet; {budget} did not finish; {not_built} have no IR; {same_after_emission} give the same outputs after emission",
         paths.len()
     );
+    eprintln!("corpus: {geometry_ran} of {geometry_shaders} geometry shaders ran, emitting {vertices} vertices");
+    assert!(geometry_unsupported.is_empty(), "geometry shaders that do not run:\n{}", geometry_unsupported.join("\n"));
+    assert!(geometry_ran == 0 || vertices > 0, "geometry shaders ran but emitted nothing");
     assert!(differ.is_empty(), "emission changed the outputs of:\n{}", differ.join("\n"));
 }

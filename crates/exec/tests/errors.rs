@@ -3,7 +3,7 @@
 
 use exec::{Outputs, State, StateErrorKind};
 
-const KNOWN: &str = "`invocations`, `const`, `input`, `texsize`, `texel`, `sampler` or `sysval`";
+const KNOWN: &str = "`invocations`, `const`, `input`, `vinput`, `texsize`, `texel`, `sampler` or `sysval`";
 
 /// (input, expected message, line, column)
 fn state_cases() -> Vec<(&'static str, String, usize, usize)> {
@@ -28,6 +28,43 @@ fn state_cases() -> Vec<(&'static str, String, usize, usize)> {
             "`input` takes 6 operands (input INDEX LANE x y z w), found 7".into(),
             2,
             19,
+        ),
+        (
+            "invocations 4\nvinput 0 0 1 2 3 4\n",
+            "`vinput` takes 7 operands (vinput VERTEX INDEX LANE x y z w), found 6".into(),
+            2,
+            1,
+        ),
+        (
+            "invocations 4\nvinput 0 0 0 1 2 3 4 5\n",
+            "`vinput` takes 7 operands (vinput VERTEX INDEX LANE x y z w), found 8".into(),
+            2,
+            22,
+        ),
+        (
+            "invocations 4\nvinput x 0 0 1 2 3 4\n",
+            "expected an input vertex (a decimal integer), found `x`".into(),
+            2,
+            8,
+        ),
+        (
+            "invocations 4\nvinput 0 -1 0 1 2 3 4\n",
+            "expected an input index (a decimal integer), found `-1`".into(),
+            2,
+            10,
+        ),
+        (
+            "invocations 4\nvinput 0 0 4 1 2 3 4\n",
+            "lane 4 is out of range (`invocations 4` allows lanes 0 to 3)".into(),
+            2,
+            12,
+        ),
+        ("invocations 4\nvinput 2 0 * 1 2 q 4\n", value_msg("q"), 2, 18),
+        (
+            "vinput 0 0 * 1 2 3 4\ninvocations 4\n",
+            "`vinput` comes before `invocations`: the number of invocations must be set first".into(),
+            1,
+            1,
         ),
         ("invocations 4\ntexsize 0 4\n", "`texsize` takes 3 operands (texsize UNIT W H), found 2".into(), 2, 1),
         (
@@ -252,7 +289,7 @@ fn render_matches_the_tgsi_parser_style() {
 
 /// (input, expected message, line, column)
 const OUTPUT_CASES: &[(&str, &str, usize, usize)] = &[
-    ("out 0 0 0 0 0 0\n", "unknown directive `out` (expected `output` or `kill`)", 1, 1),
+    ("out 0 0 0 0 0 0\n", "unknown directive `out` (expected `output`, `emit`, `endprim` or `kill`)", 1, 1),
     ("output 0 0 0 0 0\n", "`output` takes 6 operands (output INDEX LANE x y z w), found 5", 1, 1),
     ("kill\n", "`kill` takes 1 operand (kill LANE), found 0", 1, 1),
     ("kill 1 2\n", "`kill` takes 1 operand (kill LANE), found 2", 1, 8),
@@ -265,6 +302,21 @@ const OUTPUT_CASES: &[(&str, &str, usize, usize)] = &[
     ("output 0 0 0 0 0 0\noutput 0 1 0 0 0 0\noutput 1 0 0 0 0 0\n", "output 1 is given for some lanes but not for lane 1", 3, 8),
     ("output 3 0 0 0 0 0\nkill 1\n", "output 3 is given for some lanes but not for lane 1", 1, 8),
     ("output 3 1 0 0 0 0\n", "output 3 is given for some lanes but not for lane 0", 1, 8),
+    ("output 0 0 0 0 0 0\nemit 0 0 0 0 1 2 3\n", "`emit` takes 8 operands (emit LANE STREAM VERTEX INDEX x y z w), found 7", 2, 1),
+    ("output 0 0 0 0 0 0\nendprim 0 0\n", "`endprim` takes 3 operands (endprim LANE STREAM COUNT), found 2", 2, 1),
+    ("output 0 0 0 0 0 0\nendprim 0 0 1 2\n", "`endprim` takes 3 operands (endprim LANE STREAM COUNT), found 4", 2, 15),
+    ("output 0 0 0 0 0 0\nemit 0 4 0 0 1 2 3 4\n", "a vertex stream 4 is too large (at most 3)", 2, 8),
+    ("output 0 0 0 0 0 0\nemit 0 0 1024 0 1 2 3 4\n", "a vertex 1024 is too large (at most 1023)", 2, 10),
+    ("output 0 0 0 0 0 0\nemit 0 0 x 0 1 2 3 4\n", "expected a vertex (a decimal integer), found `x`", 2, 10),
+    ("output 0 0 0 0 0 0\nemit 0 0 0 0 1 2 3 zz\n", "expected a value (a decimal float such as `1.5`, `-2`, `1e-3`, `inf`, `nan`, or raw bits `0xXXXXXXXX`), found `zz`", 2, 20),
+    ("output 0 0 0 0 0 0\nendprim 0 0 1025\n", "a vertex count 1025 is too large (at most 1024)", 2, 13),
+    ("output 0 0 0 0 0 0\nendprim 0 * 1\n", "expected a vertex stream (a decimal integer), found `*`", 2, 11),
+    ("output 0 0 0 0 0 0\nemit 0 0 0 0 1 2 3 4\nemit 0 0 0 0 1 2 3 4\n", "output 0 of vertex 0 of lane 0 on stream 0 is given twice (first on line 2)", 3, 1),
+    ("output 0 0 0 0 0 0\nemit 0 0 0 1 1 2 3 4\n", "`emit` gives output 1, which no `output` line gives", 2, 12),
+    ("output 0 0 0 0 0 0\noutput 1 0 0 0 0 0\nemit 0 1 0 1 1 2 3 4\n", "vertex 0 of lane 0 on stream 1 lacks output 0", 3, 6),
+    ("output 0 0 0 0 0 0\nemit 0 0 1 0 1 2 3 4\n", "vertex 0 of lane 0 on stream 0 lacks output 0", 2, 6),
+    ("output 0 0 0 0 0 0\nendprim 0 2 1\nemit 0 2 0 0 1 2 3 4\nendprim 0 2 2\n", "vertex 1 of lane 0 on stream 2 lacks output 0", 2, 9),
+    ("output 0 0 0 0 0 0\nemit 1 0 0 0 1 2 3 4\n", "output 0 is given for some lanes but not for lane 1", 1, 8),
 ];
 
 #[test]

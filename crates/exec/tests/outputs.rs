@@ -57,3 +57,73 @@ fn no_outputs() {
     assert_eq!(empty.write(), "");
     assert_eq!(Outputs::new(4, []).write(), "");
 }
+
+#[test]
+fn emitted_vertices_write_after_their_lanes_outputs_and_read_back() {
+    let mut o = Outputs::new(3, [0, 2]);
+    *o.get_mut(2, 0).unwrap() = [1, 2, 3, 4];
+    assert!(o.emit(0, 1, &[[5, 6, 7, 8], [9, 10, 11, 12]]));
+    assert!(o.end_primitive(0, 1));
+    assert!(o.emit(0, 1, &[[13, 0, 0, 0]]), "a missing register is zero");
+    assert!(o.end_primitive(0, 0), "an end with no vertex before it");
+    assert!(o.emit(2, 3, &[[1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]]), "an extra register is dropped");
+    assert!(o.end_primitive(2, 3));
+    assert!(o.end_primitive(2, 3));
+    assert!(!o.emit(3, 0, &[]), "lane out of range");
+    assert!(!o.emit(0, 4, &[]), "stream out of range");
+    assert!(!o.end_primitive(0, 4));
+    assert!(o.kill(2));
+    let text = o.write();
+    assert_eq!(
+        text,
+        "output 0 0 0x00000000 0x00000000 0x00000000 0x00000000\n\
+         output 2 0 0x00000001 0x00000002 0x00000003 0x00000004\n\
+         endprim 0 0 0\n\
+         emit 0 1 0 0 0x00000005 0x00000006 0x00000007 0x00000008\n\
+         emit 0 1 0 2 0x00000009 0x0000000a 0x0000000b 0x0000000c\n\
+         endprim 0 1 1\n\
+         emit 0 1 1 0 0x0000000d 0x00000000 0x00000000 0x00000000\n\
+         emit 0 1 1 2 0x00000000 0x00000000 0x00000000 0x00000000\n\
+         output 0 1 0x00000000 0x00000000 0x00000000 0x00000000\n\
+         output 2 1 0x00000000 0x00000000 0x00000000 0x00000000\n\
+         output 0 2 0x00000000 0x00000000 0x00000000 0x00000000\n\
+         output 2 2 0x00000000 0x00000000 0x00000000 0x00000000\n\
+         emit 2 3 0 0 0x00000001 0x00000001 0x00000001 0x00000001\n\
+         emit 2 3 0 2 0x00000002 0x00000002 0x00000002 0x00000002\n\
+         endprim 2 3 1\n\
+         endprim 2 3 1\n\
+         kill 2\n"
+    );
+    let back = Outputs::parse(&text).unwrap();
+    assert_eq!(back, o);
+    assert_eq!(back.write(), text);
+    assert_eq!(back.streams(0).collect::<Vec<_>>(), [0, 1]);
+    assert_eq!(back.streams(1).count(), 0);
+    let s = back.emitted(0, 1).unwrap();
+    assert_eq!((s.vertices(), s.primitive_ends()), (2, &[1][..]));
+    assert_eq!(s.vertex(1), Some(&[[13, 0, 0, 0], [0; 4]][..]));
+    assert_eq!(s.vertex(2), None);
+    assert_eq!(back.emitted_output(2, 0, 1, 0), Some([9, 10, 11, 12]));
+    assert_eq!(back.emitted_output(1, 0, 1, 0), None, "undeclared register");
+    assert_eq!(back.emitted(0, 0).unwrap().vertices(), 0);
+    assert!(back.emitted(1, 0).is_none());
+}
+
+#[test]
+fn emit_lines_parse_in_any_order() {
+    let shuffled = "endprim 0 0 2\nemit 0 0 1 0 2 0 0 0\noutput 0 0 0 0 0 0\nendprim 0 0 1\nemit 0 0 0 0 1 0 0 0\n";
+    let o = Outputs::parse(shuffled).unwrap();
+    assert_eq!(o.emitted(0, 0).unwrap().primitive_ends(), [1, 2]);
+    assert_eq!(
+        o.write(),
+        "output 0 0 0x00000000 0x00000000 0x00000000 0x00000000\n\
+         emit 0 0 0 0 0x3f800000 0x00000000 0x00000000 0x00000000\n\
+         endprim 0 0 1\n\
+         emit 0 0 1 0 0x40000000 0x00000000 0x00000000 0x00000000\n\
+         endprim 0 0 2\n"
+    );
+    // Without OUT registers vertices have no lines; `endprim` still counts them.
+    let o = Outputs::parse("endprim 1 0 3\n").unwrap();
+    assert_eq!((o.invocations(), o.emitted(1, 0).unwrap().vertices()), (2, 3));
+    assert_eq!(o.write(), "endprim 1 0 3\n");
+}

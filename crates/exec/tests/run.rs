@@ -182,3 +182,13 @@ fn sample_queries_answer_for_single_sampled_resources() {
     assert_eq!(out.get(1, 0), Some([0, 1, 1, 1]));
     assert_eq!(out.get(2, 0), Some([0, 0, 0, 0]));
 }
+
+#[test]
+fn indirectly_written_outputs_reach_the_results() {
+    let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\nDCL ADDR[0]\n\
+                IMM[0] FLT32 { 3.0, 0.0, 0.0, 0.0 }\n\
+                ARL ADDR[0].x, IN[0].xxxx\nMOV OUT[ADDR[0].x], IMM[0].xxxx\nEND\n";
+    let out = run(text, "invocations 2\ninput 0 0 0 0 0 0\ninput 0 1 1 0 0 0\n");
+    assert_eq!((out.get(0, 0), out.get(1, 0)), (Some([f(3.0); 4]), Some([0; 4])));
+    assert_eq!((out.get(0, 1), out.get(1, 1)), (Some([0; 4]), Some([f(3.0); 4])));
+}

@@ -171,3 +171,33 @@ fn samplers_default_to_nearest_repeat_and_may_come_before_or_after_texsize() {
         State::parse("invocations 1\ntexsize 0 1 1\n").unwrap().texture(0)
     );
 }
+
+#[test]
+fn vertex_inputs_override_per_lane_and_fall_back_to_plain_inputs() {
+    let s = State::parse(
+        "invocations 3\n\
+         input 0 * 1 1 1 1\n\
+         input 0 2 2 2 2 2\n\
+         vinput 1 0 0 9 9 9 9\n\
+         vinput 1 0 * 3 3 3 3\n\
+         vinput 1 0 1 4 4 4 4\n\
+         vinput 2 5 2 0x1 0x2 0x3 0x4 # a register no `input` line sets\n",
+    )
+    .unwrap();
+    let one = v(1.0, 1.0, 1.0, 1.0);
+    // A later `*` line replaces the lane-0 line before it.
+    assert_eq!(s.vertex_input(1, 0, 0), v(3.0, 3.0, 3.0, 3.0));
+    assert_eq!(s.vertex_input(1, 0, 1), v(4.0, 4.0, 4.0, 4.0));
+    assert_eq!(s.vertex_input(1, 0, 2), v(3.0, 3.0, 3.0, 3.0));
+    // No `vinput` for (0, 0): the plain input of each lane.
+    assert_eq!(s.vertex_input(0, 0, 0), one);
+    assert_eq!(s.vertex_input(0, 0, 2), v(2.0, 2.0, 2.0, 2.0));
+    // Set for lane 2 only: the other lanes fall back, to zero here.
+    assert_eq!(s.vertex_input(2, 5, 2), [1, 2, 3, 4]);
+    assert_eq!(s.vertex_input(2, 5, 1), [0; 4]);
+    assert_eq!(s.vertex_input(1, 0, 3), [0; 4], "lanes beyond invocations are zero");
+    assert_eq!(s.vertex_input_indices().collect::<Vec<_>>(), vec![(1, 0), (2, 5)]);
+    // A `vinput` line does not change the 1-D input.
+    assert_eq!(s.input(0, 0), one);
+    assert_eq!(s.input_indices().collect::<Vec<_>>(), vec![0]);
+}
