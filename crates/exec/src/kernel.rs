@@ -1,8 +1,8 @@
-//! Whole-batch loops for the most common ALU operations: one pass over
-//! every lane with no per-lane dispatch, so the compiler can vectorize it.
-//! Each computes exactly what [`crate::scalar::eval`] computes for the same
-//! opcode (a test checks this on random bits); every other operation goes
-//! through `eval` lane by lane.
+//! Whole-batch loops for the ALU operations: for the common ones one pass
+//! over every lane with no per-lane dispatch, so the compiler can vectorize
+//! it; each computes exactly what [`crate::scalar::eval`] computes for the
+//! same opcode (a test checks this on random bits). Every other operation
+//! is [`Kernel::Eval`]: `eval` lane by lane over the same columns.
 
 use tgsi::Opcode;
 
@@ -54,11 +54,27 @@ pub(crate) enum Kernel {
     Usge,
     I2f,
     U2f,
+    Div,
+    Ceil,
+    Trunc,
+    Round,
+    Sgt,
+    Sle,
+    Not,
+    Uarl,
+    Umad,
+    Sqrt,
+    /// Any other operation: [`crate::scalar::eval`] per lane.
+    Eval {
+        opcode: Opcode,
+        chan: u8,
+    },
 }
 
 impl Kernel {
-    /// The kernel for `opcode` with `args` operands, if it has one.
-    pub fn of(opcode: Opcode, args: usize) -> Option<Kernel> {
+    /// The kernel for `opcode` on channel `chan` with `args` operands;
+    /// `None` when the scalar semantics do not cover it.
+    pub fn of(opcode: Opcode, chan: u8, args: usize) -> Option<Kernel> {
         use Opcode::*;
         Some(match (opcode, args) {
             (Add, 2) => Kernel::Add,
@@ -105,6 +121,21 @@ impl Kernel {
             (Usge, 2) => Kernel::Usge,
             (I2f, 1) => Kernel::I2f,
             (U2f, 1) => Kernel::U2f,
+            (Div, 2) => Kernel::Div,
+            (Ceil, 1) => Kernel::Ceil,
+            (Trunc, 1) => Kernel::Trunc,
+            (Round, 1) => Kernel::Round,
+            (Sgt, 2) => Kernel::Sgt,
+            (Sle, 2) => Kernel::Sle,
+            (Not, 1) => Kernel::Not,
+            (Uarl, 1) => Kernel::Uarl,
+            (Umad, 3) => Kernel::Umad,
+            (Sqrt, 1) => Kernel::Sqrt,
+            // `eval` covers an operation for every value or for none: try
+            // it once on zeros.
+            _ if args <= MAX_ARGS && crate::scalar::eval(opcode, chan, &[0; MAX_ARGS][..args]).is_some() => {
+                Kernel::Eval { opcode, chan }
+            }
             _ => return None,
         })
     }
@@ -171,9 +202,33 @@ impl Kernel {
             Kernel::Usge => map2(out, a, |x, y| mask(u(x) >= u(y))),
             Kernel::I2f => map1(out, a, |x| b(i(x) as f32)),
             Kernel::U2f => map1(out, a, |x| b(u(x) as f32)),
+            Kernel::Div => map2(out, a, |x, y| b(f(x) / f(y))),
+            Kernel::Ceil => map1(out, a, |x| b(f(x).ceil())),
+            Kernel::Trunc => map1(out, a, |x| b(f(x).trunc())),
+            Kernel::Round => map1(out, a, |x| b(f(x).round_ties_even())),
+            Kernel::Sgt => map2(out, a, |x, y| one_if(f(x) > f(y))),
+            Kernel::Sle => map2(out, a, |x, y| one_if(f(x) <= f(y))),
+            Kernel::Not => map1(out, a, |x| !u(x) as u64),
+            Kernel::Uarl => map1(out, a, |x| u(x) as u64),
+            Kernel::Umad => map3(out, a, |x, y, z| u(x).wrapping_mul(u(y)).wrapping_add(u(z)) as u64),
+            Kernel::Sqrt => map1(out, a, |x| b(f(x).sqrt())),
+            Kernel::Eval { opcode, chan } => {
+                let mut args = [0u64; MAX_ARGS];
+                let n = a.len().min(MAX_ARGS);
+                for (l, o) in out.iter_mut().enumerate() {
+                    for (arg, column) in args.iter_mut().zip(&a[..n]) {
+                        *arg = column.get(l).copied().unwrap_or(0);
+                    }
+                    // `of` checked that `eval` covers the operation.
+                    *o = crate::scalar::eval(opcode, chan, &args[..n]).unwrap_or(0);
+                }
+            }
         }
     }
 }
+
+/// The most operands an ALU operation may have here (DP4 has 8).
+pub(crate) const MAX_ARGS: usize = 12;
 
 fn map1(out: &mut [u64], a: &[&[u64]], op: impl Fn(u64) -> u64) {
     for (o, &x) in out.iter_mut().zip(a[0]) {
@@ -264,9 +319,20 @@ mod tests {
             (Usge, 2),
             (I2f, 1),
             (U2f, 1),
+            (Div, 2),
+            (Ceil, 1),
+            (Trunc, 1),
+            (Round, 1),
+            (Sgt, 2),
+            (Sle, 2),
+            (Not, 1),
+            (Uarl, 1),
+            (Umad, 3),
+            (Sqrt, 1),
         ];
         for (op, args) in ops {
-            let kernel = Kernel::of(op, args).unwrap();
+            let kernel = Kernel::of(op, 0, args).unwrap();
+            assert!(!matches!(kernel, Kernel::Eval { .. }), "{op:?} has a loop of its own");
             for _ in 0..200 {
                 let cols: Vec<Vec<u64>> = (0..args).map(|_| values(&mut seed, 64)).collect();
                 let refs: Vec<&[u64]> = cols.iter().map(Vec::as_slice).collect();

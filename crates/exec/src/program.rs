@@ -80,13 +80,11 @@ pub(crate) enum Deriv {
 pub(crate) enum Step {
     Alu {
         dst: u32,
-        opcode: Opcode,
-        chan: u8,
         args: SmallVec<[Arg; 4]>,
         src_ty: OperandType,
         sat: Option<OperandType>,
-        /// The batch loop computing it, when there is one.
-        kernel: Option<Kernel>,
+        /// The batch loop computing it.
+        kernel: Kernel,
     },
     Deriv {
         dst: u32,
@@ -381,14 +379,15 @@ fn compile_inst(
                 let a = data.args.first().ok_or_else(|| ExecError::Malformed(format!("{inst} lacks its operand")))?;
                 Step::Deriv { dst: need_dst()?, arg: Arg::new(a), kind, sat: data.saturate }
             } else {
+                let n = data.args.len();
+                let kernel = Kernel::of(*opcode, *chan, n)
+                    .ok_or(ExecError::UnsupportedAlu { opcode: info.name, chan: *chan, args: n })?;
                 Step::Alu {
                     dst: need_dst()?,
-                    opcode: *opcode,
-                    chan: *chan,
                     args: data.args.iter().map(Arg::new).collect(),
                     src_ty: info.src_type,
                     sat: data.saturate.then_some(info.dst_type),
-                    kernel: Kernel::of(*opcode, data.args.len()),
+                    kernel,
                 }
             }
         }

@@ -13,12 +13,13 @@ use std::collections::BTreeMap;
 
 use ir::function::{Module, Node, Region};
 use ir::EntityRef;
-use tgsi::{File, Opcode, OperandType, Processor};
+use tgsi::{File, OperandType, Processor};
 
 use rayon::prelude::*;
 
 use crate::env::Env;
 use crate::geometry::{Emitted, Emitter};
+use crate::kernel::MAX_ARGS;
 use crate::program::{Arg, Deriv, Fill, Program, Step};
 use crate::sampler;
 use crate::scalar;
@@ -253,7 +254,7 @@ struct Batch<'a> {
     budget: u64,
     /// Phi copies' sources, read before any is written.
     scratch: Vec<u64>,
-    /// Batch loops' operands with modifiers applied (8 columns).
+    /// Batch loops' operands with modifiers applied (`MAX_ARGS` columns).
     modified: Vec<u64>,
     /// Batch loops' results, before the masked write.
     out: Vec<u64>,
@@ -276,7 +277,7 @@ impl<'a> Batch<'a> {
         for &slot in &program.cleared {
             scratch.slots[slot as usize * w..(slot as usize + 1) * w].fill(0);
         }
-        scratch.modified.resize(8 * w, 0);
+        scratch.modified.resize(MAX_ARGS * w, 0);
         scratch.out.resize(w, 0);
         scratch.breaks.clear();
         scratch.continues.clear();
@@ -452,10 +453,12 @@ impl<'a> Batch<'a> {
         self.count(steps.len() as u64)?;
         for step in steps {
             match step {
-                Step::Alu { dst, args, src_ty, sat, kernel: Some(kernel), .. } => {
+                Step::Alu { dst, args, src_ty, sat, kernel } => {
                     let w = self.w;
                     // Operands with modifiers are rewritten into a scratch
-                    // column; the others are read in place.
+                    // column; the others are read in place. Every lane is
+                    // computed (the operations are pure), then the active
+                    // ones written.
                     let (slots, modified, out) = (&mut self.slots, &mut self.modified, &mut self.out);
                     for (i, a) in args.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
                         let at = a.slot as usize * w;
@@ -464,7 +467,7 @@ impl<'a> Batch<'a> {
                         }
                     }
                     {
-                        let mut columns: [&[u64]; 8] = [&[]; 8];
+                        let mut columns: [&[u64]; MAX_ARGS] = [&[]; MAX_ARGS];
                         for ((i, a), column) in args.iter().enumerate().zip(&mut columns) {
                             *column = if a.neg || a.abs {
                                 &modified[i * w..(i + 1) * w]
@@ -473,36 +476,20 @@ impl<'a> Batch<'a> {
                                 &slots[at..at + w]
                             };
                         }
-                        kernel.run(&columns[..args.len().min(8)], &mut out[..w]);
+                        kernel.run(&columns[..args.len().min(MAX_ARGS)], &mut out[..w]);
                     }
                     if let Some(ty) = sat {
                         out[..w].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v));
                     }
-                    let at = *dst as usize * w;
+                    let column = &mut slots[*dst as usize * w..(*dst as usize + 1) * w];
                     if active == full(w) {
-                        slots[at..at + w].copy_from_slice(&out[..w]);
+                        column.copy_from_slice(&out[..w]);
                     } else {
-                        for l in (0..w).filter(|l| active & (1 << l) != 0) {
-                            slots[at + l] = out[l];
+                        for (l, (v, &o)) in column.iter_mut().zip(&out[..w]).enumerate() {
+                            if active & (1 << l) != 0 {
+                                *v = o;
+                            }
                         }
-                    }
-                }
-                Step::Alu { dst, opcode, chan, args, src_ty, sat, kernel: None } => {
-                    let mut vals = [0u64; 12];
-                    if args.len() > vals.len() {
-                        return Err(self.unsupported(*opcode, *chan, args.len()));
-                    }
-                    for l in self.lanes(active) {
-                        for (k, a) in args.iter().enumerate() {
-                            vals[k] = self.operand(a, *src_ty, l);
-                        }
-                        let Some(mut v) = scalar::eval(*opcode, *chan, &vals[..args.len()]) else {
-                            return Err(self.unsupported(*opcode, *chan, args.len()));
-                        };
-                        if let Some(ty) = sat {
-                            v = scalar::saturate(*ty, v);
-                        }
-                        self.set(*dst, l, v);
                     }
                 }
                 Step::Deriv { dst, arg, kind, sat } => {
@@ -680,9 +667,5 @@ impl<'a> Batch<'a> {
                 }
             }
         }
-    }
-
-    fn unsupported(&self, opcode: Opcode, chan: u8, args: usize) -> ExecError {
-        ExecError::UnsupportedAlu { opcode: opcode.info().name, chan, args }
     }
 }

@@ -169,12 +169,25 @@ impl PerLane {
     }
 }
 
+/// Texels by position: row-major in an array for textures up to
+/// [`DENSE_TEXELS`] texels, since sampling reads them per lane; sparse
+/// above that, so that a large `texsize` alone allocates nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Texels {
+    Dense(Vec<[u32; 4]>),
+    /// By (row, column).
+    Sparse(BTreeMap<(u32, u32), [u32; 4]>),
+}
+
+/// The largest texture kept as an array (1 MiB of texels).
+const DENSE_TEXELS: u32 = 1 << 16;
+
 /// A 2D texture of one level: its size and the texels the state sets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Texture {
     width: u32,
     height: u32,
-    texels: BTreeMap<(u32, u32), [u32; 4]>,
+    texels: Texels,
     // A copy of the unit's sampler so that sampling, done per lane, needs
     // one lookup.
     sampler: Sampler,
@@ -194,7 +207,13 @@ impl Texture {
     /// The texel at column `x`, row `y` as four channels of bits; zero when
     /// the state does not set it or it lies outside the texture.
     pub fn texel(&self, x: u32, y: u32) -> [u32; 4] {
-        self.texels.get(&(y, x)).copied().unwrap_or_default()
+        match &self.texels {
+            Texels::Dense(texels) if x < self.width => {
+                texels.get(y as usize * self.width as usize + x as usize).copied().unwrap_or_default()
+            }
+            Texels::Dense(_) => [0; 4],
+            Texels::Sparse(texels) => texels.get(&(y, x)).copied().unwrap_or_default(),
+        }
     }
 
     /// The sampler of the texture's unit: what its `sampler` line says, or
@@ -268,7 +287,12 @@ impl State {
                     }
                     texsize_lines.insert(unit, head.line);
                     let sampler = state.sampler(unit);
-                    state.textures.insert(unit, Texture { width, height, texels: BTreeMap::new(), sampler });
+                    let texels = if width * height <= DENSE_TEXELS {
+                        Texels::Dense(vec![[0; 4]; (width * height) as usize])
+                    } else {
+                        Texels::Sparse(BTreeMap::new())
+                    };
+                    state.textures.insert(unit, Texture { width, height, texels, sampler });
                 }
                 "sampler" => {
                     expect_operands(&tokens, "sampler", "UNIT FILTER WRAP", 3)?;
@@ -314,7 +338,12 @@ impl State {
                         return Err(at.error(StateErrorKind::TexelOutside { unit, x, y, width, height }));
                     }
                     let value = vec4(&ops[3..])?;
-                    texture.texels.insert((y, x), value);
+                    match &mut texture.texels {
+                        Texels::Dense(texels) => texels[(y * texture.width + x) as usize] = value,
+                        Texels::Sparse(texels) => {
+                            texels.insert((y, x), value);
+                        }
+                    }
                 }
                 "sysval" => {
                     expect_operands(&tokens, "sysval", "NAME LANE x y z w", 6)?;
@@ -454,10 +483,14 @@ mod tests {
 
     #[test]
     fn texels_are_keyed_by_column_then_row() {
-        let s = State::parse("invocations 1\ntexsize 0 3 2\ntexel 0 2 1 1 2 3 4\n").unwrap();
-        let t = s.texture(0).unwrap();
-        assert_eq!(t.texel(2, 1), [0x3f80_0000, 0x4000_0000, 0x4040_0000, 0x4080_0000]);
-        assert_eq!(t.texel(1, 2), [0; 4]);
+        // Small textures are dense, large ones sparse: both read the same.
+        for (w, h) in [(3, 2), (8192, 2)] {
+            let s = State::parse(&format!("invocations 1\ntexsize 0 {w} {h}\ntexel 0 2 1 1 2 3 4\n")).unwrap();
+            let t = s.texture(0).unwrap();
+            assert_eq!(matches!(t.texels, Texels::Dense(_)), w * h <= DENSE_TEXELS);
+            assert_eq!(t.texel(2, 1), [0x3f80_0000, 0x4000_0000, 0x4040_0000, 0x4080_0000]);
+            assert_eq!((t.texel(1, 2), t.texel(1, 1), t.texel(w, 0)), ([0; 4], [0; 4], [0; 4]));
+        }
     }
 
     #[test]
