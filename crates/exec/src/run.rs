@@ -139,7 +139,11 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     };
     let batches = (0..n).step_by(w).zip(value_chunks.into_iter().zip(killed.chunks_mut(w)));
     match options.threads {
-        1 => batches.map(run_batch).collect::<Result<(), _>>()?,
+        1 => {
+            for batch in batches {
+                run_batch(batch)?;
+            }
+        }
         0 => batches.collect::<Vec<_>>().into_par_iter().map(run_batch).collect::<Result<(), _>>()?,
         t => {
             let batches: Vec<_> = batches.collect();
