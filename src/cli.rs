@@ -63,12 +63,9 @@ pub struct OptArgs {
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
 
-    /// The passes to run, in order, separated by commas (`--passes=a,b`).
-    /// Empty (the default) runs none: the shader only goes through SSA
-    /// construction and emission. An unknown name is a usage error that
-    /// lists the known passes.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub passes: Vec<String>,
+    /// Which passes to run.
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
 
     /// What to write: TGSI text, the IR's text form, Mesa's tokens as hex
     /// words, or the control-flow graph in Graphviz's dot language.
@@ -90,9 +87,96 @@ pub struct OptArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Verify the IR after every pass, not only after SSA construction.
+    /// Verify the IR after every pass, not only after SSA construction; a
+    /// failure names the pass.
     #[arg(long)]
     pub verify_each: bool,
+
+    /// Print the module (to standard error) after every pass.
+    #[arg(long)]
+    pub print_after_all: bool,
+
+    /// Print the module (to standard error) before every run of pass P;
+    /// repeat the flag or separate names with commas for more.
+    #[arg(long, value_name = "P", value_delimiter = ',')]
+    pub print_before: Vec<String>,
+
+    /// Print the module (to standard error) after every run of pass P;
+    /// repeat the flag or separate names with commas for more.
+    #[arg(long, value_name = "P", value_delimiter = ',')]
+    pub print_after: Vec<String>,
+
+    /// How --print-* flags print the module: the IR's text form, or TGSI
+    /// emitted from it.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = PrintFormat::Ir)]
+    pub print_format: PrintFormat,
+
+    /// Print a table of the time each pass took, and its share of the total,
+    /// to standard error.
+    #[arg(long)]
+    pub time_passes: bool,
+
+    /// Print each pass's counters (values removed, ...) summed over its runs,
+    /// to standard error.
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Print every pass's name and description, and exit.
+    #[arg(long)]
+    pub list_passes: bool,
+}
+
+/// Which passes to run: `--passes=LIST` or an optimization level.
+#[derive(Debug, Args, Default)]
+pub struct PipelineArgs {
+    /// The passes to run, in order, separated by commas (`--passes=a,b`).
+    /// Empty (the default) runs none: the shader only goes through SSA
+    /// construction and emission. An unknown name is a usage error that
+    /// lists the known passes.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', conflicts_with = "opt_level")]
+    pub passes: Vec<String>,
+
+    /// The optimization level, also written `-O0`, `-O1` and `-O` (= `-O1`):
+    /// 0 runs no pass; 1 runs constfold, dce, coalesce, dce (those that
+    /// exist: `dce` today) again and again until nothing changes.
+    #[arg(long, value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=1))]
+    pub opt_level: Option<u8>,
+}
+
+impl PipelineArgs {
+    /// The pipeline the flags ask for (an unknown pass is an error).
+    pub fn pipeline(&self) -> Result<passes::Pipeline, passes::UnknownPass> {
+        match self.opt_level {
+            Some(level) => Ok(passes::Pipeline::opt_level(level)),
+            None => passes::Pipeline::named(&self.passes),
+        }
+    }
+}
+
+/// Rewrites `-O`, `-O0` and `-O1` (before any `--`) as `--opt-level=N`:
+/// clap has no multi-letter short flags, and an `-O` taking an optional
+/// value would swallow a following file name.
+pub fn normalize_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    let mut options_end = false;
+    for arg in args {
+        if !options_end {
+            match arg.to_str() {
+                Some("--") => options_end = true,
+                Some("-O" | "-O1") => {
+                    out.push("--opt-level=1".into());
+                    continue;
+                }
+                Some("-O0") => {
+                    out.push("--opt-level=0".into());
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        out.push(arg);
+    }
+    out
 }
 
 /// Arguments of `tgsi-opt run`.
@@ -121,6 +205,10 @@ pub struct RunArgs {
     /// words.
     #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub input_format: Format,
+
+    /// Passes to run on the shader's IR before executing it.
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
 
     /// Write the outputs to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
@@ -152,6 +240,24 @@ pub enum OptEmit {
     /// The control-flow graph in Graphviz's dot language: a node per block,
     /// back edges dashed.
     Dot,
+}
+
+/// How `--print-before`, `--print-after` and `--print-after-all` print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PrintFormat {
+    /// The IR's text form.
+    Ir,
+    /// TGSI text emitted from the IR.
+    Tgsi,
+}
+
+impl From<PrintFormat> for passes::PrintFormat {
+    fn from(f: PrintFormat) -> Self {
+        match f {
+            PrintFormat::Ir => passes::PrintFormat::Ir,
+            PrintFormat::Tgsi => passes::PrintFormat::Tgsi,
+        }
+    }
 }
 
 /// A representation of a shader, on input or output.
@@ -228,12 +334,16 @@ mod tests {
         let cli = Cli::try_parse_from(["tgsi-opt", "opt"]).expect("valid arguments");
         let Command::Opt(args) = cli.command else { panic!("not opt") };
         assert_eq!(args.file, None);
-        assert!(args.passes.is_empty());
+        assert!(args.pipeline.passes.is_empty());
+        assert_eq!(args.pipeline.opt_level, None);
         assert_eq!(args.emit, OptEmit::Tgsi);
         assert_eq!(args.style, TextStyle::Exact);
         assert_eq!(args.input_format, Format::Text);
         assert_eq!(args.output, None);
         assert!(!args.verify_each);
+        assert!(!args.print_after_all && !args.time_passes && !args.stats && !args.list_passes);
+        assert!(args.print_before.is_empty() && args.print_after.is_empty());
+        assert_eq!(args.print_format, PrintFormat::Ir);
     }
 
     #[test]
@@ -249,11 +359,24 @@ mod tests {
             "-o",
             "b.dot",
             "--verify-each",
+            "--print-after-all",
+            "--print-before=x",
+            "--print-after=x,y",
+            "--print-after",
+            "z",
+            "--print-format=tgsi",
+            "--time-passes",
+            "--stats",
+            "--list-passes",
         ])
         .expect("valid arguments");
         let Command::Opt(args) = cli.command else { panic!("not opt") };
         assert_eq!(args.file, Some(PathBuf::from("a.hex")));
-        assert_eq!(args.passes, ["x", "y"]);
+        assert_eq!(args.pipeline.passes, ["x", "y"]);
+        assert!(args.print_after_all && args.time_passes && args.stats && args.list_passes);
+        assert_eq!(args.print_before, ["x"]);
+        assert_eq!(args.print_after, ["x", "y", "z"]);
+        assert_eq!(args.print_format, PrintFormat::Tgsi);
         assert_eq!(args.emit, OptEmit::Dot);
         assert_eq!(args.style, TextStyle::Mesa);
         assert_eq!(args.input_format, Format::Tokens);
@@ -265,7 +388,37 @@ mod tests {
     fn empty_pass_list() {
         let cli = Cli::try_parse_from(["tgsi-opt", "opt", "--passes="]).expect("valid arguments");
         let Command::Opt(args) = cli.command else { panic!("not opt") };
-        assert!(args.passes.iter().all(String::is_empty), "{:?}", args.passes);
+        assert!(args.pipeline.passes.iter().all(String::is_empty), "{:?}", args.pipeline.passes);
+    }
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(normalize_args(args.iter().map(std::ffi::OsString::from)))
+    }
+
+    #[test]
+    fn optimization_levels() {
+        for (flag, level) in [("-O", 1), ("-O0", 0), ("-O1", 1), ("--opt-level=0", 0)] {
+            for args in [&["tgsi-opt", "opt", flag, "a.tgsi"][..], &["tgsi-opt", "opt", "a.tgsi", flag]] {
+                let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+                let Command::Opt(opt) = cli.command else { panic!("not opt") };
+                assert_eq!(opt.pipeline.opt_level, Some(level), "{args:?}");
+                assert_eq!(opt.file, Some(PathBuf::from("a.tgsi")), "{args:?}");
+            }
+        }
+        let cli = parse(&["tgsi-opt", "run", "a.tgsi", "--state", "s", "-O"]).expect("valid");
+        let Command::Run(run) = cli.command else { panic!("not run") };
+        assert_eq!(run.pipeline.opt_level, Some(1));
+        // After `--`, `-O` is a file name.
+        let cli = parse(&["tgsi-opt", "opt", "--", "-O"]).expect("valid");
+        let Command::Opt(opt) = cli.command else { panic!("not opt") };
+        assert_eq!((opt.file, opt.pipeline.opt_level), (Some(PathBuf::from("-O")), None));
+        for bad in [
+            &["tgsi-opt", "opt", "-O2"][..],
+            &["tgsi-opt", "opt", "-O", "--passes=dce"],
+            &["tgsi-opt", "opt", "--opt-level=2"],
+        ] {
+            assert_eq!(parse(bad).map(|_| ()).unwrap_err().exit_code(), 2, "{bad:?}");
+        }
     }
 
     #[test]

@@ -90,7 +90,7 @@ pub enum Failure {
     UnknownPass {
         /// The name given.
         name: String,
-        /// The known names, comma-separated, or `(none yet)`.
+        /// The known names, comma-separated.
         known: String,
     },
 }

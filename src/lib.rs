@@ -4,6 +4,7 @@
 
 pub use exec;
 pub use ir;
+pub use passes;
 pub use tgsi;
 
 pub mod roundtrip;

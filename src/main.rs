@@ -14,7 +14,7 @@ use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     // Usage errors print clap's message and exit with status 2.
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(cli::normalize_args(std::env::args_os()));
     let result = match &cli.command {
         Command::Fmt(args) => commands::fmt::run(args),
         Command::Opt(args) => commands::opt::run(args),

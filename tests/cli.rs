@@ -342,15 +342,113 @@ fn opt_verify_each_and_output_file() {
 fn opt_unknown_pass_is_a_usage_error() {
     let path = example_path("vertex_transform.tgsi");
     let path = path.to_str().expect("UTF-8 path");
-    for passes in ["--passes=dce", "--passes=,constfold"] {
-        let output = run(&["opt", passes, path], b"");
-        assert_eq!(output.status.code(), Some(2), "{passes}");
+    for (args, name) in [
+        (&["--passes=gvn"][..], "gvn"),
+        (&["--passes=dce,constfold"], "constfold"),
+        (&["--passes=,coalesce"], "coalesce"),
+        (&["--print-after=gvn"], "gvn"),
+        (&["--print-before", "licm"], "licm"),
+    ] {
+        let output = run(&[&["opt", path][..], args].concat(), b"");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(output.stdout.is_empty());
-        let name = passes.trim_start_matches("--passes=").trim_start_matches(',');
-        assert_eq!(stderr(&output), format!("error: unknown pass `{name}`; known passes: (none yet)\n"));
+        assert_eq!(stderr(&output), format!("error: unknown pass `{name}`; known passes: dce\n"));
     }
-    for passes in ["--passes=", "--passes=,"] {
+    for passes in ["--passes=", "--passes=,", "--passes=dce", "--passes=dce,,dce"] {
         success(&["opt", passes, path], b"");
+    }
+}
+
+/// A shader with dead code, an empty IF and a dead texture channel.
+const DEAD_CODE: &str = "FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL SAMP[0]
+DCL SVIEW[0], 2D, FLOAT
+DCL TEMP[0..1], LOCAL
+  0: TEX TEMP[0], IN[0], SAMP[0], 2D
+  1: MUL TEMP[1], IN[0], IN[0]
+  2: IF IN[0].xxxx :4
+  3:   ADD TEMP[1], TEMP[1], IN[0]
+  4: ENDIF
+  5: ADD OUT[0], TEMP[0].xxxx, IN[0]
+  6: END
+";
+
+#[test]
+fn opt_runs_dce_by_name_and_level() {
+    let expected = "FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL SAMP[0]
+DCL SVIEW[0], 2D, FLOAT
+DCL TEMP[0], LOCAL
+  0: TEX TEMP[0].x, IN[0], SAMP[0], 2D
+  1: ADD OUT[0], TEMP[0].xxxx, IN[0]
+  2: END
+";
+    for flags in [&["--passes=dce"][..], &["-O"], &["-O1"], &["--opt-level=1"], &["--passes=dce,dce", "--verify-each"]]
+    {
+        assert_eq!(success(&[&["opt"][..], flags].concat(), DEAD_CODE.as_bytes()), expected, "{flags:?}");
+    }
+    // No passes: the IF stays.
+    for flags in [&["-O0"][..], &["--passes="], &[]] {
+        let out = success(&[&["opt"][..], flags].concat(), DEAD_CODE.as_bytes());
+        assert!(out.contains("IF IN[0].xxxx"), "{flags:?}: {out}");
+    }
+    // A level and a list together are a usage error.
+    let output = run(&["opt", "-O", "--passes=dce"], DEAD_CODE.as_bytes());
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
+
+#[test]
+fn opt_lists_passes() {
+    let out = success(&["opt", "--list-passes"], b"");
+    assert!(out.starts_with("dce  Removes values that reach no output or side effect"), "{out}");
+    assert!(out.ends_with("-O1 runs: dce\n"), "{out}");
+}
+
+#[test]
+fn opt_prints_around_passes_on_stderr() {
+    let plain = success(&["opt", "-O"], DEAD_CODE.as_bytes());
+    let output = run(&["opt", "-O", "--print-after-all"], DEAD_CODE.as_bytes());
+    assert!(output.status.success());
+    assert_eq!(stdout(&output), plain, "printing leaves standard output alone");
+    let err = stderr(&output);
+    // -O iterates dce to a fixed point: it runs twice, the second time
+    // changing nothing.
+    assert!(err.starts_with("; *** after dce (iteration 1) ***\nfrag\ninterface:\n"), "{err}");
+    assert!(err.contains("; *** after dce (iteration 2) ***\n"), "{err}");
+
+    let output = run(&["opt", "--passes=dce", "--print-before=dce", "--print-format=tgsi"], DEAD_CODE.as_bytes());
+    let err = stderr(&output);
+    assert!(err.starts_with("; *** before dce (iteration 1) ***\nFRAG\n"), "{err}");
+    assert!(err.contains("IF IN[0].xxxx"), "before dce the IF is there: {err}");
+    let output = run(&["opt", "--passes=dce", "--print-after", "dce", "--print-format=tgsi"], DEAD_CODE.as_bytes());
+    let err = stderr(&output);
+    assert!(err.starts_with("; *** after dce (iteration 1) ***\nFRAG\n"), "{err}");
+    assert!(!err.contains("IF IN[0].xxxx"), "after dce it is gone: {err}");
+    // Nothing printed for a pass that does not run.
+    let output = run(&["opt", "--print-after=dce"], DEAD_CODE.as_bytes());
+    assert!(output.status.success() && output.stderr.is_empty(), "{}", stderr(&output));
+}
+
+#[test]
+fn opt_times_passes_and_counts_statistics() {
+    let output = run(&["opt", "-O", "--time-passes", "--stats"], DEAD_CODE.as_bytes());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), success(&["opt", "-O"], DEAD_CODE.as_bytes()));
+    let err = stderr(&output);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines[0].starts_with("pass ") && lines[0].contains("time (ms)") && lines[0].ends_with("share"), "{err}");
+    assert!(lines[1].starts_with("dce ") && lines[1].ends_with('%'), "{err}");
+    assert!(lines[2].starts_with("total ") && lines[2].ends_with("100.0%"), "{err}");
+    assert_eq!(lines[1].split_whitespace().nth(1), Some("2"), "two runs of dce: {err}");
+    assert_eq!(lines[3], "dce:", "{err}");
+    let stats = &err[err.find("dce:\n").expect("stats")..];
+    for (name, n) in [("values removed", 8), ("phis removed", 4), ("ifs removed", 1), ("texture channels removed", 3)] {
+        let line = stats.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("{name}: {err}"));
+        assert_eq!(line.split_whitespace().last(), Some(n.to_string().as_str()), "{line}");
     }
 }
 
@@ -408,6 +506,15 @@ fn opt_help_documents_every_flag() {
         "--input <FORMAT>",
         "-o, --output <FILE>",
         "--verify-each",
+        "--print-after-all",
+        "--print-before <P>",
+        "--print-after <P>",
+        "--print-format <FORMAT>",
+        "--time-passes",
+        "--stats",
+        "--list-passes",
+        "--opt-level <LEVEL>",
+        "-O0",
         "tgsi",
         "ir",
         "tokens",
@@ -509,4 +616,22 @@ fn bench_reports_speed_and_threads_do_not_change_results() {
     let one = success(&["run", shader, "--state", &state, "--lanes", "4", "--threads", "1"], b"");
     assert_eq!(success(&["run", shader, "--state", &state, "--lanes", "4", "--threads", "2"], b""), one);
     assert_eq!(success(&["run", shader, "--state", &state, "--lanes", "4", "--threads", "0"], b""), one);
+}
+
+#[test]
+fn run_and_bench_take_passes() {
+    let shader = example_path("vertex_transform.tgsi");
+    let state = example_state("vertex_transform.state");
+    let shader = shader.to_str().unwrap();
+    let plain = success(&["run", shader, "--state", &state], b"");
+    for flags in [&["-O"][..], &["--passes=dce"], &["-O0"], &["--passes=dce,dce"]] {
+        assert_eq!(success(&[&["run", shader, "--state", &state][..], flags].concat(), b""), plain, "{flags:?}");
+    }
+    let out = success(&["bench", shader, "--state", &state, "--repeat", "1", "-O"], b"");
+    assert!(out.starts_with("invocations_per_second "), "{out}");
+    let output = run(&["run", shader, "--state", &state, "--passes=gvn"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stderr(&output), "error: unknown pass `gvn`; known passes: dce\n");
+    let help = success(&["run", "--help"], b"");
+    assert!(help.contains("--passes <LIST>") && help.contains("--opt-level <LEVEL>"), "{help}");
 }

@@ -1,37 +1,43 @@
 //! `tgsi-opt opt`: build a shader's SSA IR, run passes over it, and write
 //! the result.
 
+use std::io::Write;
+
 use tgsi::{tokens, Shader, Span};
 
 use crate::cli::{Format, OptArgs, OptEmit};
 use crate::diagnostics::{token_failure, Failure};
 use crate::files::{write_output, Input};
 
-/// A named pass: what `--passes` can list.
-pub struct Pass {
-    /// The name `--passes` uses.
-    pub name: &'static str,
-    /// Rewrites the module in place.
-    pub run: fn(&mut ir::Module),
-}
-
-/// Every pass `--passes` accepts, in the order `unknown pass` errors list
-/// them. The passes come with the passes crate; until then there are none.
-pub fn known_passes() -> &'static [Pass] {
-    &[]
-}
-
 /// Runs `opt`.
 pub fn run(args: &OptArgs) -> Result<(), Failure> {
+    if args.list_passes {
+        return write_output(None, list_passes().as_bytes());
+    }
     // Unknown pass names are usage errors: report them before reading anything.
-    let pipeline = resolve_passes(&args.passes, known_passes())?;
+    let pipeline = args.pipeline.pipeline().map_err(unknown_pass)?;
+    for name in args.print_before.iter().chain(&args.print_after) {
+        if passes::find(name).is_none() {
+            return Err(unknown_pass(passes::UnknownPass { name: name.clone() }));
+        }
+    }
     let input = Input::from_arg(args.file.as_deref());
     let (mut module, _) = build(&input, args.input_format)?;
-    for pass in pipeline {
-        (pass.run)(&mut module);
-        if args.verify_each {
-            verify(&module, &input, &format!("pass `{}`", pass.name))?;
-        }
+    let options = passes::Options {
+        verify_each: args.verify_each,
+        print: passes::PrintOptions {
+            before: args.print_before.clone(),
+            after: args.print_after.clone(),
+            after_all: args.print_after_all,
+            format: args.print_format.into(),
+        },
+    };
+    let report = run_pipeline(&pipeline, &mut module, options, &input)?;
+    if args.time_passes {
+        to_stderr(&report.time_table());
+    }
+    if args.stats {
+        to_stderr(&report.stats_text());
     }
 
     let output = match args.emit {
@@ -47,6 +53,44 @@ pub fn run(args: &OptArgs) -> Result<(), Failure> {
     write_output(args.output.as_deref(), output.as_bytes())
 }
 
+/// What `--list-passes` prints: each registered pass's name and
+/// description, one a line, then the `-O1` pipeline.
+pub fn list_passes() -> String {
+    let width = passes::registry().iter().map(|p| p.name().len()).max().unwrap_or(0);
+    let mut s = String::new();
+    for pass in passes::registry() {
+        s.push_str(&format!("{:<width$}  {}\n", pass.name(), pass.description()));
+    }
+    s.push_str(&format!("-O1 runs: {}\n", passes::Pipeline::o1().names().join(", ")));
+    s
+}
+
+/// Runs `pipeline` over `module` (printed modules go to standard error);
+/// a verifier failure names the pass.
+pub(crate) fn run_pipeline(
+    pipeline: &passes::Pipeline,
+    module: &mut ir::Module,
+    options: passes::Options,
+    input: &Input,
+) -> Result<passes::Report, Failure> {
+    passes::PassManager::new(options).on_print(to_stderr).run(pipeline, module).map_err(|err| match err {
+        passes::RunError::Verify { pass, source } => {
+            Failure::Verify { what: input.describe(), after: format!("pass `{pass}`"), source }
+        }
+    })
+}
+
+/// The usage error for a pass name that is not registered.
+pub(crate) fn unknown_pass(err: passes::UnknownPass) -> Failure {
+    Failure::UnknownPass { name: err.name, known: passes::known_names() }
+}
+
+/// Writes diagnostics text to standard error (nothing more can be done if
+/// it is closed).
+fn to_stderr(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// Reads the input and builds its verified SSA IR: what `opt` and `run`
 /// start from. Also returns the input's instruction count (END excluded).
 pub(crate) fn build(input: &Input, format: Format) -> Result<(ir::Module, usize), Failure> {
@@ -55,25 +99,6 @@ pub(crate) fn build(input: &Input, format: Format) -> Result<(ir::Module, usize)
     verify(&module, input, "SSA construction")?;
     let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count();
     Ok((module, instructions))
-}
-
-/// The passes `names` lists, in order; empty names (`--passes=`, `a,,b`)
-/// are skipped.
-fn resolve_passes<'a>(names: &[String], known: &'a [Pass]) -> Result<Vec<&'a Pass>, Failure> {
-    names
-        .iter()
-        .filter(|name| !name.is_empty())
-        .map(|name| {
-            known.iter().find(|pass| pass.name == name).ok_or_else(|| Failure::UnknownPass {
-                name: name.clone(),
-                known: if known.is_empty() {
-                    "(none yet)".to_string()
-                } else {
-                    known.iter().map(|pass| pass.name).collect::<Vec<_>>().join(", ")
-                },
-            })
-        })
-        .collect()
 }
 
 /// The input text and the span of every item, for locating build errors
@@ -141,30 +166,16 @@ fn emit(module: &ir::Module, input: &Input) -> Result<Shader, Failure> {
 mod tests {
     use super::*;
 
-    fn noop(_: &mut ir::Module) {}
-
-    const PASSES: [Pass; 2] = [Pass { name: "a", run: noop }, Pass { name: "b", run: noop }];
-
-    fn names(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
-
     #[test]
-    fn no_passes_are_known_yet() {
-        assert!(known_passes().is_empty());
-        assert!(resolve_passes(&[], known_passes()).is_ok_and(|p| p.is_empty()));
-        assert!(resolve_passes(&names(&[""]), known_passes()).is_ok_and(|p| p.is_empty()));
-        let Err(err) = resolve_passes(&names(&["dce"]), known_passes()) else { panic!("dce is not known yet") };
-        assert_eq!(err.report(), "error: unknown pass `dce`; known passes: (none yet)\n");
+    fn passes_come_from_the_registry() {
+        let listed = list_passes();
+        for pass in passes::registry() {
+            assert!(listed.contains(&format!("{}  {}", pass.name(), pass.description())), "{listed}");
+        }
+        assert!(listed.ends_with("-O1 runs: dce\n"), "{listed}");
+        let err = unknown_pass(passes::UnknownPass { name: "gvn".into() });
+        assert_eq!(err.report(), "error: unknown pass `gvn`; known passes: dce\n");
         assert_eq!(err.exit_code(), 2);
-    }
-
-    #[test]
-    fn passes_resolve_in_order() {
-        let pipeline = resolve_passes(&names(&["b", "", "a", "b"]), &PASSES).expect("known");
-        assert_eq!(pipeline.iter().map(|p| p.name).collect::<Vec<_>>(), ["b", "a", "b"]);
-        let Err(err) = resolve_passes(&names(&["a", "c"]), &PASSES) else { panic!("c is unknown") };
-        assert_eq!(err.report(), "error: unknown pass `c`; known passes: a, b\n");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crate::cli::{BenchArgs, RunArgs};
-use crate::commands::opt::build;
+use crate::commands::opt::{build, run_pipeline, unknown_pass};
 use crate::diagnostics::Failure;
 use crate::files::{write_output, Input};
 
@@ -18,8 +18,12 @@ struct Prepared {
 }
 
 fn prepare(args: &RunArgs) -> Result<Prepared, Failure> {
+    let pipeline = args.pipeline.pipeline().map_err(unknown_pass)?;
     let input = Input::from_arg(Some(&args.file));
-    let (module, instructions) = build(&input, args.input_format)?;
+    let (mut module, instructions) = build(&input, args.input_format)?;
+    // Always verified: a broken pass must not give plausible wrong outputs.
+    let options = passes::Options { verify_each: true, ..passes::Options::default() };
+    run_pipeline(&pipeline, &mut module, options, &input)?;
     let state_input = Input::from_arg(Some(&args.state));
     let state_text = state_input.read_text()?;
     let state = exec::State::parse(&state_text)

@@ -1,0 +1,562 @@
+//! `dce`: dead code elimination.
+//!
+//! What it removes, repeated until nothing more goes:
+//!
+//! 1. **Dead values.** A mark-and-sweep from the roots: every instruction
+//!    with an effect in a reachable block ([`has_effect`]: output and array
+//!    stores, and whole TGSI instructions that kill, emit, store, do
+//!    atomics, barriers or anything else the opcode table flags, or write
+//!    a resource), and the condition, selector and case values of every
+//!    construct left in the tree. Everything no root reaches through
+//!    operands goes, phis included, so cycles of phis that only feed each
+//!    other go too.
+//! 2. **Code that never runs.** Instructions in blocks the CFG cannot reach
+//!    (after an `IF` whose arms both return, after a loop that never
+//!    breaks) are not roots, so their effects go with them; the blocks stay
+//!    (the tree needs them) but are empty.
+//! 3. **Dead channels of whole instructions.** A texture or sample
+//!    instruction kept whole whose result channels are partly unused loses
+//!    those channels from its writemask. ALU channels are separate values
+//!    already, so their dead channels go with step 1, and emission writes
+//!    only the channels whose values exist.
+//! 4. **Empty structure.** An `IF` whose arms are empty blocks that fall
+//!    through; a `SWITCH` whose cases are empty blocks that fall through or
+//!    break; a loop whose body is one empty block ending in `BRK` (it runs
+//!    once and does nothing). Each goes only when every phi after it gets
+//!    the same value from every way in (then the phi is that value); the
+//!    block after it is merged into the block before it.
+//!
+//! What it keeps: every instruction with an effect in reachable code, and
+//! every loop it cannot show to end without effect. A loop with an empty
+//! body that never breaks hangs, and removing it would make a program that
+//! hangs finish; a counted loop whose counter feeds only its own exit test
+//! would need a termination proof, so it stays too. Volatile memory loads
+//! stay even when unused.
+
+use ir::cfg::Cfg;
+use ir::{Arena, Block, EntityRef, Exit, Function, Inst, InstData, Node, Op, Region, Value};
+use std::collections::HashMap;
+use tgsi::{flags, File, MemoryQualifier};
+
+use crate::{Pass, PassResult, Stats};
+
+/// The `dce` pass; see the module documentation.
+pub struct Dce;
+
+impl Pass for Dce {
+    fn name(&self) -> &'static str {
+        "dce"
+    }
+
+    fn description(&self) -> &'static str {
+        "Removes values that reach no output or side effect, dead phis, code that never runs, \
+         unused texture channels, and empty IFs, SWITCHes and loops that run once"
+    }
+
+    fn run(&self, module: &mut ir::Module) -> PassResult {
+        let counts = eliminate(&mut module.function);
+        PassResult { changed: counts.changed(), stats: counts.stats() }
+    }
+}
+
+/// What one [`eliminate`] removed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Results of removed instructions other than phis.
+    pub values: u64,
+    /// Removed phis (dead, or resolved to their one value).
+    pub phis: u64,
+    /// Instructions with effects removed from blocks that never run.
+    pub unreachable: u64,
+    /// Result channels dropped from texture and sample instructions.
+    pub channels: u64,
+    /// Removed `IF` constructs.
+    pub ifs: u64,
+    /// Removed loops.
+    pub loops: u64,
+    /// Removed `SWITCH` constructs.
+    pub switches: u64,
+    /// Blocks taken out of the tree (the arms, cases and bodies of removed
+    /// constructs, and the blocks after them, merged into the blocks
+    /// before).
+    pub blocks: u64,
+}
+
+impl Counts {
+    /// Whether anything was removed.
+    pub fn changed(&self) -> bool {
+        *self != Counts::default()
+    }
+
+    /// The counters, in a fixed order, zeros included.
+    pub fn stats(&self) -> Stats {
+        let mut s = Stats::default();
+        s.add("values removed", self.values);
+        s.add("phis removed", self.phis);
+        s.add("unreachable effects removed", self.unreachable);
+        s.add("texture channels removed", self.channels);
+        s.add("ifs removed", self.ifs);
+        s.add("loops removed", self.loops);
+        s.add("switches removed", self.switches);
+        s.add("blocks removed", self.blocks);
+        s
+    }
+}
+
+/// Runs dead code elimination on `func` until nothing more goes.
+///
+/// ```
+/// let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+///             IF IN[0].xxxx\n  ADD TEMP[0], IN[0], IN[0]\nENDIF\nMOV OUT[0], IN[0]\nEND\n";
+/// let mut module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+/// let counts = passes::dce::eliminate(&mut module.function);
+/// assert_eq!(counts.ifs, 1);
+/// ir::verify::verify(&module.function).unwrap();
+/// ```
+pub fn eliminate(func: &mut Function) -> Counts {
+    let mut counts = Counts::default();
+    // Each round of structure removal takes at least one construct out of
+    // the finite tree, so this ends.
+    loop {
+        sweep(func, &mut counts);
+        if !remove_structures(func, &mut counts) {
+            break;
+        }
+    }
+    counts
+}
+
+/// Whether an instruction has an effect beyond its results: no pass may
+/// remove it from code that runs.
+pub fn has_effect(data: &InstData) -> bool {
+    match &data.op {
+        Op::StoreOutput { .. } | Op::ArrayStore { .. } => true,
+        Op::Opaque { inst, .. } => {
+            let info = inst.opcode.info();
+            let volatile = inst.memory.is_some_and(|m| m.qualifier & (1 << MemoryQualifier::Volatile.index()) != 0);
+            info.has(flags::SIDE_EFFECT)
+                || info.has(flags::STORE)
+                || info.has(flags::CONTROL_FLOW)
+                || volatile
+                // Kept whole for a reason even though it defines nothing.
+                || data.results.is_empty()
+                || inst.dst.iter().any(|d| !is_value_dst(d.reg.file))
+        }
+        _ => false,
+    }
+}
+
+/// Register files whose destinations are SSA values (the others name
+/// resources: writing them is an effect).
+fn is_value_dst(file: File) -> bool {
+    matches!(file, File::Temporary | File::Output | File::Address)
+}
+
+// ----- mark and sweep -----
+
+fn sweep(func: &mut Function, counts: &mut Counts) {
+    let cfg = Cfg::new(func);
+    let order = func.blocks_in_order();
+    let mut live = vec![false; func.insts.len()];
+    let mut used = vec![false; func.values.len()];
+    let mut work: Vec<Value> = Vec::new();
+    for &b in &order {
+        if !cfg.is_reachable(b) {
+            continue;
+        }
+        let Some(block) = func.blocks.get(b) else { continue };
+        for &inst in &block.insts {
+            let Some(data) = func.insts.get(inst) else { continue };
+            if has_effect(data) {
+                set(&mut live, inst.index());
+                work.extend(data.args.iter().map(|a| a.value));
+            }
+        }
+    }
+    work.extend(construct_uses(&func.body));
+    while let Some(v) = work.pop() {
+        if !set(&mut used, v.index()) {
+            continue;
+        }
+        let Some(def) = func.values.get(v).map(|d| d.def) else { continue };
+        if set(&mut live, def.index()) {
+            if let Some(data) = func.insts.get(def) {
+                work.extend(data.args.iter().map(|a| a.value));
+            }
+        }
+    }
+    for &b in &order {
+        let reachable = cfg.is_reachable(b);
+        let Some(block) = get_mut(&mut func.blocks, b) else { continue };
+        let insts = std::mem::take(&mut block.insts);
+        let mut kept = Vec::with_capacity(insts.len());
+        for inst in insts {
+            if live.get(inst.index()).copied().unwrap_or(true) {
+                kept.push(inst);
+                continue;
+            }
+            let Some(data) = func.insts.get(inst) else { continue };
+            if matches!(data.op, Op::Phi { .. }) {
+                counts.phis += 1;
+            } else if has_effect(data) {
+                debug_assert!(!reachable, "an effect in a reachable block is a root");
+                counts.unreachable += 1;
+            } else {
+                counts.values += data.results.len() as u64;
+            }
+        }
+        if let Some(block) = get_mut(&mut func.blocks, b) {
+            block.insts = kept;
+        }
+    }
+    for &b in &order {
+        let insts = func.blocks.get(b).map(|bd| bd.insts.clone()).unwrap_or_default();
+        for inst in insts {
+            counts.channels += shrink_channels(func, inst, &used);
+        }
+    }
+}
+
+/// Sets `bits[i]`; whether it was clear (out of range counts as set, so
+/// dangling indices are never followed).
+fn set(bits: &mut [bool], i: usize) -> bool {
+    match bits.get_mut(i) {
+        Some(b) if !*b => {
+            *b = true;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The values the constructs of the tree read.
+fn construct_uses(body: &Region) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&Region> = vec![body];
+    while let Some(r) = stack.pop() {
+        for node in r {
+            match node {
+                Node::Block(_) => {}
+                Node::If(n) => {
+                    out.push(n.cond.value);
+                    stack.push(&n.then_region);
+                    stack.push(&n.else_region);
+                }
+                Node::Loop(n) => stack.push(&n.body),
+                Node::Switch(n) => {
+                    out.push(n.selector.value);
+                    for case in &n.cases {
+                        out.extend(case.value.map(|v| v.value));
+                        stack.push(&case.body);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Drops the unused result channels of a texture or sample instruction
+/// kept whole (each destination keeps at least one channel); returns how
+/// many went. Channels of these instructions are independent, so fewer
+/// written channels change none of the others.
+fn shrink_channels(func: &mut Function, inst: Inst, used: &[bool]) -> u64 {
+    let Some(data) = func.insts.get(inst) else { return 0 };
+    let Op::Opaque { inst: template, .. } = &data.op else { return 0 };
+    let info = template.opcode.info();
+    if has_effect(data) || !(info.is_tex() || info.has(flags::SAMPLE)) {
+        return 0;
+    }
+    let is_used = |v: Value| used.get(v.index()).copied().unwrap_or(true);
+    let mut masks = Vec::with_capacity(template.dst.len());
+    let mut kept = smallvec_of(&[]);
+    let mut dropped = Vec::new();
+    let mut next = 0usize;
+    for dst in &template.dst {
+        if !is_value_dst(dst.reg.file) {
+            masks.push(dst.write_mask);
+            continue;
+        }
+        let chans: Vec<u8> = (0..4u8).filter(|c| dst.write_mask & (1 << c) != 0).collect();
+        let Some(vals) = data.results.get(next..next + chans.len()) else { return 0 };
+        next += chans.len();
+        let any_used = vals.iter().any(|&v| is_used(v));
+        let mut mask = dst.write_mask & !0xf;
+        for (&c, &v) in chans.iter().zip(vals) {
+            if is_used(v) || !any_used {
+                mask |= 1 << c;
+                kept.push(v);
+            } else {
+                dropped.push(v);
+            }
+        }
+        masks.push(mask);
+    }
+    if next != data.results.len() || dropped.is_empty() {
+        return 0;
+    }
+    let origin = data.origin;
+    if let Some(data) = get_mut(&mut func.insts, inst) {
+        if let Op::Opaque { inst: template, .. } = &mut data.op {
+            for (dst, mask) in template.dst.iter_mut().zip(masks) {
+                dst.write_mask = mask;
+            }
+        }
+        data.results = kept;
+    }
+    // A dropped value still needs a definition that lists it: an undef
+    // that is placed nowhere (and so is dead).
+    for &v in &dropped {
+        let undef = func.insts.push(InstData {
+            op: Op::Undef,
+            args: Default::default(),
+            results: smallvec_of(&[v]),
+            saturate: false,
+            precise: false,
+            origin,
+        });
+        if let Some(vd) = get_mut(&mut func.values, v) {
+            vd.def = undef;
+        }
+    }
+    dropped.len() as u64
+}
+
+fn smallvec_of(values: &[Value]) -> smallvec::SmallVec<[Value; 1]> {
+    values.iter().copied().collect()
+}
+
+/// The entry of `k`, if `k` is a key of `arena`.
+fn get_mut<K: EntityRef, V>(arena: &mut Arena<K, V>, k: K) -> Option<&mut V> {
+    if arena.contains(k) {
+        Some(&mut arena[k])
+    } else {
+        None
+    }
+}
+
+// ----- empty structure -----
+
+/// Values and blocks replaced while structure is removed: phis by their
+/// one value, merged blocks by the block they were merged into.
+#[derive(Default)]
+struct Rewrites {
+    values: HashMap<Value, Value>,
+    blocks: HashMap<Block, Block>,
+}
+
+impl Rewrites {
+    fn value(&self, mut v: Value) -> Value {
+        // Chains are short; the bound guards against a cycle.
+        for _ in 0..=self.values.len() {
+            match self.values.get(&v) {
+                Some(&w) => v = w,
+                None => break,
+            }
+        }
+        v
+    }
+
+    fn block(&self, mut b: Block) -> Block {
+        for _ in 0..=self.blocks.len() {
+            match self.blocks.get(&b) {
+                Some(&c) => b = c,
+                None => break,
+            }
+        }
+        b
+    }
+}
+
+fn remove_structures(func: &mut Function, counts: &mut Counts) -> bool {
+    let mut body = std::mem::take(&mut func.body);
+    let mut rw = Rewrites::default();
+    let changed = simplify_region(&mut body, func, &mut rw, counts);
+    func.body = body;
+    if changed {
+        apply(func, &rw);
+    }
+    changed
+}
+
+fn simplify_region(region: &mut Region, func: &mut Function, rw: &mut Rewrites, counts: &mut Counts) -> bool {
+    // One recursion per nesting level: grow the stack as needed.
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || simplify_level(region, func, rw, counts))
+}
+
+fn simplify_level(region: &mut Region, func: &mut Function, rw: &mut Rewrites, counts: &mut Counts) -> bool {
+    let mut changed = false;
+    // Inner constructs first: an IF holding only an empty IF is empty once
+    // the inner one is gone.
+    for node in region.iter_mut() {
+        match node {
+            Node::Block(_) => {}
+            Node::If(n) => {
+                changed |= simplify_region(&mut n.then_region, func, rw, counts);
+                changed |= simplify_region(&mut n.else_region, func, rw, counts);
+            }
+            Node::Loop(n) => changed |= simplify_region(&mut n.body, func, rw, counts),
+            Node::Switch(n) => {
+                for case in &mut n.cases {
+                    changed |= simplify_region(&mut case.body, func, rw, counts);
+                }
+            }
+        }
+    }
+    let mut i = 1;
+    while i < region.len() {
+        if try_remove(region, i, func, rw, counts) {
+            changed = true;
+        } else {
+            i += 1;
+        }
+    }
+    changed
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    If,
+    Loop,
+    Switch,
+}
+
+/// Removes `region[i]` when it is an empty construct (see the module
+/// documentation), merging the block after it into the block before it.
+fn try_remove(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewrites, counts: &mut Counts) -> bool {
+    let (Some(Node::Block(bc)), Some(node), Some(Node::Block(bm))) =
+        (region.get(i - 1), region.get(i), region.get(i + 1))
+    else {
+        return false;
+    };
+    let (bc, bm) = (*bc, *bm);
+    let Some((kind, inner_blocks)) = empty_construct(node, func) else { return false };
+    if func.blocks.get(bc).is_none_or(|b| b.exit != Exit::Fallthrough) {
+        return false;
+    }
+    // Every phi after the construct must get one value from every way in.
+    let Some(merge) = func.blocks.get(bm) else { return false };
+    let mut resolved = Vec::new();
+    let mut phis = 0;
+    for &inst in &merge.insts {
+        let Some(data) = func.insts.get(inst) else { return false };
+        if !matches!(data.op, Op::Phi { .. }) {
+            break;
+        }
+        let mut args = data.args.iter().map(|a| rw.value(a.value));
+        let Some(first) = args.next() else { return false };
+        if !args.all(|a| a == first) {
+            return false;
+        }
+        let Some(&result) = data.results.first() else { return false };
+        resolved.push((result, first));
+        phis += 1;
+    }
+    for (phi, value) in resolved {
+        rw.values.insert(phi, value);
+    }
+    let (rest, exit) = match get_mut(&mut func.blocks, bm) {
+        Some(m) => (m.insts.split_off(phis), std::mem::take(&mut m.exit)),
+        None => return false,
+    };
+    if let Some(m) = get_mut(&mut func.blocks, bm) {
+        m.insts.clear();
+    }
+    if let Some(c) = get_mut(&mut func.blocks, bc) {
+        c.insts.extend(rest);
+        c.exit = exit;
+    }
+    rw.blocks.insert(bm, bc);
+    region.drain(i..=i + 1);
+    counts.phis += phis as u64;
+    counts.blocks += inner_blocks + 1;
+    match kind {
+        Kind::If => counts.ifs += 1,
+        Kind::Loop => counts.loops += 1,
+        Kind::Switch => counts.switches += 1,
+    }
+    true
+}
+
+/// The kind of an empty construct and how many blocks it holds; `None`
+/// when it is not empty.
+fn empty_construct(node: &Node, func: &Function) -> Option<(Kind, u64)> {
+    match node {
+        Node::Block(_) => None,
+        Node::If(n) => {
+            let then = empty_blocks(&n.then_region, func)?;
+            let els = empty_blocks(&n.else_region, func)?;
+            let falls = |blocks: &[Exit]| blocks.iter().all(|&e| e == Exit::Fallthrough);
+            (falls(&then) && falls(&els)).then_some((Kind::If, (then.len() + els.len()) as u64))
+        }
+        Node::Loop(n) => {
+            // Runs once: the body is empty and ends in its only exit, a
+            // break (no continue, no latch). Anything else may not end.
+            let body = empty_blocks(&n.body, func)?;
+            let (last, before) = body.split_last()?;
+            (*last == Exit::Break && before.iter().all(|&e| e == Exit::Fallthrough))
+                .then_some((Kind::Loop, body.len() as u64))
+        }
+        Node::Switch(n) => {
+            let mut blocks = 0;
+            for case in &n.cases {
+                let exits = empty_blocks(&case.body, func)?;
+                if !exits.iter().all(|&e| matches!(e, Exit::Fallthrough | Exit::Break)) {
+                    return None;
+                }
+                blocks += exits.len() as u64;
+            }
+            Some((Kind::Switch, blocks))
+        }
+    }
+}
+
+/// The exits of a region's blocks when it holds only blocks without
+/// instructions.
+fn empty_blocks(region: &Region, func: &Function) -> Option<Vec<Exit>> {
+    region
+        .iter()
+        .map(|node| match node {
+            Node::Block(b) => func.blocks.get(*b).filter(|bd| bd.insts.is_empty()).map(|bd| bd.exit),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Applies the rewrites to every operand, phi predecessor and construct
+/// operand.
+fn apply(func: &mut Function, rw: &Rewrites) {
+    for (_, data) in func.insts.iter_mut() {
+        for a in data.args.iter_mut() {
+            a.value = rw.value(a.value);
+        }
+        if let Op::Phi { preds } = &mut data.op {
+            for p in preds.iter_mut() {
+                *p = rw.block(*p);
+            }
+        }
+    }
+    let mut stack: Vec<&mut Region> = vec![&mut func.body];
+    while let Some(r) = stack.pop() {
+        for node in r.iter_mut() {
+            match node {
+                Node::Block(_) => {}
+                Node::If(n) => {
+                    n.cond.value = rw.value(n.cond.value);
+                    stack.push(&mut n.then_region);
+                    stack.push(&mut n.else_region);
+                }
+                Node::Loop(n) => stack.push(&mut n.body),
+                Node::Switch(n) => {
+                    n.selector.value = rw.value(n.selector.value);
+                    for case in &mut n.cases {
+                        if let Some(v) = &mut case.value {
+                            v.value = rw.value(v.value);
+                        }
+                        stack.push(&mut case.body);
+                    }
+                }
+            }
+        }
+    }
+}

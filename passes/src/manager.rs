@@ -1,0 +1,267 @@
+//! The pass manager: runs a [`Pipeline`] with verification, printing,
+//! timing and statistics.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use crate::{Pass, Pipeline, Stats};
+
+/// How printed modules are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PrintFormat {
+    /// The IR's text form ([`ir::print::print_module`]).
+    #[default]
+    Ir,
+    /// TGSI text emitted from the IR ([`ir::to_tgsi`], exact style).
+    Tgsi,
+}
+
+impl PrintFormat {
+    /// `module` in this format. A module that cannot be emitted as TGSI
+    /// prints the emission error instead (printing never fails a run).
+    pub fn render(self, module: &ir::Module) -> String {
+        match self {
+            PrintFormat::Ir => ir::print::print_module(module),
+            PrintFormat::Tgsi => match ir::to_tgsi(module) {
+                Ok(shader) => tgsi::print(&shader, tgsi::Style::Exact),
+                Err(e) => format!("; {e}\n"),
+            },
+        }
+    }
+}
+
+/// Which modules to print, around which passes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PrintOptions {
+    /// Print the module before every run of these passes.
+    pub before: Vec<String>,
+    /// Print the module after every run of these passes.
+    pub after: Vec<String>,
+    /// Print the module after every pass.
+    pub after_all: bool,
+    /// How to print it.
+    pub format: PrintFormat,
+}
+
+impl PrintOptions {
+    fn any(&self) -> bool {
+        self.after_all || !self.before.is_empty() || !self.after.is_empty()
+    }
+}
+
+/// How the manager runs a pipeline.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Run [`ir::verify::verify`] after every pass; a failure stops the
+    /// run with [`RunError::Verify`] naming the pass.
+    pub verify_each: bool,
+    /// What to print, handed to the print hook.
+    pub print: PrintOptions,
+}
+
+/// A pass broke the IR.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// The verifier rejected the module after a pass.
+    #[error("the IR is invalid after pass `{pass}`: {source}")]
+    Verify {
+        /// The pass that ran last.
+        pass: &'static str,
+        /// What the verifier found.
+        source: ir::verify::VerifyError,
+    },
+}
+
+/// One run of one pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassRun {
+    /// The pass.
+    pub pass: &'static str,
+    /// The iteration of the pipeline it ran in (from 1).
+    pub iteration: usize,
+    /// How long the pass took (verification and printing excluded).
+    pub time: Duration,
+    /// Whether it changed the module.
+    pub changed: bool,
+    /// Its counters.
+    pub stats: Stats,
+}
+
+/// The time spent in one pass over all its runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// The pass.
+    pub pass: &'static str,
+    /// How many times it ran.
+    pub runs: usize,
+    /// The total time.
+    pub time: Duration,
+}
+
+/// What a pipeline run did: every pass run, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Every run of every pass, in order.
+    pub runs: Vec<PassRun>,
+    /// How many times the pipeline's sequence ran.
+    pub iterations: usize,
+}
+
+impl Report {
+    /// Whether any pass changed the module.
+    pub fn changed(&self) -> bool {
+        self.runs.iter().any(|r| r.changed)
+    }
+
+    /// Total time per pass, in the order passes first ran.
+    pub fn timings(&self) -> Vec<Timing> {
+        let mut out: Vec<Timing> = Vec::new();
+        for r in &self.runs {
+            match out.iter_mut().find(|t| t.pass == r.pass) {
+                Some(t) => {
+                    t.runs += 1;
+                    t.time += r.time;
+                }
+                None => out.push(Timing { pass: r.pass, runs: 1, time: r.time }),
+            }
+        }
+        out
+    }
+
+    /// Counters summed per pass, in the order passes first ran.
+    pub fn stats(&self) -> Vec<(&'static str, Stats)> {
+        let mut out: Vec<(&'static str, Stats)> = Vec::new();
+        for r in &self.runs {
+            match out.iter_mut().find(|(p, _)| *p == r.pass) {
+                Some((_, s)) => s.merge(&r.stats),
+                None => out.push((r.pass, r.stats.clone())),
+            }
+        }
+        out
+    }
+
+    /// The `--time-passes` table: pass, runs, time in milliseconds and
+    /// share of the total, then the total.
+    pub fn time_table(&self) -> String {
+        let timings = self.timings();
+        let total: Duration = timings.iter().map(|t| t.time).sum();
+        let width = timings.iter().map(|t| t.pass.len()).max().unwrap_or(0).max("total".len()).max("pass".len());
+        let mut s = format!("{:<width$}  {:>4}  {:>10}  {:>6}\n", "pass", "runs", "time (ms)", "share");
+        for t in &timings {
+            let share = if total.is_zero() { 0.0 } else { 100.0 * t.time.as_secs_f64() / total.as_secs_f64() };
+            let _ = writeln!(s, "{:<width$}  {:>4}  {:>10.3}  {:>5.1}%", t.pass, t.runs, ms(t.time), share);
+        }
+        let runs: usize = timings.iter().map(|t| t.runs).sum();
+        let _ = writeln!(s, "{:<width$}  {:>4}  {:>10.3}  {:>5.1}%", "total", runs, ms(total), 100.0);
+        s
+    }
+
+    /// The `--stats` text: for each pass that ran, its summed counters.
+    pub fn stats_text(&self) -> String {
+        let mut s = String::new();
+        for (pass, stats) in self.stats() {
+            let _ = writeln!(s, "{pass}:");
+            for line in stats.to_string().lines() {
+                let _ = writeln!(s, "  {line}");
+            }
+        }
+        s
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Runs pipelines.
+///
+/// ```
+/// use passes::{Options, PassManager, Pipeline, PrintFormat, PrintOptions};
+/// let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nMOV OUT[0], IN[0]\nEND\n";
+/// let mut module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+/// let print = PrintOptions { after_all: true, format: PrintFormat::Tgsi, ..Default::default() };
+/// let mut printed = String::new();
+/// let report = PassManager::new(Options { verify_each: true, print })
+///     .on_print(|text| printed.push_str(text))
+///     .run(&Pipeline::o1(), &mut module)
+///     .unwrap();
+/// assert!(!report.changed());
+/// assert!(printed.starts_with("; *** after dce (iteration 1) ***\nVERT\n"));
+/// ```
+pub struct PassManager<'h> {
+    options: Options,
+    printer: Option<PrintHook<'h>>,
+}
+
+/// Receives printed modules.
+type PrintHook<'h> = Box<dyn FnMut(&str) + 'h>;
+
+impl<'h> PassManager<'h> {
+    /// A manager with these options and no print hook.
+    pub fn new(options: Options) -> Self {
+        PassManager { options, printer: None }
+    }
+
+    /// Sets the hook that receives printed modules (each with a header
+    /// line `; *** before|after PASS (iteration N) ***`). Without a hook
+    /// nothing is printed.
+    pub fn on_print(mut self, hook: impl FnMut(&str) + 'h) -> Self {
+        self.printer = Some(Box::new(hook));
+        self
+    }
+
+    /// Runs `pipeline` over `module`: each pass in order, the sequence
+    /// again while some pass changes something (up to the pipeline's
+    /// iteration cap).
+    pub fn run(&mut self, pipeline: &Pipeline, module: &mut ir::Module) -> Result<Report, RunError> {
+        let mut report = Report::default();
+        for iteration in 1..=pipeline.max_iterations() {
+            report.iterations = iteration;
+            let mut changed = false;
+            for &pass in pipeline.passes() {
+                changed |= self.run_one(pass, iteration, module, &mut report)?;
+            }
+            if !changed {
+                break;
+            }
+        }
+        Ok(report)
+    }
+
+    fn run_one(
+        &mut self,
+        pass: &'static dyn Pass,
+        iteration: usize,
+        module: &mut ir::Module,
+        report: &mut Report,
+    ) -> Result<bool, RunError> {
+        let name = pass.name();
+        if self.options.print.before.iter().any(|p| p == name) {
+            self.print("before", name, iteration, module);
+        }
+        let start = Instant::now();
+        let result = pass.run(module);
+        let time = start.elapsed();
+        if self.options.verify_each {
+            ir::verify::verify(&module.function).map_err(|source| RunError::Verify { pass: name, source })?;
+        }
+        let print = &self.options.print;
+        if print.after_all || print.after.iter().any(|p| p == name) {
+            self.print("after", name, iteration, module);
+        }
+        report.runs.push(PassRun { pass: name, iteration, time, changed: result.changed, stats: result.stats });
+        Ok(result.changed)
+    }
+
+    fn print(&mut self, when: &str, pass: &str, iteration: usize, module: &ir::Module) {
+        if !self.options.print.any() {
+            return;
+        }
+        let format = self.options.print.format;
+        if let Some(hook) = self.printer.as_mut() {
+            let mut text = format!("; *** {when} {pass} (iteration {iteration}) ***\n");
+            text.push_str(&format.render(module));
+            hook(&text);
+        }
+    }
+}

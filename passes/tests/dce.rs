@@ -1,0 +1,199 @@
+//! The `dce` pass on hand-written cases and on the shared corpus.
+//!
+//! Every `tests/inputs/dce/*.tgsi` (at the workspace root) is built, run
+//! through `dce` and verified; the IR and the TGSI emitted after the pass
+//! are snapshotted in `snapshots/dce/` (review with `cargo insta review`).
+//! Each case also runs before and after on three pseudo-random states and
+//! must give the same outputs bit for bit, so a wrong transform cannot be
+//! blessed. Lines `; expect COUNTER: N` in an input check the pass's
+//! counters (`; expect unchanged` checks that nothing changed).
+
+mod support;
+
+use std::fs;
+use std::path::Path;
+
+use passes::Pass;
+use support::*;
+
+/// Builds, runs `dce`, verifies, and checks the result runs the same.
+fn check_case(name: &str, text: &str) -> (ir::Module, passes::PassResult) {
+    let shader = tgsi::parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, name)));
+    let before = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
+    ir::verify::verify(&before.function).unwrap_or_else(|e| panic!("{name}: before: {e}"));
+    let mut after = before.clone();
+    let result = passes::dce::Dce.run(&mut after);
+    ir::verify::verify(&after.function)
+        .unwrap_or_else(|e| panic!("{name}: after dce: {e}\n{}", ir::print::print_module(&after)));
+    // Idempotent: a second run finds nothing.
+    let mut again = after.clone();
+    let second = passes::dce::Dce.run(&mut again);
+    assert!(!second.changed, "{name}: a second dce changed {:?}", second.stats);
+
+    let emitted = ir::to_tgsi(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let printed = tgsi::print(&emitted, tgsi::Style::Exact);
+    let reparsed = tgsi::parse(&printed).unwrap_or_else(|e| panic!("{name}: {}", e.render(&printed, name)));
+    let rebuilt = ir::from_tgsi(&reparsed).unwrap_or_else(|e| panic!("{name}: emitted: {e}"));
+    for round in 0..3 {
+        let state_text = random_state(&before, &mut Rng::for_name(name, round));
+        let state =
+            exec::State::parse(&state_text).unwrap_or_else(|e| panic!("{name}: {}", e.render(&state_text, name)));
+        let a = exec::run(&before, &state, &run_options());
+        let b = exec::run(&after, &state, &run_options());
+        let c = exec::run(&rebuilt, &state, &run_options());
+        assert!(same_results(&a, &b), "{name}: dce changed the results on\n{state_text}\nbefore {a:?}\nafter {b:?}");
+        assert!(same_results(&a, &c), "{name}: the emitted TGSI computes something else on\n{state_text}\n{printed}");
+    }
+    (after, result)
+}
+
+/// Checks the `; expect` lines of an input against the counters; returns
+/// the mismatches.
+fn check_expectations(name: &str, text: &str, result: &passes::PassResult) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let mut any = false;
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("; expect") else { continue };
+        any = true;
+        let rest = rest.trim();
+        if rest == "unchanged" {
+            if result.changed {
+                wrong.push(format!("{name}: expected no change, got {:?}", result.stats));
+            }
+            continue;
+        }
+        let (counter, n) = rest.rsplit_once(':').unwrap_or_else(|| panic!("{name}: bad expect line `{line}`"));
+        let n: u64 = n.trim().parse().unwrap_or_else(|_| panic!("{name}: bad count in `{line}`"));
+        let got = result.stats.get(counter.trim()).unwrap_or_else(|| panic!("{name}: no counter `{counter}`"));
+        if got != n {
+            wrong.push(format!(
+                "{name}: `{}` is {got}, expected {n}; all counters: {:?}",
+                counter.trim(),
+                result.stats
+            ));
+        }
+    }
+    if !any {
+        wrong.push(format!("{name}: every input states what it expects (`; expect ...`)"));
+    }
+    wrong
+}
+
+#[test]
+fn dce_snapshots() {
+    let mut wrong = Vec::new();
+    insta::glob!("../../tests/inputs/dce", "*.tgsi", |path| {
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let (after, result) = check_case(&name, &text);
+        wrong.extend(check_expectations(&name, &text, &result));
+        let emitted = ir::to_tgsi(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut snap = String::from("; stats\n");
+        for (k, v) in result.stats.iter().filter(|&(_, v)| v != 0) {
+            snap.push_str(&format!(";   {k}: {v}\n"));
+        }
+        snap.push_str("; ir after dce\n");
+        snap.push_str(&ir::print::print_module(&after));
+        snap.push_str("; tgsi after dce\n");
+        snap.push_str(&tgsi::print(&emitted, tgsi::Style::Exact));
+        insta::with_settings!({
+            snapshot_path => "../../snapshots/dce",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!("dce", snap);
+        });
+    });
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// There are at least 20 hand-written cases.
+#[test]
+fn enough_cases() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/inputs/dce");
+    let n = fs::read_dir(&dir)
+        .map_or(0, |d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "tgsi")).count());
+    assert!(n >= 20, "{n} cases in {}", dir.display());
+}
+
+/// `dce` over every corpus shader: the verifier passes, the emitted text
+/// parses and builds, and where the backend runs a shader its outputs do
+/// not change. Prints the counts (`--nocapture`).
+#[test]
+fn dce_on_the_corpus() {
+    let Some(paths) = corpus_files() else { return };
+    let (mut built, mut skipped) = (0, 0);
+    let (mut ir_before, mut ir_after) = (0usize, 0usize);
+    let (mut tgsi_source, mut tgsi_before, mut tgsi_after) = (0usize, 0usize, 0usize);
+    let (mut ran, mut unchanged, mut not_run) = (0, 0, 0);
+    let mut totals = passes::Stats::default();
+    let mut failures = Vec::new();
+    for p in &paths {
+        let name = p.display().to_string();
+        let Ok(bytes) = fs::read(p) else { continue };
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let Ok(shader) = tgsi::parse(&text) else {
+            skipped += 1;
+            continue;
+        };
+        let Ok(before) = ir::from_tgsi(&shader) else {
+            skipped += 1;
+            continue;
+        };
+        if ir::verify::verify(&before.function).is_err() {
+            skipped += 1;
+            continue;
+        }
+        built += 1;
+        let mut after = before.clone();
+        let result = passes::dce::Dce.run(&mut after);
+        totals.merge(&result.stats);
+        if let Err(e) = ir::verify::verify(&after.function) {
+            failures.push(format!("{name}: invalid after dce: {e}"));
+            continue;
+        }
+        let (Ok(emit_before), Ok(emit_after)) = (ir::to_tgsi(&before), ir::to_tgsi(&after)) else {
+            failures.push(format!("{name}: emission failed"));
+            continue;
+        };
+        let printed = tgsi::print(&emit_after, tgsi::Style::Exact);
+        match tgsi::parse(&printed).map(|s| ir::from_tgsi(&s)) {
+            Ok(Ok(_)) => {}
+            _ => {
+                failures.push(format!("{name}: the emitted text does not parse and build:\n{printed}"));
+                continue;
+            }
+        }
+        ir_before += placed_instructions(&before.function);
+        ir_after += placed_instructions(&after.function);
+        tgsi_source += tgsi_instructions(&shader);
+        tgsi_before += tgsi_instructions(&emit_before);
+        tgsi_after += tgsi_instructions(&emit_after);
+
+        let state_text = random_state(&before, &mut Rng::for_name(&name, 0));
+        let Ok(state) = exec::State::parse(&state_text) else {
+            not_run += 1;
+            continue;
+        };
+        let a = exec::run(&before, &state, &run_options());
+        if a.is_err() {
+            not_run += 1;
+            continue;
+        }
+        ran += 1;
+        let b = exec::run(&after, &state, &run_options());
+        if same_results(&a, &b) {
+            unchanged += 1;
+        } else {
+            failures.push(format!("{name}: outputs changed on\n{state_text}"));
+        }
+    }
+    eprintln!(
+        "dce over the corpus: {} files, {built} built ({skipped} skipped: no parse or build)\n\
+         IR instructions: {ir_before} before, {ir_after} after\n\
+         TGSI instructions: {tgsi_source} in the sources, {tgsi_before} emitted without dce, {tgsi_after} with dce\n\
+         run: {ran} ({unchanged} unchanged), not run by the backend: {not_run}\n{totals}",
+        paths.len()
+    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}

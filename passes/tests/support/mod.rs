@@ -1,0 +1,131 @@
+//! What the pass tests share: building modules, random states, running
+//! before and after, and comparing outputs.
+
+#![allow(dead_code)] // each test binary uses a part
+
+use std::path::{Path, PathBuf};
+
+/// A xorshift generator: deterministic pseudo-random numbers.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// A generator seeded from a name, so every input gets its own numbers.
+    pub fn for_name(name: &str, round: u64) -> Rng {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ round.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for b in name.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        Rng(h | 1)
+    }
+
+    pub fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 16) as u32
+    }
+
+    /// A state value: mostly floats in [-4, 4], sometimes 0, 1, -1, 0.5.
+    pub fn value(&mut self) -> String {
+        match self.next() % 8 {
+            0 => ["0", "1", "-1", "0.5"][(self.next() % 4) as usize].to_string(),
+            _ => format!("{:.3}", (self.next() % 8001) as f32 / 1000.0 - 4.0),
+        }
+    }
+
+    fn vec4(&mut self) -> String {
+        (0..4).map(|_| self.value()).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// A state for `module`: 16 invocations, every declared input set for all
+/// lanes and overridden on a few, every declared constant set.
+pub fn random_state(module: &ir::Module, rng: &mut Rng) -> String {
+    let mut s = String::from("invocations 16\n");
+    for item in &module.interface {
+        let tgsi::Item::Declaration(d) = item else { continue };
+        for i in d.first..=d.last.min(d.first.saturating_add(63)) {
+            match d.file {
+                tgsi::File::Input => {
+                    s.push_str(&format!("input {i} * {}\n", rng.vec4()));
+                    for lane in [1, 6, 11, 15] {
+                        s.push_str(&format!("input {i} {lane} {}\n", rng.vec4()));
+                    }
+                }
+                tgsi::File::Constant => {
+                    s.push_str(&format!("const {} {i} {}\n", d.dimension.unwrap_or(0), rng.vec4()));
+                }
+                _ => {}
+            }
+        }
+    }
+    s
+}
+
+/// Options for test runs: a small step budget, so a shader that never ends
+/// fails fast (the same way before and after).
+pub fn run_options() -> exec::RunOptions {
+    exec::RunOptions { step_budget: 200_000, lanes: 16, ..exec::RunOptions::default() }
+}
+
+/// Whether two runs agree: the same outputs bit for bit (any NaN equals
+/// any NaN), the same killed lanes; or both failed with the same message.
+pub fn same_results(a: &Result<exec::Outputs, exec::ExecError>, b: &Result<exec::Outputs, exec::ExecError>) -> bool {
+    match (a, b) {
+        (Ok(a), Ok(b)) => same_outputs(a, b),
+        (Err(a), Err(b)) => a.to_string() == b.to_string(),
+        _ => false,
+    }
+}
+
+pub fn same_outputs(a: &exec::Outputs, b: &exec::Outputs) -> bool {
+    if a.invocations() != b.invocations() || a.registers() != b.registers() {
+        return false;
+    }
+    (0..a.invocations()).all(|lane| {
+        a.is_killed(lane) == b.is_killed(lane)
+            && a.registers().iter().all(|&r| match (a.get(r, lane), b.get(r, lane)) {
+                (Some(x), Some(y)) => x
+                    .iter()
+                    .zip(&y)
+                    .all(|(&p, &q)| p == q || (f32::from_bits(p).is_nan() && f32::from_bits(q).is_nan())),
+                (x, y) => x == y,
+            })
+    })
+}
+
+/// Every `.tgsi` file of the shared corpus (`/work/shared/corpus`, beside
+/// the checkout), sorted; `None` (after a note) when it is absent.
+pub fn corpus_files() -> Option<Vec<PathBuf>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    if !dir.is_dir() {
+        eprintln!("note: {} not found; skipping", dir.display());
+        return None;
+    }
+    let mut paths = Vec::new();
+    walk(&dir, &mut paths);
+    paths.sort();
+    Some(paths)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else if p.extension().is_some_and(|x| x == "tgsi") {
+            out.push(p);
+        }
+    }
+}
+
+/// How many instructions the blocks of the tree hold.
+pub fn placed_instructions(func: &ir::Function) -> usize {
+    func.blocks_in_order().iter().filter_map(|&b| func.blocks.get(b)).map(|b| b.insts.len()).sum()
+}
+
+/// The TGSI instructions of a shader, END excluded.
+pub fn tgsi_instructions(shader: &tgsi::Shader) -> usize {
+    shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count()
+}
