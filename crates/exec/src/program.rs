@@ -380,8 +380,11 @@ fn compile_inst(
                 Step::Deriv { dst: need_dst()?, arg: Arg::new(a), kind, sat: data.saturate }
             } else {
                 let n = data.args.len();
-                let kernel = Kernel::of(*opcode, *chan, n)
-                    .ok_or(ExecError::UnsupportedAlu { opcode: info.name, chan: *chan, args: n })?;
+                let kernel = Kernel::of(*opcode, *chan, n).ok_or(ExecError::UnsupportedAlu {
+                    opcode: info.name,
+                    chan: *chan,
+                    args: n,
+                })?;
                 Step::Alu {
                     dst: need_dst()?,
                     args: data.args.iter().map(Arg::new).collect(),

@@ -583,15 +583,30 @@ impl<'a> Batch<'a> {
                     }
                 }
                 Step::StoreOutput { index, chan, value } => {
-                    for l in self.lanes(active) {
-                        let v = self.get(*value, l) as u32;
-                        self.outputs.set(*index, *chan, l, v);
+                    let column = &self.slots[*value as usize * self.w..(*value as usize + 1) * self.w];
+                    match self.outputs.registers.binary_search(index) {
+                        // A declared register: straight into the run's outputs.
+                        Ok(r) => {
+                            let (regs, c) = (self.outputs.registers.len(), *chan as usize & 3);
+                            let lanes = self.outputs.values.chunks_exact_mut(regs).zip(column);
+                            for (l, (out, &v)) in lanes.enumerate() {
+                                if active & (1 << l) != 0 {
+                                    out[r][c] = v as u32;
+                                }
+                            }
+                        }
+                        Err(_) => {
+                            for l in (0..self.w).filter(|l| active & (1 << l) != 0) {
+                                self.outputs.set(*index, *chan, l, column[l] as u32);
+                            }
+                        }
                     }
                 }
                 Step::Texture { op, unit, coords, swizzle, dsts, sat } => {
+                    let texture = self.env.state.texture(*unit);
                     for l in self.lanes(active) {
                         let c = coords.map(|a| self.operand(&a, OperandType::Float, l) as u32);
-                        let result = sampler::sample(self.env.state, *op, *unit, c);
+                        let result = sampler::sample(texture, *op, c);
                         let mut texel = swizzle.map(|s| result[s as usize & 3]);
                         if *sat {
                             texel = texel.map(|v| scalar::saturate(OperandType::Float, v as u64) as u32);

@@ -29,13 +29,13 @@
 
 use crate::program::TexOp;
 use crate::state::{Filter, Sampler, Texture, Wrap};
-use crate::State;
 
-/// Runs one texture instruction of one lane: `c` are the coordinates (or
+/// Runs one texture instruction of one lane on the unit's texture (`None`
+/// when the state binds none): `c` are the coordinates (or
 /// the integer texel position of a fetch) as bits, the result is four
 /// channels of bits. No allocation: it is called per lane.
-pub(crate) fn sample(state: &State, op: TexOp, unit: u32, c: [u32; 4]) -> [u32; 4] {
-    match (op, state.texture(unit)) {
+pub(crate) fn sample(texture: Option<&Texture>, op: TexOp, c: [u32; 4]) -> [u32; 4] {
+    match (op, texture) {
         (TexOp::SampleCount, _) => [1, 0, 0, 0],
         (TexOp::SamplePosition, _) => [0; 4],
         (TexOp::Query | TexOp::Fetch, None) => [0; 4],

@@ -129,13 +129,16 @@ pub struct State {
     sysvals: BTreeMap<SemanticName, PerLane>,
 }
 
-/// The values of one register across lanes, with "later lines win" already
+/// The values of one register across lanes, with "later lines win"
 /// applied: a `*` line replaces everything before it, so only the latest
-/// `*` value and the per-lane lines after it need to be kept.
+/// `*` value and the per-lane lines after it are kept. Per-lane lines are
+/// gathered as they come and sorted by lane once the state is read
+/// ([`PerLane::finish`]), so reading many lanes is a walk over an array.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct PerLane {
     all: Option<[u32; 4]>,
-    lanes: BTreeMap<u32, [u32; 4]>,
+    /// By lane, one entry per lane once finished.
+    lanes: Vec<(u32, [u32; 4])>,
 }
 
 impl PerLane {
@@ -145,25 +148,40 @@ impl PerLane {
                 self.all = Some(value);
                 self.lanes.clear();
             }
-            Some(lane) => {
-                self.lanes.insert(lane, value);
-            }
+            Some(lane) => self.lanes.push((lane, value)),
         }
     }
 
-    fn get(&self, lane: u32) -> Option<[u32; 4]> {
-        self.lanes.get(&lane).copied().or(self.all)
+    /// Sorts the lines by lane, the latest line for a lane winning.
+    fn finish(&mut self) {
+        // A stable sort keeps each lane's lines in the order they came.
+        self.lanes.sort_by_key(|&(lane, _)| lane);
+        let mut kept: Vec<(u32, [u32; 4])> = Vec::with_capacity(self.lanes.len());
+        for &(lane, v) in &self.lanes {
+            match kept.last_mut() {
+                Some(last) if last.0 == lane => last.1 = v,
+                _ => kept.push((lane, v)),
+            }
+        }
+        self.lanes = kept;
     }
 
-    /// Lanes `first..first + out.len()` into `out`, with one range walk
-    /// rather than a lookup per lane; lanes nothing sets are left as they
-    /// were.
+    fn get(&self, lane: u32) -> Option<[u32; 4]> {
+        match self.lanes.binary_search_by_key(&lane, |&(l, _)| l) {
+            Ok(i) => Some(self.lanes[i].1),
+            Err(_) => self.all,
+        }
+    }
+
+    /// Lanes `first..first + out.len()` into `out`, with one search rather
+    /// than one per lane; lanes nothing sets are left as they were.
     fn fill(&self, first: u32, out: &mut [[u32; 4]]) {
         if let Some(all) = self.all {
             out.fill(all);
         }
         let end = first.saturating_add(out.len() as u32);
-        for (&lane, &v) in self.lanes.range(first..end) {
+        let start = self.lanes.partition_point(|&(l, _)| l < first);
+        for &(lane, v) in self.lanes[start..].iter().take_while(|&&(l, _)| l < end) {
             out[(lane - first) as usize] = v;
         }
     }
@@ -367,6 +385,8 @@ impl State {
         if invocations_line.is_none() {
             return Err(end_of_text(text, StateErrorKind::MissingInvocations));
         }
+        let registers = state.inputs.values_mut().chain(state.vertex_inputs.values_mut());
+        registers.chain(state.sysvals.values_mut()).for_each(PerLane::finish);
         Ok(state)
     }
 
@@ -478,7 +498,14 @@ mod tests {
         p.set(None, [2; 4]);
         assert!(p.lanes.is_empty(), "a `*` line replaces the per-lane lines before it");
         p.set(Some(3), [3; 4]);
-        assert_eq!((p.get(0), p.get(3)), (Some([2; 4]), Some([3; 4])));
+        p.set(Some(0), [4; 4]);
+        p.set(Some(3), [5; 4]);
+        p.finish();
+        assert_eq!((p.get(0), p.get(1), p.get(3)), (Some([4; 4]), Some([2; 4]), Some([5; 4])));
+        assert_eq!(p.lanes.len(), 2, "one entry per lane");
+        let mut out = [[9; 4]; 3];
+        p.fill(1, &mut out);
+        assert_eq!(out, [[2; 4], [2; 4], [5; 4]]);
     }
 
     #[test]
