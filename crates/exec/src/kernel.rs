@@ -6,7 +6,7 @@
 
 use tgsi::Opcode;
 
-use crate::scalar::{fmax, fmin};
+use crate::scalar::{fmax, fmin, Family};
 
 /// An operation with a batch loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,10 +64,12 @@ pub(crate) enum Kernel {
     Uarl,
     Umad,
     Sqrt,
-    /// Any other operation: [`crate::scalar::eval`] per lane.
+    /// Any other operation: [`crate::scalar::eval`] per lane, asking only
+    /// the family that defines it.
     Eval {
         opcode: Opcode,
         chan: u8,
+        family: Family,
     },
 }
 
@@ -131,11 +133,7 @@ impl Kernel {
             (Uarl, 1) => Kernel::Uarl,
             (Umad, 3) => Kernel::Umad,
             (Sqrt, 1) => Kernel::Sqrt,
-            // `eval` covers an operation for every value or for none: try
-            // it once on zeros.
-            _ if args <= MAX_ARGS && crate::scalar::eval(opcode, chan, &[0; MAX_ARGS][..args]).is_some() => {
-                Kernel::Eval { opcode, chan }
-            }
+            _ if args <= MAX_ARGS => Kernel::Eval { opcode, chan, family: Family::of(opcode, chan, args)? },
             _ => return None,
         })
     }
@@ -212,15 +210,15 @@ impl Kernel {
             Kernel::Uarl => map1(out, a, |x| u(x) as u64),
             Kernel::Umad => map3(out, a, |x, y, z| u(x).wrapping_mul(u(y)).wrapping_add(u(z)) as u64),
             Kernel::Sqrt => map1(out, a, |x| b(f(x).sqrt())),
-            Kernel::Eval { opcode, chan } => {
+            Kernel::Eval { opcode, chan, family } => {
                 let mut args = [0u64; MAX_ARGS];
                 let n = a.len().min(MAX_ARGS);
                 for (l, o) in out.iter_mut().enumerate() {
                     for (arg, column) in args.iter_mut().zip(&a[..n]) {
                         *arg = column.get(l).copied().unwrap_or(0);
                     }
-                    // `of` checked that `eval` covers the operation.
-                    *o = crate::scalar::eval(opcode, chan, &args[..n]).unwrap_or(0);
+                    // `of` checked that the family covers the operation.
+                    *o = family.eval(opcode, chan, &args[..n]).unwrap_or(0);
                 }
             }
         }

@@ -6,8 +6,8 @@
 //! where it does not (FMA, DFMA, DTRUNC, DCEIL, DROUND, DSSG, the
 //! normalized pack/unpack opcodes). C conversions that are undefined for
 //! NaN or out-of-range values follow what x86-64 code compiled from Mesa
-//! does (`cvttss2si` and friends): 0x80000000 for `int`, the low half of
-//! the 64-bit conversion for `unsigned`.
+//! does (`cvttss2si` and friends): 0x80000000 for `int`; for `unsigned`
+//! what gcc -O2 makes of Mesa's `(uint)f` (see `F2U` in the README).
 //!
 //! [`Op::Alu`]: ir::function::Op::Alu
 //!
@@ -56,6 +56,49 @@ pub fn eval(opcode: Opcode, chan: u8, args: &[u64]) -> Option<u64> {
         .or_else(|| double::eval(opcode, args))
         .or_else(|| int64::eval(opcode, args))
         .or_else(|| pack::eval(opcode, chan, args))
+}
+
+/// Which group of opcodes defines an operation, so that code evaluating
+/// it many times can skip asking the others ([`Family::of`], [`Family::eval`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// 32-bit float arithmetic, comparisons and the per-channel ops.
+    Float,
+    /// 32-bit integer and bit operations.
+    Int,
+    /// Conversions between floats and integers.
+    Convert,
+    /// Double precision.
+    Double,
+    /// 64-bit integers.
+    Int64,
+    /// Packing and unpacking.
+    Pack,
+}
+
+impl Family {
+    /// The family that evaluates `opcode` on channel `chan` with `args`
+    /// operands, if any does (what [`eval`] would answer does not depend on
+    /// the operands' values, only on their number).
+    pub fn of(opcode: Opcode, chan: u8, args: usize) -> Option<Family> {
+        let zeros = [0u64; 16];
+        let args = zeros.get(..args)?;
+        [Family::Float, Family::Int, Family::Convert, Family::Double, Family::Int64, Family::Pack]
+            .into_iter()
+            .find(|f| f.eval(opcode, chan, args).is_some())
+    }
+
+    /// [`eval`], asking only this family.
+    pub fn eval(self, opcode: Opcode, chan: u8, args: &[u64]) -> Option<u64> {
+        match self {
+            Family::Float => float::eval(opcode, chan, args),
+            Family::Int => int::eval(opcode, args),
+            Family::Convert => convert::eval(opcode, args),
+            Family::Double => double::eval(opcode, args),
+            Family::Int64 => int64::eval(opcode, args),
+            Family::Pack => pack::eval(opcode, chan, args),
+        }
+    }
 }
 
 /// Applies TGSI source modifiers (absolute value, then negation) to an
