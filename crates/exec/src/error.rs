@@ -149,6 +149,91 @@ pub enum StateErrorKind {
         /// The wrap modes the format knows.
         known: &'static [&'static str],
     },
+    /// A second `buffer` or `image` line for one unit.
+    #[error("{what} unit {unit} is sized twice (first on line {first_line})")]
+    DuplicateResource {
+        /// `buffer` or `image`.
+        what: &'static str,
+        /// The unit.
+        unit: u32,
+        /// Line of the first one.
+        first_line: usize,
+    },
+    /// A size or byte offset that is not a multiple of 4.
+    #[error("{what} must be a multiple of 4, found {found}")]
+    Unaligned {
+        /// What the operand is.
+        what: &'static str,
+        /// The value found.
+        found: u32,
+    },
+    /// `bufdata` or `imgdata` for a unit with no `buffer` or `image` line
+    /// before it.
+    #[error("`{directive}` for {what} unit {unit}, which has no `{what}` line before it")]
+    DataWithoutResource {
+        /// `bufdata` or `imgdata`.
+        directive: &'static str,
+        /// `buffer` or `image`.
+        what: &'static str,
+        /// The unit.
+        unit: u32,
+    },
+    /// `bufdata` words beyond the end of their buffer.
+    #[error("words from byte {offset} to byte {end} do not fit in buffer unit {unit}, which is {size} bytes")]
+    BufferDataOutside {
+        /// The buffer unit.
+        unit: u32,
+        /// Byte offset of the first word.
+        offset: u32,
+        /// Byte offset just past the last word.
+        end: u64,
+        /// Size of the buffer in bytes.
+        size: u32,
+    },
+    /// `image` with a zero width, height or layer count.
+    #[error("an image must be at least 1x1 with 1 layer, found {width}x{height} with {layers}")]
+    ZeroImageSize {
+        /// Width given.
+        width: u32,
+        /// Height given.
+        height: u32,
+        /// Layers given.
+        layers: u32,
+    },
+    /// `imgdata` outside its image.
+    #[error("texel ({x}, {y}) of layer {layer} is outside image unit {unit}, which is {width}x{height} with {layers} layer(s)")]
+    ImageDataOutside {
+        /// The image unit.
+        unit: u32,
+        /// Column of the texel.
+        x: u32,
+        /// Row of the texel.
+        y: u32,
+        /// Layer of the texel.
+        layer: u32,
+        /// Width of the image.
+        width: u32,
+        /// Height of the image.
+        height: u32,
+        /// Layers of the image.
+        layers: u32,
+    },
+    /// Buffers and images holding more bytes together than a state may ask for.
+    #[error("buffers and images would hold {total} bytes together (at most {max})")]
+    MemoryTooLarge {
+        /// The bytes with this line's resource.
+        total: u64,
+        /// The most accepted.
+        max: u64,
+    },
+    /// An outputs text gives one buffer word or image texel twice.
+    #[error("{what} is given twice (first on line {first_line})")]
+    DuplicateMemory {
+        /// Which word or texel, in words (`word 8 of buffer 0`).
+        what: String,
+        /// Line of the first one.
+        first_line: usize,
+    },
     /// `sysval` with a name that is not a TGSI semantic.
     #[error("unknown system value `{found}` (expected a TGSI semantic name such as THREAD_ID or VERTEXID)")]
     UnknownSysval {

@@ -4,12 +4,13 @@
 //! harness that produced the conformance data:
 //!
 //! - [`State`]: the input of a run (invocations, constants, inputs, the
-//!   2-D inputs of geometry shaders, textures, system values), read from
-//!   text;
+//!   2-D inputs of geometry shaders, textures, system values, buffers and
+//!   images), read from text;
 //! - [`Outputs`]: the result (every declared `OUT` register of every lane,
 //!   the vertices and primitive ends a geometry shader emitted, see
-//!   [`geometry`], and the killed lanes), written as text and read back
-//!   from `.expected` files.
+//!   [`geometry`], the killed lanes, and the final contents of buffers and
+//!   images, see [`memory`]), written as text and read back from
+//!   `.expected` files.
 //!
 //! ```
 //! let state = exec::State::parse("invocations 2\ninput 0 * 1 2 3 4\ninput 0 1 0x7f800000 0 0 0\n").unwrap();
@@ -30,6 +31,7 @@ mod env;
 pub mod error;
 pub mod geometry;
 mod kernel;
+pub mod memory;
 pub mod outputs;
 mod program;
 pub mod run;
@@ -42,4 +44,4 @@ pub use error::{StateError, StateErrorKind};
 pub use geometry::EmittedStream;
 pub use outputs::Outputs;
 pub use run::{run, ExecError, Executable, RunOptions};
-pub use state::{Filter, Sampler, State, Texture, Wrap};
+pub use state::{Buffer, Filter, Image, Sampler, State, Texture, Wrap};

@@ -1,17 +1,29 @@
 //! The results of a run: every declared `OUT` register of every lane, the
-//! vertices and primitive ends a geometry shader emitted, and which lanes
-//! were killed.
+//! vertices and primitive ends a geometry shader emitted, which lanes
+//! were killed, and the final contents of the state's buffers and images.
 //!
 //! The text format, ordered by lane; within a lane its `output` lines by
 //! register index, then its `emit` and `endprim` lines, then its `kill`
-//! line (the reference harness prints `output` and `kill` lines so):
+//! line (the reference harness prints `output` and `kill` lines so); after
+//! every lane, the `bufdata` lines by unit and offset, then the `imgdata`
+//! lines by unit, layer, row and column:
 //!
 //! ```text
 //! output INDEX LANE 0xXXXXXXXX 0xXXXXXXXX 0xXXXXXXXX 0xXXXXXXXX
 //! emit LANE STREAM VERTEX INDEX 0xXXXXXXXX 0xXXXXXXXX 0xXXXXXXXX 0xXXXXXXXX
 //! endprim LANE STREAM COUNT
 //! kill LANE
+//! bufdata UNIT OFFSET 0xXXXXXXXX
+//! imgdata UNIT X Y LAYER 0xXXXXXXXX 0xXXXXXXXX 0xXXXXXXXX 0xXXXXXXXX
 //! ```
+//!
+//! `bufdata` is the 32-bit word at byte OFFSET of the buffer on `BUFFER[UNIT]`
+//! after the run, `imgdata` the texel at (X, Y) of layer LAYER of the image
+//! on `IMAGE[UNIT]`; both use the syntax of the state's lines of the same
+//! name, so results can seed the state of a further run. Buffers and images
+//! start zeroed, so only words and texels that are not all zero bits are
+//! printed: a missing line means zero. A state with no `buffer` or `image`
+//! line gives none of these lines.
 //!
 //! `emit` is `OUT[INDEX]` of the VERTEX-th vertex (counted from 0 per lane
 //! and stream) lane LANE emitted on vertex stream STREAM, one line per
@@ -28,10 +40,10 @@ use std::fmt::Write as _;
 use crate::error::{StateError, StateErrorKind};
 use crate::geometry::{EmittedStream, MAX_STREAMS, MAX_VERTICES};
 use crate::state::MAX_INVOCATIONS;
-use crate::syntax::{expect_operands, integer, lines, vec4, Token};
+use crate::syntax::{expect_operands, integer, lines, value, vec4, Token};
 
 /// The directives of the outputs format.
-pub const OUTPUT_DIRECTIVES: &[&str] = &["output", "emit", "endprim", "kill"];
+pub const OUTPUT_DIRECTIVES: &[&str] = &["output", "emit", "endprim", "kill", "bufdata", "imgdata"];
 
 /// Every declared `OUT` register of every lane, as the bits of its four
 /// channels, the vertices and primitive ends each lane emitted on each
@@ -47,6 +59,10 @@ pub struct Outputs {
     /// By (lane, stream); only the streams a lane emitted on or ended a
     /// primitive on, so shaders other than geometry shaders pay nothing.
     emitted: BTreeMap<(u32, u32), EmittedStream>,
+    /// Buffer words that are not zero, by (unit, byte offset).
+    buffers: BTreeMap<(u32, u32), u32>,
+    /// Image texels that are not all zero, by (unit, layer, row, column).
+    images: BTreeMap<TexelKey, [u32; 4]>,
 }
 
 impl Outputs {
@@ -63,6 +79,8 @@ impl Outputs {
             registers,
             killed: vec![false; lanes],
             emitted: BTreeMap::new(),
+            buffers: BTreeMap::new(),
+            images: BTreeMap::new(),
         }
     }
 
@@ -180,6 +198,55 @@ impl Outputs {
         }
     }
 
+    /// The word at byte `offset` of the buffer on `BUFFER[unit]` after the
+    /// run (zero when not given).
+    pub fn buffer_word(&self, unit: u32, offset: u32) -> u32 {
+        self.buffers.get(&(unit, offset)).copied().unwrap_or(0)
+    }
+
+    /// Sets the word at byte `offset` (a multiple of 4) of `BUFFER[unit]`;
+    /// returns false (and does nothing) when `offset` is not a multiple
+    /// of 4. Zero words are not kept, as they are not printed.
+    pub fn set_buffer_word(&mut self, unit: u32, offset: u32, word: u32) -> bool {
+        if !offset.is_multiple_of(4) {
+            return false;
+        }
+        if word == 0 {
+            self.buffers.remove(&(unit, offset));
+        } else {
+            self.buffers.insert((unit, offset), word);
+        }
+        true
+    }
+
+    /// Every buffer word that is not zero, as `(unit, byte offset, word)`,
+    /// by unit then offset.
+    pub fn buffer_words(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        self.buffers.iter().map(|(&(unit, offset), &word)| (unit, offset, word))
+    }
+
+    /// The texel at (`x`, `y`) of `layer` of the image on `IMAGE[unit]`
+    /// after the run (zero when not given).
+    pub fn image_texel(&self, unit: u32, x: u32, y: u32, layer: u32) -> [u32; 4] {
+        self.images.get(&(unit, layer, y, x)).copied().unwrap_or_default()
+    }
+
+    /// Sets the texel at (`x`, `y`) of `layer` of `IMAGE[unit]`. Texels of
+    /// zero bits are not kept, as they are not printed.
+    pub fn set_image_texel(&mut self, unit: u32, x: u32, y: u32, layer: u32, texel: [u32; 4]) {
+        if texel == [0; 4] {
+            self.images.remove(&(unit, layer, y, x));
+        } else {
+            self.images.insert((unit, layer, y, x), texel);
+        }
+    }
+
+    /// Every image texel that is not all zero, as `(unit, (x, y, layer),
+    /// texel)`, by unit, layer, row, then column.
+    pub fn image_texels(&self) -> impl Iterator<Item = (u32, (u32, u32, u32), [u32; 4])> + '_ {
+        self.images.iter().map(|(&(unit, layer, y, x), &t)| (unit, (x, y, layer), t))
+    }
+
     /// The text form: per lane, its outputs by register index, its emitted
     /// vertices and primitive ends by stream, then `kill` if it was killed.
     pub fn write(&self) -> String {
@@ -199,6 +266,12 @@ impl Outputs {
             if self.killed[lane] {
                 let _ = writeln!(out, "kill {lane}");
             }
+        }
+        for (&(unit, offset), word) in &self.buffers {
+            let _ = writeln!(out, "bufdata {unit} {offset} 0x{word:08x}");
+        }
+        for (&(unit, layer, y, x), [r, g, b, a]) in &self.images {
+            let _ = writeln!(out, "imgdata {unit} {x} {y} {layer} 0x{r:08x} 0x{g:08x} 0x{b:08x} 0x{a:08x}");
         }
         out
     }
@@ -230,13 +303,16 @@ impl Outputs {
     /// exactly once for every lane. A lane's vertices on a stream are 0 up
     /// to the highest vertex its `emit` lines name or the highest count its
     /// `endprim` lines give; every one of them must give every register
-    /// exactly once.
+    /// exactly once. `bufdata` lines (one word or more, as in a state) and
+    /// `imgdata` lines may give each word or texel once.
     pub fn parse(text: &str) -> Result<Outputs, StateError> {
         // (index, lane) -> (value, line, column of the index token), kept
         // sparse until the set is known to be complete.
         let mut given: BTreeMap<(u32, u32), ([u32; 4], usize, usize)> = BTreeMap::new();
         let mut kills: BTreeMap<u32, usize> = BTreeMap::new();
         let mut emitted = EmitLines::default();
+        let mut buffers: BTreeMap<(u32, u32), (u32, usize)> = BTreeMap::new();
+        let mut images: BTreeMap<TexelKey, ([u32; 4], usize)> = BTreeMap::new();
         let mut lanes: u32 = 0;
         for tokens in lines(text) {
             let head = tokens[0];
@@ -264,6 +340,42 @@ impl Outputs {
                 }
                 "emit" => lanes = lanes.max(emitted.emit(&tokens)? + 1),
                 "endprim" => lanes = lanes.max(emitted.endprim(&tokens)? + 1),
+                "bufdata" => {
+                    if tokens.len() < 4 {
+                        expect_operands(&tokens, "bufdata", "UNIT OFFSET v0 v1 ...", 3)?;
+                    }
+                    let unit = integer(&ops[0], "a buffer unit", u32::MAX)?;
+                    let offset = integer(&ops[1], "a byte offset", u32::MAX)?;
+                    if !offset.is_multiple_of(4) {
+                        return Err(ops[1].error(StateErrorKind::Unaligned { what: "a byte offset", found: offset }));
+                    }
+                    // The last word must start at a byte offset that fits in 32 bits.
+                    let max = (u32::MAX as u64 + 1).saturating_sub(4 * (ops.len() as u64 - 2));
+                    if offset as u64 > max {
+                        let found = offset.to_string();
+                        return Err(ops[1].error(StateErrorKind::TooLarge { what: "a byte offset", found, max }));
+                    }
+                    for (k, token) in ops[2..].iter().enumerate() {
+                        let at = offset + 4 * k as u32;
+                        if let Some(&(_, first_line)) = buffers.get(&(unit, at)) {
+                            let what = format!("word {at} of buffer {unit}");
+                            return Err(head.error(StateErrorKind::DuplicateMemory { what, first_line }));
+                        }
+                        buffers.insert((unit, at), (value(token)?, head.line));
+                    }
+                }
+                "imgdata" => {
+                    expect_operands(&tokens, "imgdata", "UNIT X Y LAYER r g b a", 8)?;
+                    let unit = integer(&ops[0], "an image unit", u32::MAX)?;
+                    let x = integer(&ops[1], "a texel column", u32::MAX)?;
+                    let y = integer(&ops[2], "a texel row", u32::MAX)?;
+                    let layer = integer(&ops[3], "a layer", u32::MAX)?;
+                    if let Some(&(_, first_line)) = images.get(&(unit, layer, y, x)) {
+                        let what = format!("texel ({x}, {y}) of layer {layer} of image {unit}");
+                        return Err(head.error(StateErrorKind::DuplicateMemory { what, first_line }));
+                    }
+                    images.insert((unit, layer, y, x), (vec4(&ops[4..])?, head.line));
+                }
                 other => {
                     return Err(head.error(StateErrorKind::UnknownDirective {
                         found: other.to_string(),
@@ -301,9 +413,18 @@ impl Outputs {
         for &lane in kills.keys() {
             outputs.kill(lane);
         }
+        for (&(unit, offset), &(word, _)) in &buffers {
+            outputs.set_buffer_word(unit, offset, word);
+        }
+        for (&(unit, layer, y, x), &(texel, _)) in &images {
+            outputs.set_image_texel(unit, x, y, layer, texel);
+        }
         Ok(outputs)
     }
 }
+
+/// (unit, layer, row, column): one texel of one image.
+type TexelKey = (u32, u32, u32, u32);
 
 /// (lane, stream, vertex, index): one register of one emitted vertex.
 type EmitKey = (u32, u32, u32, u32);

@@ -9,6 +9,7 @@ use tgsi::{File, Opcode, OperandType, Processor, PropertyName, SemanticName};
 
 use crate::geometry::Layout;
 use crate::kernel::Kernel;
+use crate::memory::{self, Access, Usage};
 use crate::run::ExecError;
 
 /// An operand: a slot with TGSI's source modifiers.
@@ -155,6 +156,8 @@ pub(crate) enum Step {
     },
     /// Phi copies at the end of a predecessor: all read, then all written.
     Copies(Vec<(u32, u32)>),
+    /// A load, store, atomic or query of memory (see [`crate::memory`]).
+    Memory(Box<Access>),
 }
 
 /// A compiled module.
@@ -185,6 +188,8 @@ pub(crate) struct Program {
     pub block_size: Option<[u32; 3]>,
     /// What `EMIT` snapshots, and how many vertices it may add.
     pub geometry: Layout,
+    /// Whether the module writes memory or waits at barriers.
+    pub memory: Usage,
 }
 
 impl Program {
@@ -252,6 +257,7 @@ impl Program {
             outputs,
             processor: module.processor,
             block_size: block_size(module),
+            memory: Usage::of(module),
         })
     }
 
@@ -345,7 +351,8 @@ fn slot(v: ir::function::Value) -> u32 {
 enum Compiled {
     Step(Step),
     Fill(u32, Fill),
-    /// Phis: copies at the ends of their predecessors instead.
+    /// Phis (copies at the ends of their predecessors instead), and
+    /// barriers, which a batch's lanes honour by running together.
     Nothing,
 }
 
@@ -455,6 +462,10 @@ fn compile_inst(
             | Opcode::Txqs
             | Opcode::SampleInfo
             | Opcode::SamplePos) => texture_step(data, t, op, inst)?,
+            op if memory::handles(op) => match memory::compile(module, data, t, inst)? {
+                Some(access) => Step::Memory(Box::new(access)),
+                None => return Ok(Compiled::Nothing),
+            },
             other => return Err(ExecError::Unsupported(other.info().name.to_string())),
         },
         Op::Phi { .. } => return Ok(Compiled::Nothing),

@@ -10,6 +10,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use ir::function::{Module, Node, Region};
 use ir::EntityRef;
@@ -20,6 +21,7 @@ use rayon::prelude::*;
 use crate::env::Env;
 use crate::geometry::{Emitted, Emitter};
 use crate::kernel::MAX_ARGS;
+use crate::memory::{self, Memory};
 use crate::program::{Arg, Deriv, Fill, Program, Step};
 use crate::sampler;
 use crate::scalar;
@@ -33,7 +35,9 @@ pub struct RunOptions {
     /// Steps one batch may execute before it is stopped as runaway.
     pub step_budget: u64,
     /// Threads running batches: 1 runs them in order on the calling
-    /// thread, 0 uses rayon's global pool. Results do not depend on it.
+    /// thread, 0 uses rayon's global pool. Results do not depend on it: a
+    /// program that writes memory runs its batches in order on one thread
+    /// whatever this says (see [`crate::memory`]).
     pub threads: usize,
 }
 
@@ -115,6 +119,9 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     // over every lane of a batch.
     let n = state.invocations() as usize;
     let w = w.min(n.div_ceil(4) * 4).max(4);
+    // Each batch runs `step` lanes: `w` but for barriers (whole work groups).
+    let (w, step) = memory::batch_lanes(program, w, n)?;
+    let memory = Mutex::new(Memory::new(program, state));
     let env = Env::new(program, state);
     let mut outputs = Outputs::new(state.invocations(), program.outputs.iter().copied());
     let registers = program.outputs.len();
@@ -124,9 +131,9 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     let run_batch =
         |(first, (values, killed)): (usize, (&mut [[u32; 4]], &mut [bool]))| -> Result<Option<Emitted>, ExecError> {
             let table = OutputTable { values, registers: &program.outputs, extra: BTreeMap::new() };
-            let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget, table);
+            let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget, table, &memory);
             batch.fill_invariants();
-            let count = w.min(n - first);
+            let count = step.min(n - first);
             let all = full(count);
             batch.region(&module.function.body, all)?;
             batch.sync_output_arrays(all);
@@ -138,12 +145,14 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     // `chunks_mut` needs a non-zero size; with no OUT register every batch
     // gets an empty slice.
     let value_chunks: Vec<&mut [[u32; 4]]> = if registers == 0 {
-        (0..n.div_ceil(w)).map(|_| Default::default()).collect()
+        (0..n.div_ceil(step)).map(|_| Default::default()).collect()
     } else {
-        values.chunks_mut(w * registers).collect()
+        values.chunks_mut(step * registers).collect()
     };
-    let batches = (0..n).step_by(w).zip(value_chunks.into_iter().zip(killed.chunks_mut(w)));
-    let emitted: Vec<Option<Emitted>> = match options.threads {
+    let batches = (0..n).step_by(step).zip(value_chunks.into_iter().zip(killed.chunks_mut(step)));
+    // Stores and atomics land in invocation order only if batches run in order.
+    let threads = if program.memory.writes { 1 } else { options.threads };
+    let emitted: Vec<Option<Emitted>> = match threads {
         1 => batches.map(run_batch).collect::<Result<_, _>>()?,
         0 => batches.collect::<Vec<_>>().into_par_iter().map(run_batch).collect::<Result<_, _>>()?,
         t => {
@@ -156,11 +165,12 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
         }
     };
     // Vertices are added in lane order once every batch is done.
-    for (emitter, first) in emitted.into_iter().zip((0..n).step_by(w)) {
+    for (emitter, first) in emitted.into_iter().zip((0..n).step_by(step)) {
         if let Some(emitter) = emitter {
             emitter.add_to(&mut outputs, first as u32);
         }
     }
+    memory.into_inner().unwrap_or_else(|e| e.into_inner()).finish(&mut outputs);
     Ok(outputs)
 }
 
@@ -258,6 +268,8 @@ struct Batch<'a> {
     modified: Vec<u64>,
     /// Batch loops' results, before the masked write.
     out: Vec<u64>,
+    /// The run's buffers, images and shared memory.
+    memory: &'a Mutex<Memory>,
 }
 
 impl<'a> Batch<'a> {
@@ -268,6 +280,7 @@ impl<'a> Batch<'a> {
         w: usize,
         budget: u64,
         outputs: OutputTable<'a>,
+        memory: &'a Mutex<Memory>,
     ) -> Self {
         let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
         // Slots are not cleared: every lane writes a value before it reads
@@ -298,6 +311,7 @@ impl<'a> Batch<'a> {
             scratch: scratch.copies,
             modified: scratch.modified,
             out: scratch.out,
+            memory,
         }
     }
 
@@ -617,6 +631,11 @@ impl<'a> Batch<'a> {
                     }
                 }
                 Step::Kill => self.killed |= active,
+                Step::Memory(access) => {
+                    let (w, first, killed) = (self.w, self.first, self.killed);
+                    let mut lanes = memory::Lanes { slots: &mut self.slots, w, first, active, killed };
+                    memory::execute(access, &mut lanes, self.memory);
+                }
                 Step::Emit { stream } => {
                     self.sync_output_arrays(active);
                     for l in self.lanes(active) {

@@ -13,6 +13,10 @@
 //! texel UNIT X Y r g b a         # one texel of it
 //! sampler UNIT FILTER WRAP       # how unit UNIT samples: nearest|linear, repeat|clamp
 //! sysval NAME LANE x y z w       # override a system value (THREAD_ID, VERTEXID, ...)
+//! buffer UNIT SIZE               # BUFFER[UNIT]: SIZE bytes, zero-filled
+//! bufdata UNIT OFFSET v0 v1 ...  # 32-bit words of it from byte OFFSET on
+//! image UNIT W H [LAYERS]        # IMAGE[UNIT]: W x H texels (x LAYERS), zero-filled
+//! imgdata UNIT X Y LAYER r g b a # one texel of it
 //! ```
 //!
 //! A value is a decimal float read as an `f32` (`1.5`, `-2`, `1e-3`, `inf`,
@@ -34,6 +38,16 @@
 //! separate objects, as in Gallium), and on a unit with no texture it has
 //! no effect. The words are lower case.
 //!
+//! `buffer`, `bufdata`, `image` and `imgdata` are an extension of the
+//! reference harness's format, for shaders that load, store and run
+//! atomics on `BUFFER` and `IMAGE` resources (see [`crate::memory`] for
+//! what a run does with them). A buffer is SIZE bytes, a multiple of 4; its
+//! `bufdata` words are stored little-endian from byte OFFSET (a multiple
+//! of 4) on, consecutively. An image holds texels of four 32-bit channels
+//! whatever format the shader declares; LAYERS is 1 when omitted. Both
+//! start as zero bits, and later `bufdata` and `imgdata` lines replace
+//! earlier ones for the same word or texel.
+//!
 //! Checks, each reported with the line and column of the offending token:
 //! - `invocations` appears exactly once, before the first `input`,
 //!   `vinput` or `sysval` line, and is 1 to 2^24 (so that a backend may allocate per
@@ -42,6 +56,14 @@
 //! - `texsize` comes once per unit, before the unit's texels, with a width
 //!   and height of 1 to 8192; every texel lies inside it;
 //! - `sampler` comes at most once per unit, with a known filter and wrap;
+//! - `buffer` comes once per unit, before the unit's `bufdata`, with a
+//!   size that is a multiple of 4; every `bufdata` offset is a multiple of
+//!   4 and its words lie inside the buffer;
+//! - `image` comes once per unit, before the unit's `imgdata`, with a
+//!   width and height of 1 to 8192 and 1 to 2048 layers; every `imgdata`
+//!   texel lies inside it;
+//! - buffers and images together hold at most [`MAX_MEMORY_BYTES`] bytes
+//!   (a run allocates them whole);
 //! - `sysval` names a TGSI semantic (`THREAD_ID`, `VERTEXID`, ...);
 //! - every line has its directive's number of operands, and every operand
 //!   is well formed.
@@ -56,7 +78,7 @@ use std::str::FromStr;
 use tgsi::SemanticName;
 
 use crate::error::{StateError, StateErrorKind};
-use crate::syntax::{end_of_text, expect_operands, integer, lane, lines, vec4};
+use crate::syntax::{end_of_text, expect_operands, integer, lane, lines, value, vec4};
 
 /// The largest number of invocations a state may ask for.
 pub const MAX_INVOCATIONS: u32 = 1 << 24;
@@ -64,8 +86,29 @@ pub const MAX_INVOCATIONS: u32 = 1 << 24;
 /// The largest width or height of a texture.
 pub const MAX_TEXTURE_SIZE: u32 = 8192;
 
+/// The largest number of layers of an image.
+pub const MAX_IMAGE_LAYERS: u32 = 2048;
+
+/// The most bytes the buffers and images of a state may hold together: a
+/// run allocates each of them whole, so this bounds what a state can make
+/// it allocate.
+pub const MAX_MEMORY_BYTES: u64 = 1 << 26;
+
 /// The directives of the input format, in the order the format lists them.
-pub const DIRECTIVES: &[&str] = &["invocations", "const", "input", "vinput", "texsize", "texel", "sampler", "sysval"];
+pub const DIRECTIVES: &[&str] = &[
+    "invocations",
+    "const",
+    "input",
+    "vinput",
+    "texsize",
+    "texel",
+    "sampler",
+    "sysval",
+    "buffer",
+    "bufdata",
+    "image",
+    "imgdata",
+];
 
 /// The filter words of a `sampler` line, in the order of [`Filter`].
 pub const FILTERS: &[&str] = &["nearest", "linear"];
@@ -127,6 +170,8 @@ pub struct State {
     /// texture carries a copy of its unit's entry.
     samplers: BTreeMap<u32, Sampler>,
     sysvals: BTreeMap<SemanticName, PerLane>,
+    buffers: BTreeMap<u32, Buffer>,
+    images: BTreeMap<u32, Image>,
 }
 
 /// The values of one register across lanes, with "later lines win"
@@ -241,6 +286,78 @@ impl Texture {
     }
 }
 
+/// A shader storage buffer (`BUFFER[UNIT]`): its size and the words the
+/// state sets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    size: u32,
+    /// By byte offset (a multiple of 4).
+    words: BTreeMap<u32, u32>,
+}
+
+impl Buffer {
+    /// Size in bytes, a multiple of 4.
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// The 32-bit word at byte `offset` (a multiple of 4); zero when the
+    /// state does not set it.
+    pub fn word(&self, offset: u32) -> u32 {
+        self.words.get(&offset).copied().unwrap_or(0)
+    }
+
+    /// Every word the state sets, as `(byte offset, word)`, ascending.
+    pub fn words(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.words.iter().map(|(&k, &v)| (k, v))
+    }
+}
+
+/// An image (`IMAGE[UNIT]`): its size and the texels the state sets, four
+/// 32-bit channels each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    width: u32,
+    height: u32,
+    layers: u32,
+    /// By (layer, row, column): memory order.
+    texels: BTreeMap<(u32, u32, u32), [u32; 4]>,
+}
+
+impl Image {
+    /// Width in texels.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in texels.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Number of layers (1 for a plain 2D image).
+    pub fn layers(&self) -> u32 {
+        self.layers
+    }
+
+    /// The texel at column `x`, row `y` of `layer`; zero when the state does
+    /// not set it or it lies outside the image.
+    pub fn texel(&self, x: u32, y: u32, layer: u32) -> [u32; 4] {
+        self.texels.get(&(layer, y, x)).copied().unwrap_or_default()
+    }
+
+    /// Every texel the state sets, as `((x, y, layer), texel)`, by layer,
+    /// row, then column.
+    pub fn texels(&self) -> impl Iterator<Item = ((u32, u32, u32), [u32; 4])> + '_ {
+        self.texels.iter().map(|(&(l, y, x), &v)| ((x, y, l), v))
+    }
+
+    /// Size in bytes.
+    fn bytes(&self) -> u64 {
+        self.width as u64 * self.height as u64 * self.layers as u64 * 16
+    }
+}
+
 impl State {
     /// Reads a state from its text form.
     pub fn parse(text: &str) -> Result<State, StateError> {
@@ -248,6 +365,10 @@ impl State {
         let mut invocations_line: Option<usize> = None;
         let mut texsize_lines: BTreeMap<u32, usize> = BTreeMap::new();
         let mut sampler_lines: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut buffer_lines: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut image_lines: BTreeMap<u32, usize> = BTreeMap::new();
+        // Bytes of every buffer and image so far.
+        let mut memory: u64 = 0;
         for tokens in lines(text) {
             let head = tokens[0];
             let ops = &tokens[1..];
@@ -375,6 +496,86 @@ impl State {
                     let value = vec4(&ops[2..])?;
                     state.sysvals.entry(name).or_default().set(lane, value);
                 }
+                "buffer" => {
+                    expect_operands(&tokens, "buffer", "UNIT SIZE", 2)?;
+                    let unit = integer(&ops[0], "a buffer unit", u32::MAX)?;
+                    if let Some(&first_line) = buffer_lines.get(&unit) {
+                        return Err(head.error(StateErrorKind::DuplicateResource { what: "buffer", unit, first_line }));
+                    }
+                    let size = integer(&ops[1], "a buffer size", MAX_MEMORY_BYTES as u32)?;
+                    if !size.is_multiple_of(4) {
+                        return Err(ops[1].error(StateErrorKind::Unaligned { what: "a buffer size", found: size }));
+                    }
+                    memory = add_memory(memory, size as u64, &ops[1])?;
+                    buffer_lines.insert(unit, head.line);
+                    state.buffers.insert(unit, Buffer { size, words: BTreeMap::new() });
+                }
+                "bufdata" => {
+                    // At least one word.
+                    if tokens.len() < 4 {
+                        expect_operands(&tokens, "bufdata", "UNIT OFFSET v0 v1 ...", 3)?;
+                    }
+                    let unit = integer(&ops[0], "a buffer unit", u32::MAX)?;
+                    let Some(buffer) = state.buffers.get_mut(&unit) else {
+                        let kind = StateErrorKind::DataWithoutResource { directive: "bufdata", what: "buffer", unit };
+                        return Err(ops[0].error(kind));
+                    };
+                    let offset = integer(&ops[1], "a byte offset", u32::MAX)?;
+                    if !offset.is_multiple_of(4) {
+                        return Err(ops[1].error(StateErrorKind::Unaligned { what: "a byte offset", found: offset }));
+                    }
+                    let values = &ops[2..];
+                    let end = offset as u64 + 4 * values.len() as u64;
+                    if end > buffer.size as u64 {
+                        let kind = StateErrorKind::BufferDataOutside { unit, offset, end, size: buffer.size };
+                        return Err(ops[1].error(kind));
+                    }
+                    for (k, token) in values.iter().enumerate() {
+                        buffer.words.insert(offset + 4 * k as u32, value(token)?);
+                    }
+                }
+                "image" => {
+                    // LAYERS is optional: 3 or 4 operands.
+                    if !(4..=5).contains(&tokens.len()) {
+                        let expected = if tokens.len() < 4 { 3 } else { 4 };
+                        expect_operands(&tokens, "image", "UNIT W H [LAYERS]", expected)?;
+                    }
+                    let unit = integer(&ops[0], "an image unit", u32::MAX)?;
+                    if let Some(&first_line) = image_lines.get(&unit) {
+                        return Err(head.error(StateErrorKind::DuplicateResource { what: "image", unit, first_line }));
+                    }
+                    let width = integer(&ops[1], "an image width", MAX_TEXTURE_SIZE)?;
+                    let height = integer(&ops[2], "an image height", MAX_TEXTURE_SIZE)?;
+                    let layers = match ops.get(3) {
+                        Some(t) => integer(t, "a layer count", MAX_IMAGE_LAYERS)?,
+                        None => 1,
+                    };
+                    if let Some(at) = [(width, 1), (height, 2), (layers, 3)].iter().find(|(n, _)| *n == 0) {
+                        return Err(ops[at.1].error(StateErrorKind::ZeroImageSize { width, height, layers }));
+                    }
+                    let image = Image { width, height, layers, texels: BTreeMap::new() };
+                    memory = add_memory(memory, image.bytes(), &ops[ops.len() - 1])?;
+                    image_lines.insert(unit, head.line);
+                    state.images.insert(unit, image);
+                }
+                "imgdata" => {
+                    expect_operands(&tokens, "imgdata", "UNIT X Y LAYER r g b a", 8)?;
+                    let unit = integer(&ops[0], "an image unit", u32::MAX)?;
+                    let Some(image) = state.images.get_mut(&unit) else {
+                        let kind = StateErrorKind::DataWithoutResource { directive: "imgdata", what: "image", unit };
+                        return Err(ops[0].error(kind));
+                    };
+                    let x = integer(&ops[1], "a texel column", u32::MAX)?;
+                    let y = integer(&ops[2], "a texel row", u32::MAX)?;
+                    let layer = integer(&ops[3], "a layer", u32::MAX)?;
+                    let (width, height, layers) = (image.width, image.height, image.layers);
+                    let outside = [(x, width, 1), (y, height, 2), (layer, layers, 3)].into_iter().find(|c| c.0 >= c.1);
+                    if let Some((_, _, at)) = outside {
+                        let kind = StateErrorKind::ImageDataOutside { unit, x, y, layer, width, height, layers };
+                        return Err(ops[at].error(kind));
+                    }
+                    image.texels.insert((layer, y, x), vec4(&ops[4..])?);
+                }
                 other => {
                     return Err(
                         head.error(StateErrorKind::UnknownDirective { found: other.to_string(), known: DIRECTIVES })
@@ -469,6 +670,26 @@ impl State {
         self.samplers.get(&unit).copied().unwrap_or_default()
     }
 
+    /// The buffer on `BUFFER[unit]`, if the state sizes one.
+    pub fn buffer(&self, unit: u32) -> Option<&Buffer> {
+        self.buffers.get(&unit)
+    }
+
+    /// Every buffer the state sizes, by unit, ascending.
+    pub fn buffers(&self) -> impl Iterator<Item = (u32, &Buffer)> + '_ {
+        self.buffers.iter().map(|(&k, v)| (k, v))
+    }
+
+    /// The image on `IMAGE[unit]`, if the state sizes one.
+    pub fn image(&self, unit: u32) -> Option<&Image> {
+        self.images.get(&unit)
+    }
+
+    /// Every image the state sizes, by unit, ascending.
+    pub fn images(&self) -> impl Iterator<Item = (u32, &Image)> + '_ {
+        self.images.iter().map(|(&k, v)| (k, v))
+    }
+
     /// The value of system value `name` the state gives invocation `lane`,
     /// if any line does (`None` means the backend's default applies).
     pub fn sysval(&self, name: SemanticName, lane: u32) -> Option<[u32; 4]> {
@@ -477,6 +698,16 @@ impl State {
         }
         self.sysvals.get(&name).and_then(|p| p.get(lane))
     }
+}
+
+/// `total + bytes`, or the error at `at` when that is above
+/// [`MAX_MEMORY_BYTES`].
+fn add_memory(total: u64, bytes: u64, at: &crate::syntax::Token<'_>) -> Result<u64, StateError> {
+    let total = total + bytes;
+    if total > MAX_MEMORY_BYTES {
+        return Err(at.error(StateErrorKind::MemoryTooLarge { total, max: MAX_MEMORY_BYTES }));
+    }
+    Ok(total)
 }
 
 impl FromStr for State {

@@ -16,14 +16,22 @@ use support::compare::same;
 use support::corpus::corpus_files;
 
 /// A state of 8 invocations with pseudo-random inputs 0..16 and constants
-/// 0..64, and a texture on units 0..4; for a geometry shader also inputs
-/// 0..16 of vertices 0..6 (a triangle with adjacency), each its own.
-fn random_state(seed: &mut u64, geometry: bool) -> String {
+/// 0..64, a texture on units 0..4, and on units 0..4 a buffer of 256 bytes
+/// and an 8x8 image of 2 layers, each with some words or texels set; for a
+/// geometry shader also inputs 0..16 of vertices 0..6 (a triangle with
+/// adjacency), each its own. With `small_ints` every value is instead the
+/// bits of an integer 0..8, so that shaders computing addresses from their
+/// inputs and constants reach inside buffers and images.
+fn random_state(seed: &mut u64, geometry: bool, small_ints: bool) -> String {
     let mut next = || {
         *seed ^= *seed << 13;
         *seed ^= *seed >> 7;
         *seed ^= *seed << 17;
-        (*seed % 17) as f32 * 0.25 - 2.0
+        if small_ints {
+            format!("0x{:x}", *seed % 8)
+        } else {
+            ((*seed % 17) as f32 * 0.25 - 2.0).to_string()
+        }
     };
     let mut s = String::from("invocations 8\n");
     for i in 0..16 {
@@ -44,7 +52,32 @@ fn random_state(seed: &mut u64, geometry: bool) -> String {
     for unit in 0..4 {
         s += &format!("texsize {unit} 2 2\ntexel {unit} 1 1 {} {} {} {}\n", next(), next(), next(), next());
     }
+    for unit in 0..4 {
+        s += &format!("buffer {unit} 256\nbufdata {unit} 0");
+        for _ in 0..16 {
+            s += &format!(" {}", next());
+        }
+        s += &format!("\nimage {unit} 8 8 2\n");
+        for k in 0..8 {
+            s += &format!("imgdata {unit} {k} {} {} {} {} {} {}\n", 7 - k, k % 2, next(), next(), next(), next());
+        }
+    }
     s
+}
+
+/// Whether the final buffers and images of `out` differ from what `state`
+/// sets.
+fn memory_changed(state: &State, out: &exec::Outputs) -> bool {
+    let words: Vec<(u32, u32, u32)> = state
+        .buffers()
+        .flat_map(|(unit, b)| b.words().filter(|w| w.1 != 0).map(move |(offset, w)| (unit, offset, w)))
+        .collect();
+    let mut texels: Vec<_> = state
+        .images()
+        .flat_map(|(unit, i)| i.texels().filter(|t| t.1 != [0; 4]).map(move |(at, t)| (unit, at, t)))
+        .collect();
+    texels.sort_by_key(|&(unit, (x, y, layer), _)| (unit, layer, y, x));
+    out.buffer_words().collect::<Vec<_>>() != words || out.image_texels().collect::<Vec<_>>() != texels
 }
 
 #[test]
@@ -57,6 +90,9 @@ fn corpus_shaders_run_without_panicking() {
     // they emitted in all.
     let (mut geometry_shaders, mut geometry_ran, mut vertices) = (0, 0, 0u64);
     let mut geometry_unsupported = Vec::new();
+    // Shaders that load, store or query memory, and how many of them ran.
+    // and how many changed a buffer or an image.
+    let (mut memory_shaders, mut memory_ran, mut memory_written) = (0, 0, 0);
     for path in &paths {
         let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
         let Ok(shader) = tgsi::parse(&text) else { continue };
@@ -65,13 +101,20 @@ fn corpus_shaders_run_without_panicking() {
             continue;
         };
         let geometry = module.processor == tgsi::Processor::Geometry;
-        let state = State::parse(&random_state(&mut seed, geometry)).unwrap();
+        let memory = shader.items.iter().any(|item| {
+            matches!(item, tgsi::Item::Instruction(i) if i.opcode.info().name.starts_with("ATOM")
+                || matches!(i.opcode, tgsi::Opcode::Load | tgsi::Opcode::Store | tgsi::Opcode::Resq))
+        });
+        let state = State::parse(&random_state(&mut seed, geometry, memory)).unwrap();
         let options = RunOptions { step_budget: 200_000, lanes: 8, ..RunOptions::default() };
         geometry_shaders += u32::from(geometry);
+        memory_shaders += u32::from(memory);
         match exec::run(&module, &state, &options) {
             Ok(out) => {
                 assert_eq!(out.invocations(), 8);
                 ran += 1;
+                memory_ran += u32::from(memory);
+                memory_written += u32::from(memory_changed(&state, &out));
                 if geometry {
                     geometry_ran += 1;
                     for lane in 0..8 {
@@ -105,6 +148,11 @@ fn corpus_shaders_run_without_panicking() {
         paths.len()
     );
     eprintln!("corpus: {geometry_ran} of {geometry_shaders} geometry shaders ran, emitting {vertices} vertices");
+    eprintln!(
+        "corpus: {memory_ran} of {memory_shaders} shaders using buffers, images or shared memory ran; \
+         {memory_written} changed a buffer or an image"
+    );
+    assert_eq!(memory_ran, memory_shaders, "shaders using memory that do not run");
     assert!(geometry_unsupported.is_empty(), "geometry shaders that do not run:\n{}", geometry_unsupported.join("\n"));
     assert!(geometry_ran == 0 || vertices > 0, "geometry shaders ran but emitted nothing");
     assert!(differ.is_empty(), "emission changed the outputs of:\n{}", differ.join("\n"));

@@ -3,7 +3,8 @@
 
 use exec::{Outputs, State, StateErrorKind};
 
-const KNOWN: &str = "`invocations`, `const`, `input`, `vinput`, `texsize`, `texel`, `sampler` or `sysval`";
+const KNOWN: &str = "`invocations`, `const`, `input`, `vinput`, `texsize`, `texel`, `sampler`, `sysval`, `buffer`, \
+                     `bufdata`, `image` or `imgdata`";
 
 /// (input, expected message, line, column)
 fn state_cases() -> Vec<(&'static str, String, usize, usize)> {
@@ -224,6 +225,70 @@ fn state_cases() -> Vec<(&'static str, String, usize, usize)> {
             2,
             8,
         ),
+        ("invocations 1\nbuffer 0\n", "`buffer` takes 2 operands (buffer UNIT SIZE), found 1".into(), 2, 1),
+        ("invocations 1\nbuffer 0 6\n", "a buffer size must be a multiple of 4, found 6".into(), 2, 10),
+        ("invocations 1\nbuffer 0 67108868\n", "a buffer size 67108868 is too large (at most 67108864)".into(), 2, 10),
+        ("invocations 1\nbuffer 0 4\nbuffer 0 8\n", "buffer unit 0 is sized twice (first on line 2)".into(), 3, 1),
+        (
+            "invocations 1\nbufdata 3 0 1\n",
+            "`bufdata` for buffer unit 3, which has no `buffer` line before it".into(),
+            2,
+            9,
+        ),
+        (
+            "invocations 1\nbuffer 0 8\nbufdata 0 0\n",
+            "`bufdata` takes 3 operands (bufdata UNIT OFFSET v0 v1 ...), found 2".into(),
+            3,
+            1,
+        ),
+        ("invocations 1\nbuffer 0 8\nbufdata 0 2 1\n", "a byte offset must be a multiple of 4, found 2".into(), 3, 11),
+        (
+            "invocations 1\nbuffer 0 8\nbufdata 0 4 1 2\n",
+            "words from byte 4 to byte 12 do not fit in buffer unit 0, which is 8 bytes".into(),
+            3,
+            11,
+        ),
+        ("invocations 1\nbuffer 0 8\nbufdata 0 0 1 x\n", value_msg("x"), 3, 15),
+        ("invocations 1\nimage 0 4\n", "`image` takes 3 operands (image UNIT W H [LAYERS]), found 2".into(), 2, 1),
+        (
+            "invocations 1\nimage 0 4 4 1 1\n",
+            "`image` takes 4 operands (image UNIT W H [LAYERS]), found 5".into(),
+            2,
+            15,
+        ),
+        ("invocations 1\nimage 0 4 0\n", "an image must be at least 1x1 with 1 layer, found 4x0 with 1".into(), 2, 11),
+        ("invocations 1\nimage 0 4 4 2049\n", "a layer count 2049 is too large (at most 2048)".into(), 2, 13),
+        (
+            "invocations 1\nimage 0 1024 1024 16\n",
+            "buffers and images would hold 268435456 bytes together (at most 67108864)".into(),
+            2,
+            19,
+        ),
+        (
+            "invocations 1\nbuffer 0 67108864\nimage 0 1 1\n",
+            "buffers and images would hold 67108880 bytes together (at most 67108864)".into(),
+            3,
+            11,
+        ),
+        ("invocations 1\nimage 1 1 1\nimage 1 2 2\n", "image unit 1 is sized twice (first on line 2)".into(), 3, 1),
+        (
+            "invocations 1\nimgdata 0 0 0 0 1 2 3 4\n",
+            "`imgdata` for image unit 0, which has no `image` line before it".into(),
+            2,
+            9,
+        ),
+        (
+            "invocations 1\nimage 0 2 2 2\nimgdata 0 1 1 2 1 2 3 4\n",
+            "texel (1, 1) of layer 2 is outside image unit 0, which is 2x2 with 2 layer(s)".into(),
+            3,
+            15,
+        ),
+        (
+            "invocations 1\nimage 0 2 2\nimgdata 0 0 0 0 1 2 3\n",
+            "`imgdata` takes 8 operands (imgdata UNIT X Y LAYER r g b a), found 7".into(),
+            3,
+            1,
+        ),
     ]
 }
 
@@ -289,7 +354,7 @@ fn render_matches_the_tgsi_parser_style() {
 
 /// (input, expected message, line, column)
 const OUTPUT_CASES: &[(&str, &str, usize, usize)] = &[
-    ("out 0 0 0 0 0 0\n", "unknown directive `out` (expected `output`, `emit`, `endprim` or `kill`)", 1, 1),
+    ("out 0 0 0 0 0 0\n", "unknown directive `out` (expected `output`, `emit`, `endprim`, `kill`, `bufdata` or `imgdata`)", 1, 1),
     ("output 0 0 0 0 0\n", "`output` takes 6 operands (output INDEX LANE x y z w), found 5", 1, 1),
     ("kill\n", "`kill` takes 1 operand (kill LANE), found 0", 1, 1),
     ("kill 1 2\n", "`kill` takes 1 operand (kill LANE), found 2", 1, 8),
@@ -317,6 +382,12 @@ const OUTPUT_CASES: &[(&str, &str, usize, usize)] = &[
     ("output 0 0 0 0 0 0\nemit 0 0 1 0 1 2 3 4\n", "vertex 0 of lane 0 on stream 0 lacks output 0", 2, 6),
     ("output 0 0 0 0 0 0\nendprim 0 2 1\nemit 0 2 0 0 1 2 3 4\nendprim 0 2 2\n", "vertex 1 of lane 0 on stream 2 lacks output 0", 2, 9),
     ("output 0 0 0 0 0 0\nemit 1 0 0 0 1 2 3 4\n", "output 0 is given for some lanes but not for lane 1", 1, 8),
+    ("bufdata 0 4\n", "`bufdata` takes 3 operands (bufdata UNIT OFFSET v0 v1 ...), found 2", 1, 1),
+    ("bufdata 0 6 1\n", "a byte offset must be a multiple of 4, found 6", 1, 11),
+    ("bufdata 0 4294967292 1 2\n", "a byte offset 4294967292 is too large (at most 4294967288)", 1, 11),
+    ("bufdata 0 0 1 2\nbufdata 0 4 3\n", "word 4 of buffer 0 is given twice (first on line 1)", 2, 1),
+    ("imgdata 0 1 2 3 1 2 3 4\nimgdata 0 1 2 3 0 0 0 0\n", "texel (1, 2) of layer 3 of image 0 is given twice (first on line 1)", 2, 1),
+    ("imgdata 0 1 2 1 2 3 4\n", "`imgdata` takes 8 operands (imgdata UNIT X Y LAYER r g b a), found 7", 1, 1),
 ];
 
 #[test]

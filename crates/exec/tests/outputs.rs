@@ -127,3 +127,34 @@ fn emit_lines_parse_in_any_order() {
     assert_eq!((o.invocations(), o.emitted(1, 0).unwrap().vertices()), (2, 3));
     assert_eq!(o.write(), "endprim 1 0 3\n");
 }
+
+#[test]
+fn buffer_and_image_contents_are_written_after_the_lanes_and_read_back() {
+    let mut o = Outputs::new(1, [0]);
+    assert!(o.set_buffer_word(2, 8, 0xabc));
+    assert!(o.set_buffer_word(0, 4, 1));
+    assert!(o.set_buffer_word(0, 0, 7));
+    assert!(o.set_buffer_word(0, 0, 0), "zero words are dropped");
+    assert!(!o.set_buffer_word(0, 3, 1), "misaligned");
+    o.set_image_texel(1, 2, 0, 1, [1, 2, 3, 4]);
+    o.set_image_texel(1, 3, 1, 0, [0, 0, 0, 5]);
+    o.set_image_texel(0, 0, 0, 0, [0; 4]);
+    o.kill(0);
+    let text = o.write();
+    assert_eq!(
+        text,
+        "output 0 0 0x00000000 0x00000000 0x00000000 0x00000000\nkill 0\n\
+         bufdata 0 4 0x00000001\nbufdata 2 8 0x00000abc\n\
+         imgdata 1 3 1 0 0x00000000 0x00000000 0x00000000 0x00000005\n\
+         imgdata 1 2 0 1 0x00000001 0x00000002 0x00000003 0x00000004\n"
+    );
+    let back = Outputs::parse(&text).unwrap();
+    assert_eq!(back, o);
+    assert_eq!(back.write(), text);
+    assert_eq!((back.buffer_word(2, 8), back.buffer_word(2, 4)), (0xabc, 0));
+    assert_eq!(back.image_texel(1, 2, 0, 1), [1, 2, 3, 4]);
+    // Several words on one line, as a state writes them, and zeros given
+    // explicitly, read as the one-word lines without zeros.
+    let o = Outputs::parse("bufdata 1 0 1 0 0x2\nimgdata 0 0 0 0 0 0 0 0\n").unwrap();
+    assert_eq!(o.write(), "bufdata 1 0 0x3f800000\nbufdata 1 8 0x00000002\n");
+}

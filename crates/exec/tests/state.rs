@@ -201,3 +201,27 @@ fn vertex_inputs_override_per_lane_and_fall_back_to_plain_inputs() {
     assert_eq!(s.input(0, 0), one);
     assert_eq!(s.input_indices().collect::<Vec<_>>(), vec![0]);
 }
+
+#[test]
+fn buffers_and_images() {
+    let s = State::parse(
+        "invocations 1\nbuffer 3 16\nbufdata 3 4 1.5 0xdeadbeef\nbufdata 3 8 7\nbuffer 0 0\n\
+         image 2 4 2\nimage 1 2 2 3\nimgdata 1 1 0 2 1 2 3 4\nimgdata 1 1 0 2 0x5 0 0 0\n",
+    )
+    .unwrap();
+    let b = s.buffer(3).unwrap();
+    assert_eq!(b.size(), 16);
+    assert_eq!([0, 4, 8, 12].map(|o| b.word(o)), [0, f(1.5), f(7.0), 0], "later lines win");
+    assert_eq!(b.words().collect::<Vec<_>>(), [(4, f(1.5)), (8, f(7.0))]);
+    assert_eq!(s.buffer(0).unwrap().size(), 0, "an empty buffer");
+    assert!(s.buffer(1).is_none());
+    assert_eq!(s.buffers().map(|(u, _)| u).collect::<Vec<_>>(), [0, 3]);
+    let i = s.image(2).unwrap();
+    assert_eq!((i.width(), i.height(), i.layers()), (4, 2, 1), "one layer by default");
+    let i = s.image(1).unwrap();
+    assert_eq!((i.width(), i.height(), i.layers()), (2, 2, 3));
+    assert_eq!(i.texel(1, 0, 2), [5, 0, 0, 0]);
+    assert_eq!(i.texel(1, 0, 1), [0; 4]);
+    assert_eq!(i.texels().collect::<Vec<_>>(), [((1, 0, 2), [5, 0, 0, 0])]);
+    assert!(s.image(0).is_none());
+}

@@ -2,7 +2,8 @@
 
 /// Equal outputs of every lane, killed or not, bits equal or both NaN
 /// (payloads aside), the same vertices and primitive ends emitted (values
-/// compared alike), and the same lanes killed.
+/// compared alike), the same lanes killed, and the same final buffer
+/// words and image texels (compared alike).
 pub fn same(a: &exec::Outputs, b: &exec::Outputs) -> bool {
     let nan = |x: u32| f32::from_bits(x).is_nan();
     let same_vec4 = |x: &[u32; 4], y: &[u32; 4]| x.iter().zip(y).all(|(&p, &q)| p == q || (nan(p) && nan(q)));
@@ -20,7 +21,13 @@ pub fn same(a: &exec::Outputs, b: &exec::Outputs) -> bool {
                 _ => false,
             })
     };
-    a.registers() == b.registers()
+    let same_words = |p: u32, q: u32| p == q || (nan(p) && nan(q));
+    let same_memory = a.buffer_words().count() == b.buffer_words().count()
+        && a.buffer_words().zip(b.buffer_words()).all(|(p, q)| (p.0, p.1) == (q.0, q.1) && same_words(p.2, q.2))
+        && a.image_texels().count() == b.image_texels().count()
+        && a.image_texels().zip(b.image_texels()).all(|(p, q)| (p.0, p.1) == (q.0, q.1) && same_vec4(&p.2, &q.2));
+    same_memory
+        && a.registers() == b.registers()
         && a.invocations() == b.invocations()
         && (0..a.invocations()).all(|lane| {
             a.is_killed(lane) == b.is_killed(lane)
