@@ -586,10 +586,12 @@ fn run_errors_are_located_and_exit_non_zero() {
     assert!(err.contains("bad.state:2:9"), "{err}");
     assert!(err.contains("lane"), "{err}");
     // Something the backend does not execute yet is an error, not a guess.
-    let compute = example_path("compute_loop.tgsi");
-    let output = run(&["run", compute.to_str().unwrap(), "--state", &example_state("vertex_transform.state")], b"");
+    let global = dir.join("global.tgsi");
+    fs::write(&global, "COMP\nDCL MEMORY[0], GLOBAL\nDCL TEMP[0]\nLOAD TEMP[0].x, MEMORY[0], TEMP[0].xxxx\nEND\n")
+        .unwrap();
+    let output = run(&["run", global.to_str().unwrap(), "--state", &example_state("vertex_transform.state")], b"");
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("is not executed yet"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("not executed"), "{}", stderr(&output));
     // Lanes must be whole quads, at most 64.
     let output = run(
         &["run", shader.to_str().unwrap(), "--state", &example_state("vertex_transform.state"), "--lanes", "6"],
@@ -634,4 +636,18 @@ fn run_and_bench_take_passes() {
     assert_eq!(stderr(&output), "error: unknown pass `gvn`; known passes: dce\n");
     let help = success(&["run", "--help"], b"");
     assert!(help.contains("--passes <LIST>") && help.contains("--opt-level <LEVEL>"), "{help}");
+}
+
+#[test]
+fn run_prints_the_buffers_a_compute_shader_writes() {
+    let shader = example_path("compute_loop.tgsi");
+    let state = example_state("compute_loop.state");
+    let output = run(&["run", shader.to_str().unwrap(), "--state", &state], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    // Thread t sums words t, 64 + t, 128 + t and 192 + t of BUFFER[0],
+    // whose word k holds k: 384 + 4t.
+    let sums: Vec<String> = text.lines().filter(|l| l.starts_with("bufdata 1 ")).map(str::to_string).collect();
+    let want: Vec<String> = (0..64).map(|t| format!("bufdata 1 {} 0x{:08x}", 4 * t, 384 + 4 * t)).collect();
+    assert_eq!(sums, want);
 }
