@@ -174,6 +174,25 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     Ok(outputs)
 }
 
+/// `source` with `a`'s negate and absolute value applied, into `column`.
+fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u64], source: &[u64]) {
+    match ty {
+        // Sign-bit operations: one mask for the whole column.
+        OperandType::Float | OperandType::Untyped => {
+            let clear = if a.abs { 0x7fff_ffff } else { 0xffff_ffff };
+            let flip = if a.neg { 0x8000_0000 } else { 0 };
+            for (m, &v) in column.iter_mut().zip(source) {
+                *m = (v & clear) ^ flip;
+            }
+        }
+        _ => {
+            for (m, &v) in column.iter_mut().zip(source) {
+                *m = scalar::apply_modifiers(ty, v, a.neg, a.abs);
+            }
+        }
+    }
+}
+
 /// The mask of every lane of a batch of `w`.
 fn full(w: usize) -> u64 {
     if w == 64 {
@@ -226,6 +245,13 @@ struct Scratch {
     copies: Vec<u64>,
     modified: Vec<u64>,
     out: Vec<u64>,
+}
+
+/// Makes `v` at least `len` long.
+fn grow(v: &mut Vec<u64>, len: usize) {
+    if v.len() < len {
+        v.resize(len, 0);
+    }
 }
 
 thread_local! {
@@ -286,12 +312,13 @@ impl<'a> Batch<'a> {
         // Slots are not cleared: every lane writes a value before it reads
         // it. Only derivatives read other lanes of a quad, which may not
         // have written the value, and those read zero, as at the start.
-        scratch.slots.resize(program.slots * w, 0);
+        // Grown, never shrunk: a run of fewer lanes reuses the front.
+        grow(&mut scratch.slots, program.slots * w);
         for &slot in &program.cleared {
             scratch.slots[slot as usize * w..(slot as usize + 1) * w].fill(0);
         }
-        scratch.modified.resize(MAX_ARGS * w, 0);
-        scratch.out.resize(w, 0);
+        grow(&mut scratch.modified, MAX_ARGS * w);
+        grow(&mut scratch.out, w);
         scratch.breaks.clear();
         scratch.continues.clear();
         Batch {
@@ -476,9 +503,8 @@ impl<'a> Batch<'a> {
                     let (slots, modified, out) = (&mut self.slots, &mut self.modified, &mut self.out);
                     for (i, a) in args.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
                         let at = a.slot as usize * w;
-                        for (m, &v) in modified[i * w..(i + 1) * w].iter_mut().zip(&slots[at..at + w]) {
-                            *m = scalar::apply_modifiers(*src_ty, v, a.neg, a.abs);
-                        }
+                        let (column, source) = (&mut modified[i * w..(i + 1) * w], &slots[at..at + w]);
+                        apply_modifiers(*src_ty, a, column, source);
                     }
                     {
                         let mut columns: [&[u64]; MAX_ARGS] = [&[]; MAX_ARGS];
@@ -602,10 +628,14 @@ impl<'a> Batch<'a> {
                         // A declared register: straight into the run's outputs.
                         Ok(r) => {
                             let (regs, c) = (self.outputs.registers.len(), *chan as usize & 3);
-                            let lanes = self.outputs.values.chunks_exact_mut(regs).zip(column);
-                            for (l, (out, &v)) in lanes.enumerate() {
-                                if active & (1 << l) != 0 {
-                                    out[r][c] = v as u32;
+                            let lanes = self.outputs.values.iter_mut().skip(r).step_by(regs).zip(column);
+                            if active == full(self.w) {
+                                lanes.for_each(|(out, &v)| out[c] = v as u32);
+                            } else {
+                                for (l, (out, &v)) in lanes.enumerate() {
+                                    if active & (1 << l) != 0 {
+                                        out[c] = v as u32;
+                                    }
                                 }
                             }
                         }

@@ -110,6 +110,8 @@ fn lerp(x: f32, y: f32, f: f32) -> f32 {
 /// An index brought into `0..size` (`size` is at least 1).
 fn wrap_index(i: i64, size: i64, wrap: Wrap) -> u32 {
     match wrap {
+        // Most coordinates fall inside: no division for them.
+        Wrap::Repeat if (0..size).contains(&i) => i as u32,
         Wrap::Repeat => i.rem_euclid(size) as u32,
         Wrap::Clamp => i.clamp(0, size - 1) as u32,
     }
