@@ -344,7 +344,7 @@ fn opt_unknown_pass_is_a_usage_error() {
     let path = path.to_str().expect("UTF-8 path");
     for (args, name) in [
         (&["--passes=gvn"][..], "gvn"),
-        (&["--passes=dce,constfold"], "constfold"),
+        (&["--passes=dce,sccp"], "sccp"),
         (&["--passes=,coalesce"], "coalesce"),
         (&["--print-after=gvn"], "gvn"),
         (&["--print-before", "licm"], "licm"),
@@ -352,7 +352,7 @@ fn opt_unknown_pass_is_a_usage_error() {
         let output = run(&[&["opt", path][..], args].concat(), b"");
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(output.stdout.is_empty());
-        assert_eq!(stderr(&output), format!("error: unknown pass `{name}`; known passes: dce\n"));
+        assert_eq!(stderr(&output), format!("error: unknown pass `{name}`; known passes: constfold, dce\n"));
     }
     for passes in ["--passes=", "--passes=,", "--passes=dce", "--passes=dce,,dce"] {
         success(&["opt", passes, path], b"");
@@ -404,8 +404,9 @@ DCL TEMP[0], LOCAL
 #[test]
 fn opt_lists_passes() {
     let out = success(&["opt", "--list-passes"], b"");
-    assert!(out.starts_with("dce  Removes values that reach no output or side effect"), "{out}");
-    assert!(out.ends_with("-O1 runs: dce\n"), "{out}");
+    assert!(out.starts_with("constfold  Folds constant operations"), "{out}");
+    assert!(out.contains("\ndce        Removes values that reach no output or side effect"), "{out}");
+    assert!(out.ends_with("-O1 runs: constfold, dce\n"), "{out}");
 }
 
 #[test]
@@ -415,9 +416,10 @@ fn opt_prints_around_passes_on_stderr() {
     assert!(output.status.success());
     assert_eq!(stdout(&output), plain, "printing leaves standard output alone");
     let err = stderr(&output);
-    // -O iterates dce to a fixed point: it runs twice, the second time
-    // changing nothing.
-    assert!(err.starts_with("; *** after dce (iteration 1) ***\nfrag\ninterface:\n"), "{err}");
+    // -O iterates constfold and dce to a fixed point: they run twice, the
+    // second time changing nothing.
+    assert!(err.starts_with("; *** after constfold (iteration 1) ***\nfrag\ninterface:\n"), "{err}");
+    assert!(err.contains("; *** after dce (iteration 1) ***\nfrag\ninterface:\n"), "{err}");
     assert!(err.contains("; *** after dce (iteration 2) ***\n"), "{err}");
 
     let output = run(&["opt", "--passes=dce", "--print-before=dce", "--print-format=tgsi"], DEAD_CODE.as_bytes());
@@ -633,7 +635,7 @@ fn run_and_bench_take_passes() {
     assert!(out.starts_with("invocations_per_second "), "{out}");
     let output = run(&["run", shader, "--state", &state, "--passes=gvn"], b"");
     assert_eq!(output.status.code(), Some(2));
-    assert_eq!(stderr(&output), "error: unknown pass `gvn`; known passes: dce\n");
+    assert_eq!(stderr(&output), "error: unknown pass `gvn`; known passes: constfold, dce\n");
     let help = success(&["run", "--help"], b"");
     assert!(help.contains("--passes <LIST>") && help.contains("--opt-level <LEVEL>"), "{help}");
 }

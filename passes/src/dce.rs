@@ -34,10 +34,10 @@
 //! stay even when unused.
 
 use ir::cfg::Cfg;
-use ir::{Arena, Block, EntityRef, Exit, Function, Inst, InstData, Node, Op, Region, Value};
-use std::collections::HashMap;
+use ir::{EntityRef, Exit, Function, Inst, InstData, Node, Op, Region, Value};
 use tgsi::{flags, File, MemoryQualifier};
 
+use crate::rewrite::{apply, get_mut, merge_block, Rewrites};
 use crate::{Pass, PassResult, Stats};
 
 /// The `dce` pass; see the module documentation.
@@ -326,47 +326,7 @@ fn smallvec_of(values: &[Value]) -> smallvec::SmallVec<[Value; 1]> {
     values.iter().copied().collect()
 }
 
-/// The entry of `k`, if `k` is a key of `arena`.
-fn get_mut<K: EntityRef, V>(arena: &mut Arena<K, V>, k: K) -> Option<&mut V> {
-    if arena.contains(k) {
-        Some(&mut arena[k])
-    } else {
-        None
-    }
-}
-
 // ----- empty structure -----
-
-/// Values and blocks replaced while structure is removed: phis by their
-/// one value, merged blocks by the block they were merged into.
-#[derive(Default)]
-struct Rewrites {
-    values: HashMap<Value, Value>,
-    blocks: HashMap<Block, Block>,
-}
-
-impl Rewrites {
-    fn value(&self, mut v: Value) -> Value {
-        // Chains are short; the bound guards against a cycle.
-        for _ in 0..=self.values.len() {
-            match self.values.get(&v) {
-                Some(&w) => v = w,
-                None => break,
-            }
-        }
-        v
-    }
-
-    fn block(&self, mut b: Block) -> Block {
-        for _ in 0..=self.blocks.len() {
-            match self.blocks.get(&b) {
-                Some(&c) => b = c,
-                None => break,
-            }
-        }
-        b
-    }
-}
 
 fn remove_structures(func: &mut Function, counts: &mut Counts) -> bool {
     let mut body = std::mem::take(&mut func.body);
@@ -455,18 +415,9 @@ fn try_remove(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewri
     for (phi, value) in resolved {
         rw.values.insert(phi, value);
     }
-    let (rest, exit) = match get_mut(&mut func.blocks, bm) {
-        Some(m) => (m.insts.split_off(phis), std::mem::take(&mut m.exit)),
-        None => return false,
-    };
-    if let Some(m) = get_mut(&mut func.blocks, bm) {
-        m.insts.clear();
+    if !merge_block(func, bc, bm, phis, rw) {
+        return false;
     }
-    if let Some(c) = get_mut(&mut func.blocks, bc) {
-        c.insts.extend(rest);
-        c.exit = exit;
-    }
-    rw.blocks.insert(bm, bc);
     region.drain(i..=i + 1);
     counts.phis += phis as u64;
     counts.blocks += inner_blocks + 1;
@@ -521,42 +472,4 @@ fn empty_blocks(region: &Region, func: &Function) -> Option<Vec<Exit>> {
             _ => None,
         })
         .collect()
-}
-
-/// Applies the rewrites to every operand, phi predecessor and construct
-/// operand.
-fn apply(func: &mut Function, rw: &Rewrites) {
-    for (_, data) in func.insts.iter_mut() {
-        for a in data.args.iter_mut() {
-            a.value = rw.value(a.value);
-        }
-        if let Op::Phi { preds } = &mut data.op {
-            for p in preds.iter_mut() {
-                *p = rw.block(*p);
-            }
-        }
-    }
-    let mut stack: Vec<&mut Region> = vec![&mut func.body];
-    while let Some(r) = stack.pop() {
-        for node in r.iter_mut() {
-            match node {
-                Node::Block(_) => {}
-                Node::If(n) => {
-                    n.cond.value = rw.value(n.cond.value);
-                    stack.push(&mut n.then_region);
-                    stack.push(&mut n.else_region);
-                }
-                Node::Loop(n) => stack.push(&mut n.body),
-                Node::Switch(n) => {
-                    n.selector.value = rw.value(n.selector.value);
-                    for case in &mut n.cases {
-                        if let Some(v) = &mut case.value {
-                            v.value = rw.value(v.value);
-                        }
-                        stack.push(&mut case.body);
-                    }
-                }
-            }
-        }
-    }
 }

@@ -18,9 +18,11 @@
 //! assert_eq!(report.stats()[0].1.get("values removed"), Some(4));
 //! ```
 
+pub mod constfold;
 pub mod dce;
 mod manager;
 mod pipeline;
+mod rewrite;
 mod stats;
 
 pub use manager::{Options, PassManager, PassRun, PrintFormat, PrintOptions, Report, RunError, Timing};
@@ -54,7 +56,7 @@ pub struct PassResult {
 /// adding it here: the command line, `-O1` and the error for unknown names
 /// follow.
 pub fn registry() -> &'static [&'static dyn Pass] {
-    &[&dce::Dce]
+    &[&constfold::Constfold, &dce::Dce]
 }
 
 /// The registered pass called `name`.

@@ -16,86 +16,15 @@ use std::path::Path;
 use passes::Pass;
 use support::*;
 
-/// Builds, runs `dce`, verifies, and checks the result runs the same.
-fn check_case(name: &str, text: &str) -> (ir::Module, passes::PassResult) {
-    let shader = tgsi::parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, name)));
-    let before = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
-    ir::verify::verify(&before.function).unwrap_or_else(|e| panic!("{name}: before: {e}"));
-    let mut after = before.clone();
-    let result = passes::dce::Dce.run(&mut after);
-    ir::verify::verify(&after.function)
-        .unwrap_or_else(|e| panic!("{name}: after dce: {e}\n{}", ir::print::print_module(&after)));
-    // Idempotent: a second run finds nothing.
-    let mut again = after.clone();
-    let second = passes::dce::Dce.run(&mut again);
-    assert!(!second.changed, "{name}: a second dce changed {:?}", second.stats);
-
-    let emitted = ir::to_tgsi(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let printed = tgsi::print(&emitted, tgsi::Style::Exact);
-    let reparsed = tgsi::parse(&printed).unwrap_or_else(|e| panic!("{name}: {}", e.render(&printed, name)));
-    let rebuilt = ir::from_tgsi(&reparsed).unwrap_or_else(|e| panic!("{name}: emitted: {e}"));
-    for round in 0..3 {
-        let state_text = random_state(&before, &mut Rng::for_name(name, round));
-        let state =
-            exec::State::parse(&state_text).unwrap_or_else(|e| panic!("{name}: {}", e.render(&state_text, name)));
-        let a = exec::run(&before, &state, &run_options());
-        let b = exec::run(&after, &state, &run_options());
-        let c = exec::run(&rebuilt, &state, &run_options());
-        assert!(same_results(&a, &b), "{name}: dce changed the results on\n{state_text}\nbefore {a:?}\nafter {b:?}");
-        assert!(same_results(&a, &c), "{name}: the emitted TGSI computes something else on\n{state_text}\n{printed}");
-    }
-    (after, result)
-}
-
-/// Checks the `; expect` lines of an input against the counters; returns
-/// the mismatches.
-fn check_expectations(name: &str, text: &str, result: &passes::PassResult) -> Vec<String> {
-    let mut wrong = Vec::new();
-    let mut any = false;
-    for line in text.lines() {
-        let Some(rest) = line.trim().strip_prefix("; expect") else { continue };
-        any = true;
-        let rest = rest.trim();
-        if rest == "unchanged" {
-            if result.changed {
-                wrong.push(format!("{name}: expected no change, got {:?}", result.stats));
-            }
-            continue;
-        }
-        let (counter, n) = rest.rsplit_once(':').unwrap_or_else(|| panic!("{name}: bad expect line `{line}`"));
-        let n: u64 = n.trim().parse().unwrap_or_else(|_| panic!("{name}: bad count in `{line}`"));
-        let got = result.stats.get(counter.trim()).unwrap_or_else(|| panic!("{name}: no counter `{counter}`"));
-        if got != n {
-            wrong.push(format!(
-                "{name}: `{}` is {got}, expected {n}; all counters: {:?}",
-                counter.trim(),
-                result.stats
-            ));
-        }
-    }
-    if !any {
-        wrong.push(format!("{name}: every input states what it expects (`; expect ...`)"));
-    }
-    wrong
-}
-
 #[test]
 fn dce_snapshots() {
     let mut wrong = Vec::new();
     insta::glob!("../../tests/inputs/dce", "*.tgsi", |path| {
         let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
         let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        let (after, result) = check_case(&name, &text);
+        let (after, result) = check_case(&name, &text, &passes::dce::Dce);
         wrong.extend(check_expectations(&name, &text, &result));
-        let emitted = ir::to_tgsi(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut snap = String::from("; stats\n");
-        for (k, v) in result.stats.iter().filter(|&(_, v)| v != 0) {
-            snap.push_str(&format!(";   {k}: {v}\n"));
-        }
-        snap.push_str("; ir after dce\n");
-        snap.push_str(&ir::print::print_module(&after));
-        snap.push_str("; tgsi after dce\n");
-        snap.push_str(&tgsi::print(&emitted, tgsi::Style::Exact));
+        let snap = snapshot_text(&name, "dce", &after, &result);
         insta::with_settings!({
             snapshot_path => "../../snapshots/dce",
             prepend_module_to_snapshot => false,

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use passes::Pass;
+
 /// A xorshift generator: deterministic pseudo-random numbers.
 pub struct Rng(pub u64);
 
@@ -128,4 +130,95 @@ pub fn placed_instructions(func: &ir::Function) -> usize {
 /// The TGSI instructions of a shader, END excluded.
 pub fn tgsi_instructions(shader: &tgsi::Shader) -> usize {
     shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count()
+}
+
+/// Builds `text`, runs `pass`, verifies, checks that a second run changes
+/// nothing, and that the result (and the TGSI emitted from it, re-parsed)
+/// computes what the input computes on three pseudo-random states.
+pub fn check_case(name: &str, text: &str, pass: &dyn Pass) -> (ir::Module, passes::PassResult) {
+    let pass_name = pass.name();
+    let shader = tgsi::parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, name)));
+    let before = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
+    ir::verify::verify(&before.function).unwrap_or_else(|e| panic!("{name}: before: {e}"));
+    let mut after = before.clone();
+    let result = pass.run(&mut after);
+    ir::verify::verify(&after.function)
+        .unwrap_or_else(|e| panic!("{name}: after {pass_name}: {e}\n{}", ir::print::print_module(&after)));
+    // Idempotent: a second run finds nothing.
+    let mut again = after.clone();
+    let second = pass.run(&mut again);
+    assert!(!second.changed, "{name}: a second {pass_name} changed {:?}", second.stats);
+
+    let emitted = ir::to_tgsi(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let printed = tgsi::print(&emitted, tgsi::Style::Exact);
+    let reparsed = tgsi::parse(&printed).unwrap_or_else(|e| panic!("{name}: {}", e.render(&printed, name)));
+    let rebuilt = ir::from_tgsi(&reparsed).unwrap_or_else(|e| panic!("{name}: emitted: {e}"));
+    for round in 0..3 {
+        let state_text = random_state(&before, &mut Rng::for_name(name, round));
+        let state =
+            exec::State::parse(&state_text).unwrap_or_else(|e| panic!("{name}: {}", e.render(&state_text, name)));
+        let a = exec::run(&before, &state, &run_options());
+        let b = exec::run(&after, &state, &run_options());
+        let c = exec::run(&rebuilt, &state, &run_options());
+        assert!(
+            same_results(&a, &b),
+            "{name}: {pass_name} changed the results on\n{state_text}\nbefore {a:?}\nafter {b:?}"
+        );
+        assert!(same_results(&a, &c), "{name}: the emitted TGSI computes something else on\n{state_text}\n{printed}");
+    }
+    (after, result)
+}
+
+/// Checks the `; expect` lines of an input against the counters; returns
+/// the mismatches.
+pub fn check_expectations(name: &str, text: &str, result: &passes::PassResult) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let mut any = false;
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("; expect") else { continue };
+        any = true;
+        let rest = rest.trim();
+        if rest == "unchanged" {
+            if result.changed {
+                wrong.push(format!("{name}: expected no change, got {:?}", result.stats));
+            }
+            continue;
+        }
+        let (counter, n) = rest.rsplit_once(':').unwrap_or_else(|| panic!("{name}: bad expect line `{line}`"));
+        let n: u64 = n.trim().parse().unwrap_or_else(|_| panic!("{name}: bad count in `{line}`"));
+        let got = result.stats.get(counter.trim()).unwrap_or_else(|| panic!("{name}: no counter `{counter}`"));
+        if got != n {
+            wrong.push(format!(
+                "{name}: `{}` is {got}, expected {n}; all counters: {:?}",
+                counter.trim(),
+                result.stats
+            ));
+        }
+    }
+    if !any {
+        wrong.push(format!("{name}: every input states what it expects (`; expect ...`)"));
+    }
+    wrong
+}
+
+/// The snapshot of a case: the non-zero counters, the IR after the pass
+/// and the TGSI emitted from it.
+pub fn snapshot_text(name: &str, pass: &str, after: &ir::Module, result: &passes::PassResult) -> String {
+    let emitted = ir::to_tgsi(after).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut snap = String::from("; stats\n");
+    for (k, v) in result.stats.iter().filter(|&(_, v)| v != 0) {
+        snap.push_str(&format!(";   {k}: {v}\n"));
+    }
+    snap.push_str(&format!("; ir after {pass}\n"));
+    snap.push_str(&ir::print::print_module(after));
+    snap.push_str(&format!("; tgsi after {pass}\n"));
+    snap.push_str(&tgsi::print(&emitted, tgsi::Style::Exact));
+    snap
+}
+
+/// The number of `.tgsi` files in `tests/inputs/<pass>/`.
+pub fn case_count(pass: &str) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/inputs").join(pass);
+    std::fs::read_dir(&dir)
+        .map_or(0, |d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "tgsi")).count())
 }

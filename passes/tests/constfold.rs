@@ -1,0 +1,210 @@
+//! The `constfold` pass on hand-written cases, on the shared corpus and on
+//! the conformance shaders.
+//!
+//! Every `tests/inputs/constfold/*.tgsi` (at the workspace root) is built,
+//! run through `constfold` and verified; the IR and the TGSI emitted after
+//! the pass are snapshotted in `snapshots/constfold/` (review with
+//! `cargo insta review`). Each case also runs before and after (and as
+//! the emitted TGSI) on three pseudo-random states and must give the same
+//! outputs bit for bit, so a wrong fold cannot be blessed. Lines
+//! `; expect COUNTER: N` in an input check the pass's counters
+//! (`; expect unchanged` checks that nothing changed).
+
+mod support;
+
+use std::fs;
+use std::path::Path;
+
+use passes::Pass;
+use support::*;
+
+#[test]
+fn constfold_snapshots() {
+    let mut wrong = Vec::new();
+    insta::glob!("../../tests/inputs/constfold", "*.tgsi", |path| {
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let (after, result) = check_case(&name, &text, &passes::constfold::Constfold);
+        wrong.extend(check_expectations(&name, &text, &result));
+        let snap = snapshot_text(&name, "constfold", &after, &result);
+        insta::with_settings!({
+            snapshot_path => "../../snapshots/constfold",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!("constfold", snap);
+        });
+    });
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// There are at least 20 hand-written cases.
+#[test]
+fn enough_cases() {
+    let n = case_count("constfold");
+    assert!(n >= 20, "{n} cases in tests/inputs/constfold");
+}
+
+/// What one corpus or conformance check found wrong, if anything, for a
+/// module after a pipeline: it verifies, its emitted text parses and
+/// builds, and (when `state` runs) the module and the rebuilt text compute
+/// what `before` computes.
+fn check_after(
+    name: &str,
+    before: &ir::Module,
+    after: &ir::Module,
+    state: Option<&exec::State>,
+    options: &exec::RunOptions,
+) -> Result<Option<bool>, String> {
+    ir::verify::verify(&after.function).map_err(|e| format!("{name}: invalid: {e}"))?;
+    let emitted = ir::to_tgsi(after).map_err(|e| format!("{name}: emission failed: {e}"))?;
+    let printed = tgsi::print(&emitted, tgsi::Style::Exact);
+    let rebuilt = match tgsi::parse(&printed).map(|s| ir::from_tgsi(&s)) {
+        Ok(Ok(m)) => m,
+        _ => return Err(format!("{name}: the emitted text does not parse and build:\n{printed}")),
+    };
+    let Some(state) = state else { return Ok(None) };
+    let a = exec::run(before, state, options);
+    if a.is_err() {
+        return Ok(None);
+    }
+    let b = exec::run(after, state, options);
+    let c = exec::run(&rebuilt, state, options);
+    if !same_results(&a, &b) {
+        return Err(format!("{name}: outputs changed"));
+    }
+    if !same_results(&a, &c) {
+        return Err(format!("{name}: the emitted TGSI computes something else:\n{printed}"));
+    }
+    Ok(Some(true))
+}
+
+/// Runs `-O1` (constfold and dce to a fixed point) with verification after
+/// each pass.
+fn o1(module: &mut ir::Module) -> Result<passes::Report, String> {
+    let mut manager = passes::PassManager::new(passes::Options { verify_each: true, ..passes::Options::default() });
+    manager.run(&passes::Pipeline::o1(), module).map_err(|e| e.to_string())
+}
+
+/// `constfold` alone and `-O1` over every corpus shader: the verifier
+/// passes, the emitted text parses and builds, and where the backend runs
+/// a shader its outputs (and those of the emitted text) do not change.
+/// Prints the counts (`--nocapture`).
+#[test]
+fn constfold_on_the_corpus() {
+    let Some(paths) = corpus_files() else { return };
+    let (mut built, mut skipped) = (0, 0);
+    let (mut ir_before, mut ir_fold, mut ir_o1) = (0usize, 0usize, 0usize);
+    let (mut tgsi_source, mut tgsi_before, mut tgsi_fold, mut tgsi_o1) = (0usize, 0usize, 0usize, 0usize);
+    let (mut ran, mut not_run) = (0, 0);
+    let mut totals = passes::Stats::default();
+    let mut failures = Vec::new();
+    for p in &paths {
+        let name = p.display().to_string();
+        let Ok(bytes) = fs::read(p) else { continue };
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let Ok(shader) = tgsi::parse(&text) else {
+            skipped += 1;
+            continue;
+        };
+        let Ok(before) = ir::from_tgsi(&shader) else {
+            skipped += 1;
+            continue;
+        };
+        if ir::verify::verify(&before.function).is_err() {
+            skipped += 1;
+            continue;
+        }
+        built += 1;
+        let mut folded = before.clone();
+        let result = passes::constfold::Constfold.run(&mut folded);
+        totals.merge(&result.stats);
+        let mut optimized = before.clone();
+        if let Err(e) = o1(&mut optimized) {
+            failures.push(format!("{name}: -O1: {e}"));
+            continue;
+        }
+        let state_text = random_state(&before, &mut Rng::for_name(&name, 0));
+        let state = exec::State::parse(&state_text).ok();
+        let mut outcome = None;
+        for (what, after) in [("constfold", &folded), ("-O1", &optimized)] {
+            match check_after(&format!("{name} ({what})"), &before, after, state.as_ref(), &run_options()) {
+                Ok(o) => outcome = o,
+                Err(e) => failures.push(format!("{e}\non\n{state_text}")),
+            }
+        }
+        if outcome.is_some() {
+            ran += 1;
+        } else {
+            not_run += 1;
+        }
+        let (Ok(e0), Ok(e1), Ok(e2)) = (ir::to_tgsi(&before), ir::to_tgsi(&folded), ir::to_tgsi(&optimized)) else {
+            continue;
+        };
+        ir_before += placed_instructions(&before.function);
+        ir_fold += placed_instructions(&folded.function);
+        ir_o1 += placed_instructions(&optimized.function);
+        tgsi_source += tgsi_instructions(&shader);
+        tgsi_before += tgsi_instructions(&e0);
+        tgsi_fold += tgsi_instructions(&e1);
+        tgsi_o1 += tgsi_instructions(&e2);
+    }
+    eprintln!(
+        "constfold over the corpus: {} files, {built} built ({skipped} skipped: no parse or build)\n\
+         IR instructions: {ir_before} before, {ir_fold} after constfold, {ir_o1} after -O1\n\
+         TGSI instructions: {tgsi_source} in the sources, {tgsi_before} emitted without passes, \
+         {tgsi_fold} after constfold, {tgsi_o1} after -O1\n\
+         run: {ran} unchanged, not run by the backend: {not_run}\n{totals}",
+        paths.len()
+    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Every conformance case with a state: `-O1` leaves its outputs (and
+/// those of the emitted text) bit-identical.
+#[test]
+fn o1_on_the_conformance_cases() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/exec");
+    let Ok(entries) = fs::read_dir(&dir) else {
+        eprintln!("note: {} not found; skipping", dir.display());
+        return;
+    };
+    let mut names: Vec<String> =
+        entries.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string)).collect();
+    names.sort();
+    let (mut cases, mut identical, mut not_run, mut skipped) = (0, 0, 0, 0);
+    let (mut tgsi_before, mut tgsi_after) = (0usize, 0usize);
+    let mut failures = Vec::new();
+    for name in &names {
+        let read = |ext: &str| fs::read_to_string(dir.join(format!("{name}.{ext}")));
+        let (Ok(text), Ok(state_text)) = (read("tgsi"), read("state")) else { continue };
+        let (Ok(shader), Ok(state)) = (tgsi::parse(&text), exec::State::parse(&state_text)) else {
+            skipped += 1;
+            continue;
+        };
+        let Ok(before) = ir::from_tgsi(&shader) else {
+            skipped += 1;
+            continue;
+        };
+        cases += 1;
+        let mut after = before.clone();
+        if let Err(e) = o1(&mut after) {
+            failures.push(format!("{name}: -O1: {e}"));
+            continue;
+        }
+        match check_after(name, &before, &after, Some(&state), &exec::RunOptions::default()) {
+            Ok(Some(_)) => identical += 1,
+            Ok(None) => not_run += 1,
+            Err(e) => failures.push(e),
+        }
+        if let (Ok(a), Ok(b)) = (ir::to_tgsi(&before), ir::to_tgsi(&after)) {
+            tgsi_before += tgsi_instructions(&a);
+            tgsi_after += tgsi_instructions(&b);
+        }
+    }
+    eprintln!(
+        "-O1 on the conformance cases: {cases} built ({skipped} skipped), {identical} bit-identical, \
+         {not_run} not run by the backend; emitted TGSI instructions {tgsi_before} before, {tgsi_after} after"
+    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
