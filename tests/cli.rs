@@ -443,10 +443,14 @@ fn opt_times_passes_and_counts_statistics() {
     let err = stderr(&output);
     let lines: Vec<&str> = err.lines().collect();
     assert!(lines[0].starts_with("pass ") && lines[0].contains("time (ms)") && lines[0].ends_with("share"), "{err}");
-    assert!(lines[1].starts_with("dce ") && lines[1].ends_with('%'), "{err}");
-    assert!(lines[2].starts_with("total ") && lines[2].ends_with("100.0%"), "{err}");
-    assert_eq!(lines[1].split_whitespace().nth(1), Some("2"), "two runs of dce: {err}");
-    assert_eq!(lines[3], "dce:", "{err}");
+    // -O runs constfold and dce, each twice: once changing, once to see
+    // that nothing more changes.
+    assert!(lines[1].starts_with("constfold ") && lines[1].ends_with('%'), "{err}");
+    assert!(lines[2].starts_with("dce ") && lines[2].ends_with('%'), "{err}");
+    assert!(lines[3].starts_with("total ") && lines[3].ends_with("100.0%"), "{err}");
+    assert_eq!(lines[1].split_whitespace().nth(1), Some("2"), "two runs of constfold: {err}");
+    assert_eq!(lines[2].split_whitespace().nth(1), Some("2"), "two runs of dce: {err}");
+    assert_eq!(lines[4], "constfold:", "{err}");
     let stats = &err[err.find("dce:\n").expect("stats")..];
     for (name, n) in [("values removed", 8), ("phis removed", 4), ("ifs removed", 1), ("texture channels removed", 3)] {
         let line = stats.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("{name}: {err}"));
