@@ -59,9 +59,20 @@ pub struct FmtArgs {
 /// Arguments of `tgsi-opt opt`.
 #[derive(Debug, Args)]
 pub struct OptArgs {
-    /// The shader to read; `-` or nothing reads standard input.
+    /// The shaders to read; `-` or nothing reads standard input. Several
+    /// files need --out-dir.
     #[arg(value_name = "FILE")]
-    pub file: Option<PathBuf>,
+    pub files: Vec<PathBuf>,
+
+    /// Write each result into DIR under its input's file name (with `.ir`,
+    /// `.hex` or `.dot` in place of its extension for those --emit formats).
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    pub out_dir: Option<PathBuf>,
+
+    /// Optimize this many files at once (0: one per core). Results do not
+    /// depend on it.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
 
     /// Which passes to run.
     #[command(flatten)]

@@ -85,6 +85,18 @@ pub enum Failure {
         /// Why not.
         source: exec::ExecError,
     },
+    /// Arguments that do not go together (a usage error).
+    #[error("{0}")]
+    Usage(String),
+    /// Some of several files failed: each one's failure, in the order the
+    /// files were given.
+    #[error("{} of {total} files failed", failures.len())]
+    Files {
+        /// The failures.
+        failures: Vec<Failure>,
+        /// How many files there were.
+        total: usize,
+    },
     /// `--passes` names a pass that does not exist (a usage error).
     #[error("unknown pass `{name}`; known passes: {known}")]
     UnknownPass {
@@ -102,6 +114,9 @@ impl Failure {
         match self {
             Failure::Located { rendered } if rendered.ends_with('\n') => rendered.clone(),
             Failure::Located { rendered } => format!("{rendered}\n"),
+            Failure::Files { failures, .. } => {
+                failures.iter().map(Failure::report).collect::<String>() + &format!("error: {self}\n")
+            }
             other => format!("error: {other}\n"),
         }
     }
@@ -110,7 +125,7 @@ impl Failure {
     /// for everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::UnknownPass { .. } => 2,
+            Failure::UnknownPass { .. } | Failure::Usage(_) => 2,
             _ => 1,
         }
     }

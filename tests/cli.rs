@@ -657,3 +657,45 @@ fn run_prints_the_buffers_a_compute_shader_writes() {
     let want: Vec<String> = (0..64).map(|t| format!("bufdata 1 {} 0x{:08x}", 4 * t, 384 + 4 * t)).collect();
     assert_eq!(sums, want);
 }
+
+#[test]
+fn opt_writes_many_files_into_a_directory_the_same_with_any_number_of_jobs() {
+    let dir = scratch_dir("opt_many");
+    let paths: Vec<PathBuf> = EXAMPLES.iter().map(|name| example_path(name)).collect();
+    let files: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
+    for jobs in ["1", "2", "0"] {
+        let out = dir.join(format!("jobs{jobs}"));
+        let mut args = vec!["opt", "-O", "--jobs", jobs, "--out-dir", out.to_str().unwrap()];
+        args.extend(&files);
+        success(&args, b"");
+        for (name, path) in EXAMPLES.iter().zip(&files) {
+            let written = fs::read_to_string(out.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(written, success(&["opt", "-O", path], b""), "{name} with --jobs {jobs}");
+        }
+    }
+    // Other formats get their own extension.
+    let ir = dir.join("ir");
+    success(&["opt", "--emit=ir", "--out-dir", ir.to_str().unwrap(), files[0]], b"");
+    assert!(ir.join(EXAMPLES[0].replace(".tgsi", ".ir")).is_file());
+}
+
+#[test]
+fn opt_with_many_files_reports_every_failure_and_usage_errors() {
+    let dir = scratch_dir("opt_many_errors");
+    let bad = dir.join("bad.tgsi");
+    fs::write(&bad, "FRAG\nMOV OUT[0], IN[0]\nBOGUS\nEND\n").unwrap();
+    let good = example_path(EXAMPLES[0]);
+    let out = dir.join("out");
+    let output = run(&["opt", "--out-dir", out.to_str().unwrap(), bad.to_str().unwrap(), good.to_str().unwrap()], b"");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("bad.tgsi:3:1") && err.ends_with("error: 1 of 2 files failed\n"), "{err}");
+    assert!(out.join(EXAMPLES[0]).is_file(), "the good file is still written");
+    // Several files need a directory; two files of one name would collide.
+    let output = run(&["opt", bad.to_str().unwrap(), good.to_str().unwrap()], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("need --out-dir"), "{}", stderr(&output));
+    let output = run(&["opt", "--out-dir", out.to_str().unwrap(), good.to_str().unwrap(), good.to_str().unwrap()], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("would both be written"), "{}", stderr(&output));
+}

@@ -57,7 +57,7 @@
 
 use exec::scalar::{apply_modifiers, eval, saturate};
 use ir::{Block, EntityRef, Function, Inst, Module, Node, Op, Operand, Region, Source, Ty, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use tgsi::{File, Opcode};
 
 use crate::rewrite::{apply, get_mut, merge_block, Rewrites};
@@ -181,6 +181,14 @@ fn fold_values(module: &mut Module, counts: &mut Counts) {
     let mut rw = Rewrites::default();
     for b in func.blocks_in_order() {
         let insts = func.blocks.get(b).map(|bd| bd.insts.clone()).unwrap_or_default();
+        let mut siblings: HashMap<u32, Vec<Inst>> = HashMap::new();
+        for &inst in &insts {
+            if let Some(d) = func.insts.get(inst).filter(|d| matches!(d.op, Op::Alu { .. })) {
+                if let Some(origin) = d.origin.inst {
+                    siblings.entry(origin).or_default().push(inst);
+                }
+            }
+        }
         let mut kept = Vec::with_capacity(insts.len());
         let mut phi_consts = Vec::new();
         for inst in insts {
@@ -189,7 +197,7 @@ fn fold_values(module: &mut Module, counts: &mut Counts) {
                     a.value = rw.value(a.value);
                 }
             }
-            let ctx = Ctx { func: &mut *func, immediates, interface };
+            let ctx = Ctx { func: &mut *func, immediates, interface, siblings: &siblings };
             let action = ctx.simplify(inst);
             match action {
                 Action::Keep => kept.push(inst),
@@ -230,6 +238,9 @@ struct Ctx<'a> {
     func: &'a mut Function,
     immediates: &'a [tgsi::Immediate],
     interface: &'a [tgsi::Item],
+    /// The `Alu` instructions of the block by the TGSI instruction they
+    /// came from.
+    siblings: &'a HashMap<u32, Vec<Inst>>,
 }
 
 /// The bits of `v` when it is a constant: `Const`, `Initial` (zero) or a
@@ -399,18 +410,59 @@ impl Ctx<'_> {
         if sat {
             return Action::Keep;
         }
-        let Some(result_ty) = data.results.first().and_then(|&r| self.ty(r)) else { return Action::Keep };
-        let same_width = |i: usize| args.get(i).is_some_and(|a| self.ty(a.value) == Some(result_ty));
         if opcode == Opcode::Mov {
+            let result_ty = data.results.first().and_then(|&r| self.ty(r));
             return match args.as_slice() {
-                [a] if !a.neg && !a.abs && same_width(0) => Action::Replace(a.value, Counter::Copies),
+                [a] if !a.neg && !a.abs && result_ty.is_some() && self.ty(a.value) == result_ty => {
+                    Action::Replace(a.value, Counter::Copies)
+                }
                 _ => Action::Keep,
             };
         }
-        if result_ty != Ty::B32 {
+        let Some(outcome) = self.identity_of(inst) else { return Action::Keep };
+        // A vector instruction some of whose channels stay would keep its
+        // instruction and need copies (MOVs into outputs) for the others:
+        // larger TGSI. So an identity applies only when it applies to
+        // every channel the instruction computes.
+        let siblings = data.origin.inst.and_then(|o| self.siblings.get(&o));
+        let simplifies = |s: Inst| s == inst || self.all_constant(s) || self.identity_of(s).is_some();
+        if siblings.is_some_and(|list| !list.iter().all(|&s| simplifies(s))) {
             return Action::Keep;
         }
-        let pats: Vec<Pat> = args
+        match outcome {
+            Outcome::Operand(i) => match args.get(i) {
+                Some(a) => Action::Replace(a.value, Counter::Identities),
+                None => Action::Keep,
+            },
+            Outcome::Const(bits) => self.make_const(inst, bits, Counter::Identities),
+        }
+    }
+
+    /// Whether every operand of `inst` is a constant (so it folds).
+    fn all_constant(&self, inst: Inst) -> bool {
+        self.func.insts.get(inst).is_some_and(|d| d.args.iter().all(|a| self.konst(a.value).is_some()))
+    }
+
+    /// The identity that applies to the `Alu` instruction `inst` (32-bit,
+    /// not saturated, some operand not constant), if any.
+    fn identity_of(&self, inst: Inst) -> Option<Outcome> {
+        let data = self.func.insts.get(inst)?;
+        let Op::Alu { opcode, .. } = data.op else { return None };
+        if data.saturate {
+            return None;
+        }
+        let info = opcode.info();
+        let result_ty = data.results.first().and_then(|&r| self.ty(r))?;
+        if result_ty != Ty::B32 {
+            return None;
+        }
+        let known: Vec<Option<u64>> = data
+            .args
+            .iter()
+            .map(|a| self.konst(a.value).map(|bits| apply_modifiers(info.src_type, bits, a.neg, a.abs)))
+            .collect();
+        let pats: Vec<Pat> = data
+            .args
             .iter()
             .zip(&known)
             .map(|(a, k)| match k {
@@ -423,13 +475,12 @@ impl Ctx<'_> {
                 },
             })
             .collect();
-        match identity(opcode, &pats) {
-            Some(Outcome::Operand(i)) if same_width(i) => match args.get(i) {
-                Some(a) => Action::Replace(a.value, Counter::Identities),
-                None => Action::Keep,
-            },
-            Some(Outcome::Const(bits)) => self.make_const(inst, bits, Counter::Identities),
-            _ => Action::Keep,
+        match identity(opcode, &pats)? {
+            Outcome::Operand(i) if data.args.get(i).is_some_and(|a| self.ty(a.value) == Some(result_ty)) => {
+                Some(Outcome::Operand(i))
+            }
+            Outcome::Operand(_) => None,
+            c @ Outcome::Const(_) => Some(c),
         }
     }
 

@@ -2,6 +2,9 @@
 //! the result.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use tgsi::{tokens, Shader, Span};
 
@@ -21,8 +24,82 @@ pub fn run(args: &OptArgs) -> Result<(), Failure> {
             return Err(unknown_pass(passes::UnknownPass { name: name.clone() }));
         }
     }
-    let input = Input::from_arg(args.file.as_deref());
-    let (mut module, _) = build(&input, args.input_format)?;
+    if args.files.len() > 1 || args.out_dir.is_some() {
+        return run_files(args, &pipeline);
+    }
+    let input = Input::from_arg(args.files.first().map(PathBuf::as_path));
+    let (output, report) = optimize(&input, args, &pipeline)?;
+    report_passes(args, &report);
+    write_output(args.output.as_deref(), output.as_bytes())
+}
+
+/// `opt` over several files into `--out-dir`, `--jobs` at a time. Every
+/// file is tried; the failures are reported together, in input order.
+fn run_files(args: &OptArgs, pipeline: &passes::Pipeline) -> Result<(), Failure> {
+    let Some(dir) = args.out_dir.as_deref() else {
+        return Err(Failure::Usage("several input files need --out-dir DIR".to_string()));
+    };
+    if args.print_after_all || !args.print_before.is_empty() || !args.print_after.is_empty() {
+        return Err(Failure::Usage("--print-* flags print one file at a time: give a single FILE".to_string()));
+    }
+    let mut targets = Vec::new();
+    for file in &args.files {
+        let name = out_name(file, args.emit)
+            .ok_or_else(|| Failure::Usage(format!("`{}` has no file name to write under", file.display())))?;
+        if let Some((other, _)) = targets.iter().find(|(_, n): &&(&PathBuf, PathBuf)| *n == name) {
+            let clash =
+                format!("`{}` and `{}` would both be written to `{}`", other.display(), file.display(), name.display());
+            return Err(Failure::Usage(clash));
+        }
+        targets.push((file, name));
+    }
+    std::fs::create_dir_all(dir).map_err(|source| Failure::Write { what: format!("`{}`", dir.display()), source })?;
+    let one = |(file, name): &(&PathBuf, PathBuf)| -> Result<passes::Report, Failure> {
+        let (output, report) = optimize(&Input::File(file.to_path_buf()), args, pipeline)?;
+        write_output(Some(&dir.join(name)), output.as_bytes())?;
+        Ok(report)
+    };
+    let results: Vec<Result<passes::Report, Failure>> = match args.jobs {
+        1 => targets.iter().map(one).collect(),
+        jobs => rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(|e| Failure::Usage(format!("cannot start {jobs} jobs: {e}")))?
+            .install(|| targets.par_iter().map(one).collect()),
+    };
+    let mut total = passes::Report::default();
+    let mut failures = Vec::new();
+    for result in results {
+        match result {
+            Ok(report) => {
+                total.iterations = total.iterations.max(report.iterations);
+                total.runs.extend(report.runs);
+            }
+            Err(failure) => failures.push(failure),
+        }
+    }
+    report_passes(args, &total);
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Files { failures, total: targets.len() })
+    }
+}
+
+/// The name a result is written under in `--out-dir`.
+fn out_name(file: &Path, emit: OptEmit) -> Option<PathBuf> {
+    let name = PathBuf::from(file.file_name()?);
+    Some(match emit {
+        OptEmit::Tgsi => name,
+        OptEmit::Ir => name.with_extension("ir"),
+        OptEmit::Tokens => name.with_extension("hex"),
+        OptEmit::Dot => name.with_extension("dot"),
+    })
+}
+
+/// Builds one input, runs the pipeline and renders what `--emit` asks for.
+fn optimize(input: &Input, args: &OptArgs, pipeline: &passes::Pipeline) -> Result<(String, passes::Report), Failure> {
+    let (mut module, _) = build(input, args.input_format)?;
     let options = passes::Options {
         verify_each: args.verify_each,
         print: passes::PrintOptions {
@@ -32,25 +109,28 @@ pub fn run(args: &OptArgs) -> Result<(), Failure> {
             format: args.print_format.into(),
         },
     };
-    let report = run_pipeline(&pipeline, &mut module, options, &input)?;
+    let report = run_pipeline(pipeline, &mut module, options, input)?;
+    let output = match args.emit {
+        OptEmit::Tgsi => tgsi::print(&emit(&module, input)?, args.style.into()),
+        OptEmit::Ir => ir::print::print_module(&module),
+        OptEmit::Tokens => {
+            let shader = emit(&module, input)?;
+            let words = tokens::encode(&shader).map_err(|source| Failure::Encode { what: input.describe(), source })?;
+            tokens::to_hex(&words)
+        }
+        OptEmit::Dot => ir::dot::function_to_dot(&module.function),
+    };
+    Ok((output, report))
+}
+
+/// `--time-passes` and `--stats`, on standard error.
+fn report_passes(args: &OptArgs, report: &passes::Report) {
     if args.time_passes {
         to_stderr(&report.time_table());
     }
     if args.stats {
         to_stderr(&report.stats_text());
     }
-
-    let output = match args.emit {
-        OptEmit::Tgsi => tgsi::print(&emit(&module, &input)?, args.style.into()),
-        OptEmit::Ir => ir::print::print_module(&module),
-        OptEmit::Tokens => {
-            let shader = emit(&module, &input)?;
-            let words = tokens::encode(&shader).map_err(|source| Failure::Encode { what: input.describe(), source })?;
-            tokens::to_hex(&words)
-        }
-        OptEmit::Dot => ir::dot::function_to_dot(&module.function),
-    };
-    write_output(args.output.as_deref(), output.as_bytes())
 }
 
 /// What `--list-passes` prints: each registered pass's name and

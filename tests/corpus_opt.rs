@@ -1,0 +1,122 @@
+//! `-O1` over the shared corpus (`../shared/corpus`, skipped when absent):
+//! every shader goes through SSA construction, `-O1` with the verifier
+//! after every pass, and emission; the result parses and builds again.
+//! Prints the totals of TGSI instructions, TEMP registers and scalar ALU
+//! operations of the IR before and after, and the ten shaders that shrink
+//! most; asserts the total shrinks and no shader grows past what plain
+//! emission (no pass) gives it.
+
+use std::path::{Path, PathBuf};
+
+/// What one shader counts.
+#[derive(Clone, Copy, Debug, Default)]
+struct Size {
+    instructions: usize,
+    temps: usize,
+    alu_ops: usize,
+}
+
+fn size(shader: &tgsi::Shader, module: &ir::Module) -> Size {
+    let temps = shader
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            tgsi::Item::Declaration(d) if d.file == tgsi::File::Temporary => Some((d.last - d.first + 1) as usize),
+            _ => None,
+        })
+        .sum();
+    let alu_ops = module
+        .function
+        .blocks
+        .iter()
+        .flat_map(|(_, b)| &b.insts)
+        .filter(|&&i| matches!(module.function.insts[i].op, ir::Op::Alu { .. }))
+        .count();
+    Size { instructions: shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count(), temps, alu_ops }
+}
+
+/// The shader emitted from `module`, parsed back.
+fn emitted(module: &ir::Module, name: &str) -> tgsi::Shader {
+    let shader = ir::to_tgsi(module).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let text = tgsi::print(&shader, tgsi::Style::Exact);
+    tgsi::parse(&text).unwrap_or_else(|e| panic!("{name}: {}", e.render(&text, name)))
+}
+
+fn corpus_files() -> Option<Vec<PathBuf>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !dir.is_dir() {
+        eprintln!("note: {} not found; skipping", dir.display());
+        return None;
+    }
+    let mut paths = Vec::new();
+    let mut stack = vec![dir];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "tgsi") {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    Some(paths)
+}
+
+#[test]
+fn o1_shrinks_the_corpus() {
+    let Some(files) = corpus_files() else { return };
+    let (mut input, mut plain, mut optimized) = (Size::default(), Size::default(), Size::default());
+    let mut reductions = Vec::new();
+    let mut grew = Vec::new();
+    let mut larger_than_input = Vec::new();
+    for path in &files {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let shader = tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, &name)));
+        let module = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let before = Size { alu_ops: size(&shader, &module).alu_ops, ..size(&shader, &module) };
+        let plain_size = size(&emitted(&module, &name), &module);
+        let mut after = module.clone();
+        passes::PassManager::new(passes::Options { verify_each: true, ..Default::default() })
+            .run(&passes::Pipeline::o1(), &mut after)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let out = emitted(&after, &name);
+        ir::from_tgsi(&out).unwrap_or_else(|e| panic!("{name}: the output does not build: {e}"));
+        let after_size = size(&out, &after);
+        for (total, s) in [(&mut input, before), (&mut plain, plain_size), (&mut optimized, after_size)] {
+            total.instructions += s.instructions;
+            total.temps += s.temps;
+            total.alu_ops += s.alu_ops;
+        }
+        if after_size.instructions > before.instructions {
+            larger_than_input.push(format!(
+                "{name}: {} -> {} (no pass: {})",
+                before.instructions, after_size.instructions, plain_size.instructions
+            ));
+        }
+        if after_size.instructions > plain_size.instructions.max(before.instructions) {
+            grew.push(format!("{name}: {} -> {}", before.instructions, after_size.instructions));
+        }
+        reductions.push((before.instructions as i64 - after_size.instructions as i64, before, after_size, name));
+    }
+    println!("{} shaders", files.len());
+    println!("                 instructions  TEMPs  scalar ALU ops (IR)");
+    for (what, s) in [("input", input), ("no pass", plain), ("-O1", optimized)] {
+        println!("{what:<16} {:>12}  {:>5}  {:>8}", s.instructions, s.temps, s.alu_ops);
+    }
+    reductions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.3.cmp(&b.3)));
+    println!("largest reductions (instructions, TEMPs, ALU ops before -> after):");
+    for (_, before, after, name) in reductions.iter().take(10) {
+        println!(
+            "  {name}: {} -> {}, {} -> {}, {} -> {}",
+            before.instructions, after.instructions, before.temps, after.temps, before.alu_ops, after.alu_ops
+        );
+    }
+    println!("larger than their input ({}), all of them larger with no pass too:", larger_than_input.len());
+    larger_than_input.iter().for_each(|l| println!("  {l}"));
+    assert!(optimized.instructions < input.instructions, "-O1 must shrink the corpus");
+    assert!(optimized.alu_ops < input.alu_ops);
+    assert!(grew.is_empty(), "-O1 output larger than both the input and plain emission:\n{}", grew.join("\n"));
+}
