@@ -312,7 +312,7 @@ mod tests {
     fn fmt_defaults() {
         let cli = Cli::try_parse_from(["tgsi-opt", "fmt"]).expect("valid arguments");
         let Command::Fmt(args) = cli.command else { panic!("not fmt") };
-        assert_eq!(args.file, None);
+        assert!(args.files.is_empty());
         assert_eq!(args.style, TextStyle::Exact);
         assert_eq!(args.emit, Format::Text);
         assert_eq!(args.input_format, Format::Text);
@@ -333,7 +333,7 @@ mod tests {
         ])
         .expect("valid arguments");
         let Command::Fmt(args) = cli.command else { panic!("not fmt") };
-        assert_eq!(args.file, Some(PathBuf::from("a.hex")));
+        assert_eq!(args.files, vec![PathBuf::from("a.hex")]);
         assert_eq!(args.style, TextStyle::Mesa);
         assert_eq!(args.emit, Format::Tokens);
         assert_eq!(args.input_format, Format::Tokens);
@@ -344,7 +344,7 @@ mod tests {
     fn opt_defaults() {
         let cli = Cli::try_parse_from(["tgsi-opt", "opt"]).expect("valid arguments");
         let Command::Opt(args) = cli.command else { panic!("not opt") };
-        assert_eq!(args.file, None);
+        assert!(args.files.is_empty());
         assert!(args.pipeline.passes.is_empty());
         assert_eq!(args.pipeline.opt_level, None);
         assert_eq!(args.emit, OptEmit::Tgsi);
@@ -382,7 +382,7 @@ mod tests {
         ])
         .expect("valid arguments");
         let Command::Opt(args) = cli.command else { panic!("not opt") };
-        assert_eq!(args.file, Some(PathBuf::from("a.hex")));
+        assert_eq!(args.files, vec![PathBuf::from("a.hex")]);
         assert_eq!(args.pipeline.passes, ["x", "y"]);
         assert!(args.print_after_all && args.time_passes && args.stats && args.list_passes);
         assert_eq!(args.print_before, ["x"]);
