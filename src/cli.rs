@@ -312,7 +312,7 @@ mod tests {
     fn fmt_defaults() {
         let cli = Cli::try_parse_from(["tgsi-opt", "fmt"]).expect("valid arguments");
         let Command::Fmt(args) = cli.command else { panic!("not fmt") };
-        assert!(args.files.is_empty());
+        assert_eq!(args.file, None);
         assert_eq!(args.style, TextStyle::Exact);
         assert_eq!(args.emit, Format::Text);
         assert_eq!(args.input_format, Format::Text);
@@ -333,7 +333,7 @@ mod tests {
         ])
         .expect("valid arguments");
         let Command::Fmt(args) = cli.command else { panic!("not fmt") };
-        assert_eq!(args.files, vec![PathBuf::from("a.hex")]);
+        assert_eq!(args.file, Some(PathBuf::from("a.hex")));
         assert_eq!(args.style, TextStyle::Mesa);
         assert_eq!(args.emit, Format::Tokens);
         assert_eq!(args.input_format, Format::Tokens);
