@@ -413,7 +413,7 @@ mod tests {
                 let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
                 let Command::Opt(opt) = cli.command else { panic!("not opt") };
                 assert_eq!(opt.pipeline.opt_level, Some(level), "{args:?}");
-                assert_eq!(opt.file, Some(PathBuf::from("a.tgsi")), "{args:?}");
+                assert_eq!(opt.files, vec![PathBuf::from("a.tgsi")], "{args:?}");
             }
         }
         let cli = parse(&["tgsi-opt", "run", "a.tgsi", "--state", "s", "-O"]).expect("valid");
@@ -422,7 +422,7 @@ mod tests {
         // After `--`, `-O` is a file name.
         let cli = parse(&["tgsi-opt", "opt", "--", "-O"]).expect("valid");
         let Command::Opt(opt) = cli.command else { panic!("not opt") };
-        assert_eq!((opt.file, opt.pipeline.opt_level), (Some(PathBuf::from("-O")), None));
+        assert_eq!((opt.files, opt.pipeline.opt_level), (vec![PathBuf::from("-O")], None));
         for bad in [
             &["tgsi-opt", "opt", "-O2"][..],
             &["tgsi-opt", "opt", "-O", "--passes=dce"],
