@@ -1,0 +1,57 @@
+//! Compile throughput over the shared corpus (`../shared/corpus`, skipped
+//! when absent): every shader parsed, built into SSA, run through `-O1` and
+//! emitted as text, as `tgsi-opt opt -O` does; one thread, then rayon over
+//! the files (as `opt -O --jobs 0 FILES... --out-dir DIR`). Throughput is
+//! in shaders per second.
+//!
+//! Run with `cargo bench --bench compile`.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rayon::prelude::*;
+use tgsi_opt::{ir, passes, tgsi};
+
+fn corpus() -> Vec<String> {
+    let mut paths: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "tgsi") {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths.iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect()
+}
+
+/// What `opt -O` does to one shader; `None` when it does not build.
+fn compile(text: &str) -> Option<String> {
+    let mut module = ir::from_tgsi(&tgsi::parse(text).ok()?).ok()?;
+    passes::PassManager::new(passes::Options::default()).run(&passes::Pipeline::o1(), &mut module).ok()?;
+    Some(tgsi::print(&ir::to_tgsi(&module).ok()?, tgsi::Style::Exact))
+}
+
+fn throughput(c: &mut Criterion) {
+    let shaders = corpus();
+    if shaders.is_empty() {
+        eprintln!("skipping: no corpus beside the checkout");
+        return;
+    }
+    let mut group = c.benchmark_group("compile");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(shaders.len() as u64));
+    group.bench_function("corpus_o1_one_thread", |b| {
+        b.iter(|| shaders.iter().map(|s| black_box(compile(s))).count())
+    });
+    group.bench_function("corpus_o1_rayon", |b| b.iter(|| shaders.par_iter().map(|s| black_box(compile(s))).count()));
+    group.finish();
+}
+
+criterion_group!(benches, throughput);
+criterion_main!(benches);
