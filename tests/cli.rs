@@ -345,14 +345,15 @@ fn opt_unknown_pass_is_a_usage_error() {
     for (args, name) in [
         (&["--passes=gvn"][..], "gvn"),
         (&["--passes=dce,constfold"], "constfold"),
-        (&["--passes=,coalesce"], "coalesce"),
+        (&["--passes=,cse"], "cse"),
         (&["--print-after=gvn"], "gvn"),
         (&["--print-before", "licm"], "licm"),
     ] {
         let output = run(&[&["opt", path][..], args].concat(), b"");
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(output.stdout.is_empty());
-        assert_eq!(stderr(&output), format!("error: unknown pass `{name}`; known passes: dce\n"));
+        let known = tgsi_opt::passes::known_names();
+        assert_eq!(stderr(&output), format!("error: unknown pass `{name}`; known passes: {known}\n"));
     }
     for passes in ["--passes=", "--passes=,", "--passes=dce", "--passes=dce,,dce"] {
         success(&["opt", passes, path], b"");
@@ -404,8 +405,9 @@ DCL TEMP[0], LOCAL
 #[test]
 fn opt_lists_passes() {
     let out = success(&["opt", "--list-passes"], b"");
-    assert!(out.starts_with("dce  Removes values that reach no output or side effect"), "{out}");
-    assert!(out.ends_with("-O1 runs: dce\n"), "{out}");
+    assert!(out.starts_with("dce ") && out.contains("  Removes values that reach no output or side effect"), "{out}");
+    let o1: Vec<&str> = tgsi_opt::passes::Pipeline::o1().passes().iter().map(|p| p.name()).collect();
+    assert!(out.ends_with(&format!("-O1 runs: {}\n", o1.join(", "))), "{out}");
 }
 
 #[test]
@@ -435,7 +437,8 @@ fn opt_prints_around_passes_on_stderr() {
 
 #[test]
 fn opt_times_passes_and_counts_statistics() {
-    let output = run(&["opt", "-O", "--time-passes", "--stats"], DEAD_CODE.as_bytes());
+    // A fixed list, so the rows do not depend on which passes -O has.
+    let output = run(&["opt", "--passes=dce,dce", "--time-passes", "--stats"], DEAD_CODE.as_bytes());
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(stdout(&output), success(&["opt", "-O"], DEAD_CODE.as_bytes()));
     let err = stderr(&output);
@@ -633,7 +636,8 @@ fn run_and_bench_take_passes() {
     assert!(out.starts_with("invocations_per_second "), "{out}");
     let output = run(&["run", shader, "--state", &state, "--passes=gvn"], b"");
     assert_eq!(output.status.code(), Some(2));
-    assert_eq!(stderr(&output), "error: unknown pass `gvn`; known passes: dce\n");
+    let known = tgsi_opt::passes::known_names();
+    assert_eq!(stderr(&output), format!("error: unknown pass `gvn`; known passes: {known}\n"));
     let help = success(&["run", "--help"], b"");
     assert!(help.contains("--passes <LIST>") && help.contains("--opt-level <LEVEL>"), "{help}");
 }
