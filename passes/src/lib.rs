@@ -18,6 +18,7 @@
 //! assert_eq!(report.stats()[0].1.get("values removed"), Some(4));
 //! ```
 
+pub mod coalesce;
 pub mod constfold;
 pub mod dce;
 mod manager;
@@ -56,7 +57,7 @@ pub struct PassResult {
 /// adding it here: the command line, `-O1` and the error for unknown names
 /// follow.
 pub fn registry() -> &'static [&'static dyn Pass] {
-    &[&constfold::Constfold, &dce::Dce]
+    &[&constfold::Constfold, &dce::Dce, &coalesce::Coalesce]
 }
 
 /// The registered pass called `name`.

@@ -1,6 +1,31 @@
 //! How scalar operations relate to the channels of TGSI operands.
 
-use tgsi::Opcode;
+use tgsi::{ChannelMode, Opcode};
+
+/// Which result channels of an [`Op::Alu`](crate::Op::Alu) of `opcode`
+/// compute the same function of the operands: two operations of `opcode`
+/// on the same operands give the same bits exactly when their channels
+/// have the same class. Component-wise, replicated-scalar and 64-bit
+/// opcodes compute one function whatever the channel (class 0).
+///
+/// ```
+/// use ir::channels::chan_class;
+/// use tgsi::Opcode;
+/// assert_eq!(chan_class(Opcode::Add, 0), chan_class(Opcode::Add, 3));
+/// assert_eq!(chan_class(Opcode::Lit, 0), chan_class(Opcode::Lit, 3)); // both 1.0
+/// assert_ne!(chan_class(Opcode::Dst, 1), chan_class(Opcode::Dst, 2));
+/// ```
+pub fn chan_class(opcode: Opcode, chan: u8) -> u8 {
+    use Opcode::*;
+    match opcode {
+        // (1, max(x, 0), ..., 1): x and w are the constant 1.
+        Lit if chan == 3 => 0,
+        // The low half for x and z, the high half for y and w.
+        Up2h | Up2us => chan & 1,
+        _ if opcode.info().mode == ChannelMode::ChannelDependent => chan,
+        _ => 0,
+    }
+}
 
 /// The (source, channel) pairs a replicated-scalar opcode reads, in
 /// argument order.

@@ -7,6 +7,7 @@
 //! no register: instructions read them where they are.
 
 use super::layout::{Interval, Layout};
+use crate::channels::chan_class;
 use crate::entity::SecondaryMap;
 use crate::from_tgsi::is_value_file;
 use crate::function::*;
@@ -338,13 +339,24 @@ impl<'a> Allocator<'a> {
         0b1111
     }
 
-    /// A replicated-scalar result stored only to channels of one output:
-    /// written to all of them by its instruction.
-    fn place_replicated_output(&mut self, v: Value) -> bool {
+    /// The output register and channels a result can be written to
+    /// directly by its instruction, with every channel it is stored to: a
+    /// replicated-scalar result stored only to channels of one output, or
+    /// a 32-bit component-wise result stored only to several channels of
+    /// one output (one scalar broadcast, as `coalesce` leaves them; its
+    /// instruction reads each operand through a broadcast swizzle).
+    ///
+    /// A channel-dependent result (LIT, UP2H, ...) qualifies like a
+    /// component-wise one when every channel it is stored to computes the
+    /// same formula as its own ([`chan_class`]).
+    fn broadcast_output(&self, v: Value) -> Option<(u32, u8)> {
         let data = self.func.def(v);
-        let Op::Alu { opcode, .. } = data.op else { return false };
-        if opcode.info().mode != tgsi::ChannelMode::Replicate {
-            return false;
+        let Op::Alu { opcode, chan } = data.op else { return None };
+        let info = opcode.info();
+        let componentwise = info.mode == tgsi::ChannelMode::Componentwise && !info.is_64bit();
+        let dependent = info.mode == tgsi::ChannelMode::ChannelDependent && !info.is_64bit();
+        if info.mode != tgsi::ChannelMode::Replicate && !componentwise && !dependent {
+            return None;
         }
         let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
         let mut index = None;
@@ -355,20 +367,35 @@ impl<'a> Allocator<'a> {
                     index = Some(i);
                     mask |= 1 << chan;
                 }
-                _ => return false,
+                _ => return None,
             }
         }
-        let Some(index) = index else { return false };
+        // One channel is an ordinary component-wise result: placed with the
+        // rest of its instruction.
+        if (componentwise || dependent) && mask.count_ones() < 2 {
+            return None;
+        }
+        if dependent && (0..4u8).any(|c| mask & (1 << c) != 0 && chan_class(opcode, c) != chan_class(opcode, chan)) {
+            return None;
+        }
+        index.map(|i| (i, mask))
+    }
+
+    /// Places a result [`Self::broadcast_output`] allows in its output
+    /// channels, when they are free.
+    fn place_replicated_output(&mut self, v: Value) -> bool {
+        let Some((index, mask)) = self.broadcast_output(v) else { return false };
         let ranges = self.ranges(v);
         let chans: Vec<u8> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
+        let Some(&first) = chans.first() else { return false };
         if !chans.iter().all(|&c| self.free(File::Output, index, c, ranges, &[])) {
             return false;
         }
         for &c in &chans {
             self.take(File::Output, index, c, v);
         }
-        self.loc.insert(v, Loc::Reg(RegChannel { file: File::Output, index, chan: chans[0] }));
-        self.also.insert(v, mask & !(1 << chans[0]));
+        self.loc.insert(v, Loc::Reg(RegChannel { file: File::Output, index, chan: first }));
+        self.also.insert(v, mask & !(1 << first));
         true
     }
 
@@ -431,6 +458,11 @@ impl<'a> Allocator<'a> {
     fn place_group(&mut self, v: Value) -> bool {
         let Some(group) = self.groups.get(&v).cloned() else { return false };
         if group.iter().any(|m| self.loc.contains_key(m)) {
+            return false;
+        }
+        // A member written straight to several output channels is placed
+        // on its own, and the others beside it where they can.
+        if group.iter().any(|&m| self.broadcast_output(m).is_some()) {
             return false;
         }
         let origins: Vec<Option<RegChannel>> = group.iter().map(|&m| self.func.def(m).origin.dst).collect();

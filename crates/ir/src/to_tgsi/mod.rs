@@ -1017,8 +1017,14 @@ impl Emitter<'_> {
                 }
                 ChannelMode::Componentwise => {
                     let Loc::Reg(r) = loc else { return Err(self.err("a result without a register")) };
+                    // A result also written to further channels reads its
+                    // operands there too.
+                    let also = self.alloc.also.get(&v).copied().unwrap_or(0);
                     for (s, arg) in d.args.iter().enumerate() {
                         ops[s].push((r.chan as usize, *arg));
+                        for c in (0..4).filter(|c| also & (1 << c) != 0) {
+                            ops[s].push((c, *arg));
+                        }
                     }
                 }
                 ChannelMode::Replicate => {

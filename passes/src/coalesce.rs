@@ -1,0 +1,326 @@
+//! `coalesce`: replicated-scalar coalescing.
+//!
+//! A TGSI vector instruction becomes up to four scalar operations. When its
+//! sources are broadcasts (`ADD TEMP[0], IN[0].xxxx, IN[1].xxxx`) the four
+//! compute the same thing; a replicated-scalar opcode (RCP, RSQ, DP3, POW,
+//! ...) computes one scalar that every written channel reads; and a shader
+//! often computes the same value twice. This pass computes each such value
+//! once: every later equal computation is replaced by the first, and
+//! emission reads it through a broadcast swizzle (`TEMP[0].xxxx`), writing
+//! it with one instruction (and the union writemask when it goes straight
+//! to an output).
+//!
+//! It is global value numbering over the dominator tree: blocks are visited
+//! in dominator-tree preorder with a scoped table of the computations seen
+//! on the way from the entry, so the value an operation is merged into is
+//! always defined before it (earlier in the same block or in a dominating
+//! block). Two operations are equal when they have
+//!
+//! - the same operation: the same opcode, the same saturate and precise
+//!   flags and the same result width, and for channel-dependent opcodes the
+//!   same formula ([`chan_class`]: LIT's `.x` and `.w` are both 1, UP2H's
+//!   `.x` and `.z` both unpack the low half; EXP, LOG, DST, UP4B and UP4UB
+//!   have one formula per channel);
+//! - the same operands, modifiers included, in the same order (after the
+//!   operands themselves were merged);
+//! - for results that go to an address register, both go to one (ADDR
+//!   channels are not general sources).
+//!
+//! What it merges: ALU operations without effects, direct reads of inputs,
+//! constants, system values and immediates (they do not change during an
+//! invocation), constants, packs and splits of 64-bit values, and phis of
+//! one block with the same value from every predecessor.
+//!
+//! What it does not merge: anything kept whole (textures, sampling, memory,
+//! atomics, interpolation, cross-invocation operations), loads of register
+//! arrays and indirectly addressed registers, operations with effects,
+//! operations in blocks neither of which dominates the other (the two arms
+//! of an `IF`), and derivatives (DDX, DDY) in different blocks: they read
+//! the operand in the other invocations of the quad, which may not run the
+//! same code. Operands are not reordered for commutative opcodes (the NaN
+//! a float addition returns depends on the order).
+
+use ir::cfg::{Cfg, DomTree};
+use ir::{Block, EntityRef, Function, InstData, Node, Op, Operand, Region, Source, Ty, Value};
+use smallvec::SmallVec;
+use std::collections::HashMap;
+use tgsi::{flags, ChannelMode, File, Opcode};
+
+use crate::{Pass, PassResult, Stats};
+
+/// The `coalesce` pass; see the module documentation.
+pub struct Coalesce;
+
+impl Pass for Coalesce {
+    fn name(&self) -> &'static str {
+        "coalesce"
+    }
+
+    fn description(&self) -> &'static str {
+        "Computes replicated scalars and other equal computations once (global value numbering over the \
+         dominator tree); readers use broadcast swizzles"
+    }
+
+    fn run(&self, module: &mut ir::Module) -> PassResult {
+        let counts = coalesce(&mut module.function);
+        PassResult { changed: counts.changed(), stats: counts.stats() }
+    }
+}
+
+/// What one [`coalesce`] merged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Values replaced by an equal value computed earlier (phis included).
+    pub values: u64,
+    /// Scalar ALU operations removed from the IR (a subset of `values`).
+    pub alu: u64,
+    /// Phis replaced by an equal phi of the same block (a subset of
+    /// `values`).
+    pub phis: u64,
+}
+
+impl Counts {
+    /// Whether anything was merged.
+    pub fn changed(&self) -> bool {
+        self.values != 0
+    }
+
+    /// The counters, in a fixed order, zeros included.
+    pub fn stats(&self) -> Stats {
+        let mut s = Stats::default();
+        s.add("values merged", self.values);
+        s.add("scalar ALU ops saved", self.alu);
+        s.add("phis merged", self.phis);
+        s
+    }
+}
+
+/// Which channels of a channel-dependent opcode compute the same function
+/// of the operands (LIT's `.x` and `.w`, UP2H's `.x` and `.z`): the key
+/// of an ALU operation holds its channel's class, not its channel. Checked
+/// against the executor by the `chan_classes_match_the_executor` test.
+pub use ir::channels::chan_class;
+
+/// Whether an ALU opcode computes a function of its operands alone, so two
+/// operations on the same operands may share one result. Derivatives are
+/// pure only within one block (see the module documentation).
+fn pure_alu(opcode: Opcode) -> bool {
+    let info = opcode.info();
+    let impure = flags::SIDE_EFFECT | flags::STORE | flags::CONTROL_FLOW | flags::TEX | flags::SAMPLE | flags::MEMORY;
+    info.flags & impure == 0
+        && matches!(info.mode, ChannelMode::Componentwise | ChannelMode::Replicate | ChannelMode::ChannelDependent)
+}
+
+/// Derivatives read the operand in the neighbouring invocations of the
+/// quad: equal only under the same execution mask, that is in one block.
+fn is_derivative(opcode: Opcode) -> bool {
+    matches!(opcode, Opcode::Ddx | Opcode::Ddy | Opcode::DdxFine | Opcode::DdyFine)
+}
+
+/// What makes two computations equal.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Const(u64, Ty),
+    Read(Source),
+    Pack(SmallVec<[Operand; 3]>),
+    Split(bool, SmallVec<[Operand; 3]>),
+    Alu {
+        opcode: Opcode,
+        class: u8,
+        args: SmallVec<[Operand; 3]>,
+        saturate: bool,
+        precise: bool,
+        ty: Ty,
+        /// The result goes to an address register.
+        address: bool,
+        /// The block, for derivatives.
+        block: Option<Block>,
+    },
+    /// A phi: its block and its (predecessor, argument) pairs, sorted.
+    Phi(Block, SmallVec<[(Block, Operand); 2]>),
+}
+
+/// The key of a placed instruction whose operands were already rewritten,
+/// or `None` when it must not be merged.
+fn key_of(func: &Function, block: Block, data: &InstData) -> Option<Key> {
+    let [result] = data.results.as_slice() else { return None };
+    let ty = func.values.get(*result)?.ty;
+    match &data.op {
+        Op::Const(bits) => Some(Key::Const(*bits, ty)),
+        Op::Read(s) => Some(Key::Read(*s)),
+        Op::Pack => Some(Key::Pack(data.args.clone())),
+        Op::Split { hi } => Some(Key::Split(*hi, data.args.clone())),
+        Op::Alu { opcode, chan } if pure_alu(*opcode) => Some(Key::Alu {
+            opcode: *opcode,
+            class: chan_class(*opcode, *chan),
+            args: data.args.clone(),
+            saturate: data.saturate,
+            precise: data.precise,
+            ty,
+            address: data.origin.dst.is_some_and(|d| d.file == File::Address),
+            block: is_derivative(*opcode).then_some(block),
+        }),
+        Op::Phi { preds } if preds.len() == data.args.len() => {
+            let mut pairs: SmallVec<[(Block, Operand); 2]> =
+                preds.iter().copied().zip(data.args.iter().copied()).collect();
+            pairs.sort_by_key(|&(b, _)| b.index());
+            // A predecessor listed twice would make the pairing ambiguous.
+            if pairs.windows(2).any(|w| w[0].0 == w[1].0) {
+                return None;
+            }
+            Some(Key::Phi(block, pairs))
+        }
+        _ => None,
+    }
+}
+
+/// Replacements: `map[v]` is the value `v` was merged into.
+struct Rewrites {
+    map: Vec<Option<Value>>,
+}
+
+impl Rewrites {
+    fn value(&self, mut v: Value) -> Value {
+        // Replacements are kept values, so chains have length one; the
+        // bound guards against anything else.
+        for _ in 0..4 {
+            match self.map.get(v.index()).copied().flatten() {
+                Some(w) if w != v => v = w,
+                _ => break,
+            }
+        }
+        v
+    }
+
+    fn operand(&self, o: Operand) -> Operand {
+        Operand { value: self.value(o.value), ..o }
+    }
+}
+
+/// Merges equal computations of `func` (see the module documentation).
+///
+/// ```
+/// let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+///             ADD TEMP[0], IN[0].xxxx, IN[1].xxxx\nMOV OUT[0], TEMP[0]\nEND\n";
+/// let mut module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+/// let counts = passes::coalesce::coalesce(&mut module.function);
+/// assert_eq!(counts.alu, 3);
+/// ir::verify::verify(&module.function).unwrap();
+/// ```
+pub fn coalesce(func: &mut Function) -> Counts {
+    let mut counts = Counts::default();
+    let cfg = Cfg::new(func);
+    let dom = DomTree::new(&cfg);
+    let Some(entry) = cfg.entry().filter(|&e| dom.is_reachable(e)) else { return counts };
+    let mut rw = Rewrites { map: vec![None; func.values.len()] };
+    // The scoped table: a key is removed again when the walk leaves the
+    // block that added it, so only dominating computations are found.
+    let mut table: HashMap<Key, Value> = HashMap::new();
+    let mut added: Vec<Key> = Vec::new();
+    // (block, Some(mark)) leaves a block, restoring the table to `mark`.
+    let mut stack: Vec<(Block, Option<usize>)> = vec![(entry, None)];
+    while let Some((b, leave)) = stack.pop() {
+        if let Some(mark) = leave {
+            for k in added.drain(mark..) {
+                table.remove(&k);
+            }
+            continue;
+        }
+        stack.push((b, Some(added.len())));
+        for &c in dom.children(b).iter().rev() {
+            stack.push((c, None));
+        }
+        visit_block(func, b, &mut rw, &mut table, &mut added, &mut counts);
+    }
+    if counts.changed() {
+        apply(func, &rw);
+    }
+    counts
+}
+
+/// Numbers the instructions of one block, dropping those merged into an
+/// earlier equal one.
+fn visit_block(
+    func: &mut Function,
+    b: Block,
+    rw: &mut Rewrites,
+    table: &mut HashMap<Key, Value>,
+    added: &mut Vec<Key>,
+    counts: &mut Counts,
+) {
+    let Some(insts) = func.blocks.get(b).map(|bd| bd.insts.clone()) else { return };
+    let mut kept = Vec::with_capacity(insts.len());
+    for inst in insts {
+        if !func.insts.contains(inst) {
+            kept.push(inst);
+            continue;
+        }
+        // Operands defined in dominating blocks are final already (phi
+        // arguments from later blocks are rewritten at the end).
+        let data = &mut func.insts[inst];
+        for a in data.args.iter_mut() {
+            *a = rw.operand(*a);
+        }
+        let data = &func.insts[inst];
+        let Some(key) = key_of(func, b, data) else {
+            kept.push(inst);
+            continue;
+        };
+        let result = data.results[0];
+        match table.get(&key) {
+            Some(&first) => {
+                if let Some(slot) = rw.map.get_mut(result.index()) {
+                    *slot = Some(first);
+                }
+                counts.values += 1;
+                match key {
+                    Key::Alu { .. } => counts.alu += 1,
+                    Key::Phi(..) => counts.phis += 1,
+                    _ => {}
+                }
+            }
+            None => {
+                table.insert(key.clone(), result);
+                added.push(key);
+                kept.push(inst);
+            }
+        }
+    }
+    if let Some(bd) = func.blocks.get(b) {
+        if bd.insts.len() != kept.len() {
+            func.blocks[b].insts = kept;
+        }
+    }
+}
+
+/// Applies the replacements to every operand and construct operand.
+fn apply(func: &mut Function, rw: &Rewrites) {
+    for (_, data) in func.insts.iter_mut() {
+        for a in data.args.iter_mut() {
+            *a = rw.operand(*a);
+        }
+    }
+    let mut stack: Vec<&mut Region> = vec![&mut func.body];
+    while let Some(r) = stack.pop() {
+        for node in r.iter_mut() {
+            match node {
+                Node::Block(_) => {}
+                Node::If(n) => {
+                    n.cond = rw.operand(n.cond);
+                    stack.push(&mut n.then_region);
+                    stack.push(&mut n.else_region);
+                }
+                Node::Loop(n) => stack.push(&mut n.body),
+                Node::Switch(n) => {
+                    n.selector = rw.operand(n.selector);
+                    for case in &mut n.cases {
+                        if let Some(v) = &mut case.value {
+                            *v = rw.operand(*v);
+                        }
+                        stack.push(&mut case.body);
+                    }
+                }
+            }
+        }
+    }
+}

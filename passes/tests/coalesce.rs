@@ -1,0 +1,307 @@
+//! The `coalesce` pass on hand-written cases and on the shared corpus.
+//!
+//! Every `tests/inputs/coalesce/*.tgsi` (at the workspace root) is built, run
+//! through `coalesce` and verified; the IR and the TGSI emitted after the pass
+//! are snapshotted in `snapshots/coalesce/` (review with `cargo insta review`).
+//! Each case also runs before and after on three pseudo-random states and
+//! must give the same outputs bit for bit, so a wrong transform cannot be
+//! blessed. Lines `; expect COUNTER: N` in an input check the pass's
+//! counters (`; expect unchanged` checks that nothing changed).
+
+mod support;
+
+use std::fs;
+use std::path::Path;
+
+use passes::Pass;
+use support::*;
+
+/// Builds, runs `coalesce`, verifies, and checks the result runs the same.
+fn check_case(name: &str, text: &str) -> (ir::Module, passes::PassResult) {
+    let shader = tgsi::parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, name)));
+    let before = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
+    ir::verify::verify(&before.function).unwrap_or_else(|e| panic!("{name}: before: {e}"));
+    let mut after = before.clone();
+    let result = passes::coalesce::Coalesce.run(&mut after);
+    ir::verify::verify(&after.function)
+        .unwrap_or_else(|e| panic!("{name}: after coalesce: {e}\n{}", ir::print::print_module(&after)));
+    // Idempotent: a second run finds nothing.
+    let mut again = after.clone();
+    let second = passes::coalesce::Coalesce.run(&mut again);
+    assert!(!second.changed, "{name}: a second coalesce changed {:?}", second.stats);
+
+    let emitted = ir::to_tgsi(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let printed = tgsi::print(&emitted, tgsi::Style::Exact);
+    let reparsed = tgsi::parse(&printed).unwrap_or_else(|e| panic!("{name}: {}", e.render(&printed, name)));
+    let rebuilt = ir::from_tgsi(&reparsed).unwrap_or_else(|e| panic!("{name}: emitted: {e}"));
+    for round in 0..3 {
+        let state_text = random_state(&before, &mut Rng::for_name(name, round));
+        let state =
+            exec::State::parse(&state_text).unwrap_or_else(|e| panic!("{name}: {}", e.render(&state_text, name)));
+        let a = exec::run(&before, &state, &run_options());
+        let b = exec::run(&after, &state, &run_options());
+        let c = exec::run(&rebuilt, &state, &run_options());
+        assert!(
+            same_results(&a, &b),
+            "{name}: coalesce changed the results on\n{state_text}\nbefore {a:?}\nafter {b:?}"
+        );
+        assert!(same_results(&a, &c), "{name}: the emitted TGSI computes something else on\n{state_text}\n{printed}");
+    }
+    (after, result)
+}
+
+/// Checks the `; expect` lines of an input against the counters; returns
+/// the mismatches.
+fn check_expectations(name: &str, text: &str, result: &passes::PassResult) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let mut any = false;
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("; expect") else { continue };
+        any = true;
+        let rest = rest.trim();
+        if rest == "unchanged" {
+            if result.changed {
+                wrong.push(format!("{name}: expected no change, got {:?}", result.stats));
+            }
+            continue;
+        }
+        let (counter, n) = rest.rsplit_once(':').unwrap_or_else(|| panic!("{name}: bad expect line `{line}`"));
+        let n: u64 = n.trim().parse().unwrap_or_else(|_| panic!("{name}: bad count in `{line}`"));
+        let got = result.stats.get(counter.trim()).unwrap_or_else(|| panic!("{name}: no counter `{counter}`"));
+        if got != n {
+            wrong.push(format!(
+                "{name}: `{}` is {got}, expected {n}; all counters: {:?}",
+                counter.trim(),
+                result.stats
+            ));
+        }
+    }
+    if !any {
+        wrong.push(format!("{name}: every input states what it expects (`; expect ...`)"));
+    }
+    wrong
+}
+
+#[test]
+fn coalesce_snapshots() {
+    let mut wrong = Vec::new();
+    insta::glob!("../../tests/inputs/coalesce", "*.tgsi", |path| {
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let (after, result) = check_case(&name, &text);
+        wrong.extend(check_expectations(&name, &text, &result));
+        let emitted = ir::to_tgsi(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut snap = String::from("; stats\n");
+        for (k, v) in result.stats.iter().filter(|&(_, v)| v != 0) {
+            snap.push_str(&format!(";   {k}: {v}\n"));
+        }
+        snap.push_str("; ir after coalesce\n");
+        snap.push_str(&ir::print::print_module(&after));
+        snap.push_str("; tgsi after coalesce\n");
+        snap.push_str(&tgsi::print(&emitted, tgsi::Style::Exact));
+        insta::with_settings!({
+            snapshot_path => "../../snapshots/coalesce",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!("coalesce", snap);
+        });
+    });
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// There are at least 20 hand-written cases.
+#[test]
+fn enough_cases() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/inputs/coalesce");
+    let n = fs::read_dir(&dir)
+        .map_or(0, |d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "tgsi")).count());
+    assert!(n >= 20, "{n} cases in {}", dir.display());
+}
+
+/// How many scalar ALU operations the blocks of the tree hold.
+fn alu_ops(func: &ir::Function) -> usize {
+    func.blocks_in_order()
+        .iter()
+        .filter_map(|&b| func.blocks.get(b))
+        .flat_map(|b| b.insts.iter())
+        .filter(|&&i| func.insts.get(i).is_some_and(|d| matches!(d.op, ir::Op::Alu { .. })))
+        .count()
+}
+
+/// Runs passes by name on a copy of `module`; the copy and the merged
+/// counters, or what went wrong.
+fn run_passes(module: &ir::Module, names: &[&str]) -> Result<(ir::Module, passes::Stats), String> {
+    let mut out = module.clone();
+    let mut stats = passes::Stats::default();
+    for name in names {
+        let pass = passes::find(name).ok_or_else(|| format!("no pass {name}"))?;
+        let result = pass.run(&mut out);
+        stats.merge(&result.stats);
+        ir::verify::verify(&out.function).map_err(|e| format!("invalid after {name}: {e}"))?;
+    }
+    Ok((out, stats))
+}
+
+/// `coalesce`, `coalesce,dce` and `dce` over every corpus shader: the
+/// verifier passes, the emitted text parses and builds, and where the
+/// backend runs a shader its outputs (and those of the re-emitted text) do
+/// not change. Prints emitted TGSI instructions and scalar ALU operations
+/// of `dce` alone against `coalesce,dce` (`--nocapture`).
+#[test]
+fn coalesce_on_the_corpus() {
+    let Some(paths) = corpus_files() else { return };
+    let (mut built, mut skipped) = (0, 0);
+    let (mut alu_source, mut alu_dce, mut alu_both) = (0usize, 0usize, 0usize);
+    let (mut tgsi_source, mut tgsi_dce, mut tgsi_both) = (0usize, 0usize, 0usize);
+    let (mut shorter, mut longer) = (0, 0);
+    let (mut ran, mut unchanged, mut not_run) = (0, 0, 0);
+    let mut totals = passes::Stats::default();
+    let mut failures = Vec::new();
+    for p in &paths {
+        let name = p.display().to_string();
+        let Ok(bytes) = fs::read(p) else { continue };
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let Ok(shader) = tgsi::parse(&text) else {
+            skipped += 1;
+            continue;
+        };
+        let Ok(before) = ir::from_tgsi(&shader) else {
+            skipped += 1;
+            continue;
+        };
+        if ir::verify::verify(&before.function).is_err() {
+            skipped += 1;
+            continue;
+        }
+        built += 1;
+        let runs = [
+            run_passes(&before, &["coalesce"]),
+            run_passes(&before, &["coalesce", "dce"]),
+            run_passes(&before, &["dce"]),
+        ];
+        let [Ok((only, stats)), Ok((both, _)), Ok((dce, _))] = runs else {
+            let errors: Vec<String> = runs.into_iter().filter_map(|r| r.err()).collect();
+            failures.push(format!("{name}: {}", errors.join("; ")));
+            continue;
+        };
+        totals.merge(&stats);
+        let mut rebuilt = Vec::new();
+        let mut emitted = Vec::new();
+        for m in [&only, &both, &dce] {
+            let Ok(out) = ir::to_tgsi(m) else {
+                failures.push(format!("{name}: emission failed"));
+                break;
+            };
+            let printed = tgsi::print(&out, tgsi::Style::Exact);
+            match tgsi::parse(&printed).map(|s| ir::from_tgsi(&s)) {
+                Ok(Ok(r)) => rebuilt.push(r),
+                _ => {
+                    failures.push(format!("{name}: the emitted text does not parse and build:\n{printed}"));
+                    break;
+                }
+            }
+            emitted.push(out);
+        }
+        if emitted.len() != 3 {
+            continue;
+        }
+        alu_source += alu_ops(&before.function);
+        alu_both += alu_ops(&both.function);
+        alu_dce += alu_ops(&dce.function);
+        tgsi_source += tgsi_instructions(&shader);
+        tgsi_both += tgsi_instructions(&emitted[1]);
+        tgsi_dce += tgsi_instructions(&emitted[2]);
+        let (n_both, n_dce) = (tgsi_instructions(&emitted[1]), tgsi_instructions(&emitted[2]));
+        shorter += usize::from(n_both < n_dce);
+        longer += usize::from(n_both > n_dce);
+
+        let state_text = random_state(&before, &mut Rng::for_name(&name, 0));
+        let Ok(state) = exec::State::parse(&state_text) else {
+            not_run += 1;
+            continue;
+        };
+        let a = exec::run(&before, &state, &run_options());
+        if a.is_err() {
+            not_run += 1;
+            continue;
+        }
+        ran += 1;
+        let others = [&only, &both, &rebuilt[0], &rebuilt[1]].map(|m| exec::run(m, &state, &run_options()));
+        if others.iter().all(|b| same_results(&a, b)) {
+            unchanged += 1;
+        } else {
+            failures.push(format!("{name}: outputs changed on\n{state_text}"));
+        }
+    }
+    eprintln!(
+        "coalesce over the corpus: {} files, {built} built ({skipped} skipped: no parse or build)\n\
+         scalar ALU ops: {alu_source} before, {alu_dce} after dce, {alu_both} after coalesce,dce\n\
+         TGSI instructions: {tgsi_source} in the sources, {tgsi_dce} emitted after dce, {tgsi_both} after coalesce,dce \
+         ({shorter} shaders shorter, {longer} longer)\n\
+         run: {ran} ({unchanged} unchanged), not run by the backend: {not_run}\n{totals}",
+        paths.len()
+    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// `chan_class` against the executor: for every opcode `exec::scalar::eval`
+/// evaluates, two channels of one opcode on the same operands give the same
+/// bits for all inputs (checked on random and special inputs) exactly when
+/// `chan_class` puts them in one class.
+#[test]
+fn chan_classes_match_the_executor() {
+    let specials: [u64; 12] = [
+        0,
+        0x8000_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x3f00_0000,
+        0x4100_0000,
+        0x7f80_0000,
+        0x7fc0_0000,
+        0xffff_ffff,
+        0x1234_5678,
+        0x4049_0fdb,
+        0x3ff0_0000_0000_0000,
+    ];
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for &op in tgsi::Opcode::ALL {
+        for n in 0..=16usize {
+            let zeros = vec![0u64; n];
+            if exec::scalar::eval(op, 0, &zeros).is_none() {
+                continue;
+            }
+            checked += 1;
+            let mut rng = Rng::for_name(op.info().name, n as u64);
+            let inputs: Vec<Vec<u64>> = (0..400)
+                .map(|k| {
+                    (0..n)
+                        .map(|_| match k % 4 {
+                            0 => specials[(rng.next() % specials.len() as u32) as usize],
+                            1 => u64::from(rng.next()) | u64::from(rng.next()) << 32,
+                            2 => u64::from(rng.next()),
+                            _ => u64::from((rng.value().parse::<f32>().unwrap_or(0.0)).to_bits()),
+                        })
+                        .collect()
+                })
+                .collect();
+            for c1 in 0..4u8 {
+                for c2 in c1 + 1..4u8 {
+                    let same_bits =
+                        inputs.iter().all(|args| exec::scalar::eval(op, c1, args) == exec::scalar::eval(op, c2, args));
+                    let same_class = passes::coalesce::chan_class(op, c1) == passes::coalesce::chan_class(op, c2);
+                    if same_bits != same_class {
+                        wrong.push(format!(
+                            "{} with {n} operands, channels {c1} and {c2}: equal results {same_bits}, one class {same_class}",
+                            op.info().name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} opcodes evaluated");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
