@@ -41,9 +41,9 @@
 //! a float addition returns depends on the order).
 
 use ir::cfg::{Cfg, DomTree};
-use ir::{Block, EntityRef, Function, InstData, Node, Op, Operand, Region, Source, Ty, Value};
+use ir::{Block, EntityRef, Function, Inst, InstData, Node, Op, Operand, Region, Source, Ty, Value};
 use smallvec::SmallVec;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tgsi::{flags, ChannelMode, File, Opcode};
 
 use crate::{Pass, PassResult, Stats};
@@ -213,6 +213,9 @@ pub fn coalesce(func: &mut Function) -> Counts {
     let dom = DomTree::new(&cfg);
     let Some(entry) = cfg.entry().filter(|&e| dom.is_reachable(e)) else { return counts };
     let mut rw = Rewrites { map: vec![None; func.values.len()] };
+    let mut phi_uses = phi_uses(func);
+    let mut stored = stored_values(func);
+    let mut readers = alu_readers(func);
     // The scoped table: a key is removed again when the walk leaves the
     // block that added it, so only dominating computations are found.
     let mut table: HashMap<Key, Value> = HashMap::new();
@@ -230,7 +233,8 @@ pub fn coalesce(func: &mut Function) -> Counts {
         for &c in dom.children(b).iter().rev() {
             stack.push((c, None));
         }
-        visit_block(func, b, &mut rw, &mut table, &mut added, &mut counts);
+        let uses = Uses { phis: &mut phi_uses, stored: &mut stored, readers: &mut readers };
+        visit_block(func, b, &mut rw, &mut table, &mut added, uses, &mut counts);
     }
     if counts.changed() {
         apply(func, &rw);
@@ -246,9 +250,18 @@ fn visit_block(
     rw: &mut Rewrites,
     table: &mut HashMap<Key, Value>,
     added: &mut Vec<Key>,
+    uses: Uses,
     counts: &mut Counts,
 ) {
     let Some(insts) = func.blocks.get(b).map(|bd| bd.insts.clone()) else { return };
+    let mut siblings: HashMap<u32, Vec<Inst>> = HashMap::new();
+    for &inst in &insts {
+        if let Some(origin) =
+            func.insts.get(inst).filter(|d| matches!(d.op, Op::Alu { .. })).and_then(|d| d.origin.inst)
+        {
+            siblings.entry(origin).or_default().push(inst);
+        }
+    }
     let mut kept = Vec::with_capacity(insts.len());
     for inst in insts {
         if !func.insts.contains(inst) {
@@ -268,7 +281,25 @@ fn visit_block(
         };
         let result = data.results[0];
         match table.get(&key) {
+            // Two values that flow into phis of one block need registers
+            // of their own there: merged, emission would copy one of them
+            // back out (more instructions, not fewer).
+            Some(&first)
+                if !whole_instruction_merges(func, b, rw, table, &siblings, inst, first)
+                    && uses.would_copy(func, first, result) =>
+            {
+                kept.push(inst)
+            }
             Some(&first) => {
+                if let Some(blocks) = uses.phis.remove(&result) {
+                    uses.phis.entry(first).or_default().extend(blocks);
+                }
+                if uses.stored.contains(&result) {
+                    uses.stored.insert(first);
+                }
+                if let Some(readers) = uses.readers.remove(&result) {
+                    uses.readers.entry(first).or_default().extend(readers);
+                }
                 if let Some(slot) = rw.map.get_mut(result.index()) {
                     *slot = Some(first);
                 }
@@ -290,6 +321,109 @@ fn visit_block(
         if bd.insts.len() != kept.len() {
             func.blocks[b].insts = kept;
         }
+    }
+}
+
+/// The blocks whose phis read each value.
+fn phi_uses(func: &Function) -> HashMap<Value, Vec<Block>> {
+    let mut uses: HashMap<Value, Vec<Block>> = HashMap::new();
+    for (b, bd) in func.blocks.iter() {
+        for &inst in &bd.insts {
+            if let Some(data) = func.insts.get(inst).filter(|d| matches!(d.op, Op::Phi { .. })) {
+                for a in &data.args {
+                    uses.entry(a.value).or_default().push(b);
+                }
+            }
+        }
+    }
+    uses
+}
+
+/// Whether every other channel of the TGSI instruction `inst` came from
+/// is `first` or also equal to a computation already numbered, so that the
+/// whole instruction goes and no copy is needed whatever reads it.
+fn whole_instruction_merges(
+    func: &Function,
+    b: Block,
+    rw: &Rewrites,
+    table: &HashMap<Key, Value>,
+    siblings: &HashMap<u32, Vec<Inst>>,
+    inst: Inst,
+    first: Value,
+) -> bool {
+    let Some(origin) = func.insts.get(inst).and_then(|d| d.origin.inst) else { return false };
+    let Some(group) = siblings.get(&origin) else { return false };
+    group.iter().filter(|&&s| s != inst).all(|&s| {
+        let Some(data) = func.insts.get(s) else { return false };
+        if data.results.first() == Some(&first) {
+            return true;
+        }
+        let mut data = data.clone();
+        data.args.iter_mut().for_each(|a| *a = rw.operand(*a));
+        // Equal to a computation numbered before it (not just numbered
+        // itself, as an earlier sibling is).
+        let own = data.results.first().copied();
+        key_of(func, b, &data).and_then(|k| table.get(&k).copied()).is_some_and(|v| Some(v) != own)
+    })
+}
+
+/// The values stored to OUT registers.
+fn stored_values(func: &Function) -> HashSet<Value> {
+    let stores = func.insts.iter().filter(|(_, d)| matches!(d.op, Op::StoreOutput { .. }));
+    stores.flat_map(|(_, d)| d.args.iter().map(|a| a.value)).collect()
+}
+
+/// The ALU instructions reading each value.
+fn alu_readers(func: &Function) -> HashMap<Value, Vec<Inst>> {
+    let mut readers: HashMap<Value, Vec<Inst>> = HashMap::new();
+    for (inst, data) in func.insts.iter().filter(|(_, d)| matches!(d.op, Op::Alu { .. })) {
+        for a in &data.args {
+            readers.entry(a.value).or_default().push(inst);
+        }
+    }
+    readers
+}
+
+/// The uses that decide whether a merge pays.
+struct Uses<'a> {
+    /// The blocks whose phis read each value.
+    phis: &'a mut HashMap<Value, Vec<Block>>,
+    /// The values stored to outputs.
+    stored: &'a mut HashSet<Value>,
+    /// The ALU instructions reading each value.
+    readers: &'a mut HashMap<Value, Vec<Inst>>,
+}
+
+impl Uses<'_> {
+    /// Whether merging `b` into `a` would make emission copy the merged
+    /// value out again, costing an instruction rather than saving one:
+    /// when phis of one block read both (each phi web needs a register of
+    /// its own), or when one is stored to an output and the two do not
+    /// come from one TGSI instruction (whose channels emission writes to
+    /// the output together), or when one TGSI instruction that writes the
+    /// register `a` or `b` came from reads both (an in-place update such as
+    /// `ADD TEMP[0], TEMP[0], ...`: its channels could no longer reuse the
+    /// channels they read, and emission would shuffle them with copies).
+    fn would_copy(&self, func: &Function, a: Value, b: Value) -> bool {
+        let shares_phi_block = match (self.phis.get(&a), self.phis.get(&b)) {
+            (Some(x), Some(y)) => x.iter().any(|blk| y.contains(blk)),
+            _ => false,
+        };
+        let origin = |v: Value| func.values.get(v).and_then(|vd| func.insts.get(vd.def)).and_then(|d| d.origin.inst);
+        let stored = self.stored.contains(&a) || self.stored.contains(&b);
+        let register = |v: Value| {
+            let d = func.values.get(v).and_then(|vd| func.insts.get(vd.def)).and_then(|d| d.origin.dst);
+            d.map(|d| (d.file, d.index))
+        };
+        let readers = |v: Value| self.readers.get(&v).map_or(&[][..], |r| r.as_slice());
+        let in_place = readers(a).iter().any(|&ra| {
+            let Some(user) = func.insts.get(ra) else { return false };
+            let writes = user.origin.dst.map(|d| (d.file, d.index));
+            let updates = writes.is_some() && (writes == register(a) || writes == register(b));
+            updates
+                && readers(b).iter().any(|&rb| func.insts.get(rb).is_some_and(|o| o.origin.inst == user.origin.inst))
+        });
+        shares_phi_block || in_place || (stored && (origin(a).is_none() || origin(a) != origin(b)))
     }
 }
 
