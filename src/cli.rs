@@ -64,8 +64,9 @@ pub struct OptArgs {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Write each result into DIR under its input's file name (with `.ir`,
-    /// `.hex` or `.dot` in place of its extension for those --emit formats).
+    /// Write each result into DIR, at its input's path below the directory
+    /// holding all the inputs (with `.ir`, `.hex` or `.dot` in place of its
+    /// extension for those --emit formats).
     #[arg(long, value_name = "DIR", conflicts_with = "output")]
     pub out_dir: Option<PathBuf>,
 

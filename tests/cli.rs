@@ -673,6 +673,16 @@ fn opt_writes_many_files_into_a_directory_the_same_with_any_number_of_jobs() {
             assert_eq!(written, success(&["opt", "-O", path], b""), "{name} with --jobs {jobs}");
         }
     }
+    // Inputs keep their paths below the directory holding them all, so
+    // files of one name in two directories do not collide.
+    for sub in ["a", "b"] {
+        fs::create_dir_all(dir.join("in").join(sub)).unwrap();
+        fs::write(dir.join("in").join(sub).join("same.tgsi"), example_text(EXAMPLES[0])).unwrap();
+    }
+    let (a, b) = (dir.join("in/a/same.tgsi"), dir.join("in/b/same.tgsi"));
+    let nested = dir.join("nested");
+    success(&["opt", "--out-dir", nested.to_str().unwrap(), a.to_str().unwrap(), b.to_str().unwrap()], b"");
+    assert!(nested.join("a/same.tgsi").is_file() && nested.join("b/same.tgsi").is_file());
     // Other formats get their own extension.
     let ir = dir.join("ir");
     success(&["opt", "--emit=ir", "--out-dir", ir.to_str().unwrap(), files[0]], b"");
@@ -684,7 +694,8 @@ fn opt_with_many_files_reports_every_failure_and_usage_errors() {
     let dir = scratch_dir("opt_many_errors");
     let bad = dir.join("bad.tgsi");
     fs::write(&bad, "FRAG\nMOV OUT[0], IN[0]\nBOGUS\nEND\n").unwrap();
-    let good = example_path(EXAMPLES[0]);
+    let good = dir.join(EXAMPLES[0]);
+    fs::write(&good, example_text(EXAMPLES[0])).unwrap();
     let out = dir.join("out");
     let output = run(&["opt", "--out-dir", out.to_str().unwrap(), bad.to_str().unwrap(), good.to_str().unwrap()], b"");
     assert_eq!(output.status.code(), Some(1));

@@ -42,9 +42,10 @@ fn run_files(args: &OptArgs, pipeline: &passes::Pipeline) -> Result<(), Failure>
     if args.print_after_all || !args.print_before.is_empty() || !args.print_after.is_empty() {
         return Err(Failure::Usage("--print-* flags print one file at a time: give a single FILE".to_string()));
     }
+    let root = common_dir(&args.files);
     let mut targets = Vec::new();
     for file in &args.files {
-        let name = out_name(file, args.emit)
+        let name = out_name(file, &root, args.emit)
             .ok_or_else(|| Failure::Usage(format!("`{}` has no file name to write under", file.display())))?;
         if let Some((other, _)) = targets.iter().find(|(_, n): &&(&PathBuf, PathBuf)| *n == name) {
             let clash =
@@ -53,10 +54,14 @@ fn run_files(args: &OptArgs, pipeline: &passes::Pipeline) -> Result<(), Failure>
         }
         targets.push((file, name));
     }
-    std::fs::create_dir_all(dir).map_err(|source| Failure::Write { what: format!("`{}`", dir.display()), source })?;
     let one = |(file, name): &(&PathBuf, PathBuf)| -> Result<passes::Report, Failure> {
         let (output, report) = optimize(&Input::File(file.to_path_buf()), args, pipeline)?;
-        write_output(Some(&dir.join(name)), output.as_bytes())?;
+        let out = dir.join(name);
+        if let Some(parent) = out.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|source| Failure::Write { what: format!("`{}`", parent.display()), source })?;
+        }
+        write_output(Some(&out), output.as_bytes())?;
         Ok(report)
     };
     let results: Vec<Result<passes::Report, Failure>> = match args.jobs {
@@ -86,9 +91,31 @@ fn run_files(args: &OptArgs, pipeline: &passes::Pipeline) -> Result<(), Failure>
     }
 }
 
-/// The name a result is written under in `--out-dir`.
-fn out_name(file: &Path, emit: OptEmit) -> Option<PathBuf> {
-    let name = PathBuf::from(file.file_name()?);
+/// The directory holding every input file (as written on the command
+/// line): results keep their paths below it.
+fn common_dir(files: &[PathBuf]) -> PathBuf {
+    let mut dirs = files.iter().map(|f| f.parent().map(Path::to_path_buf).unwrap_or_default());
+    let Some(mut common) = dirs.next() else { return PathBuf::new() };
+    for dir in dirs {
+        while !dir.starts_with(&common) {
+            if !common.pop() {
+                return PathBuf::new();
+            }
+        }
+    }
+    common
+}
+
+/// The path a result is written under in `--out-dir`: the input's path
+/// below `root`.
+fn out_name(file: &Path, root: &Path, emit: OptEmit) -> Option<PathBuf> {
+    file.file_name()?;
+    let name =
+        file.strip_prefix(root).map_or_else(|_| PathBuf::from(file.file_name().unwrap_or_default()), Path::to_path_buf);
+    // `..` or an absolute path would write outside the directory.
+    if name.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        return None;
+    }
     Some(match emit {
         OptEmit::Tgsi => name,
         OptEmit::Ir => name.with_extension("ir"),
