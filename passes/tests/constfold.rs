@@ -173,7 +173,7 @@ fn o1_on_the_conformance_cases() {
         entries.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string)).collect();
     names.sort();
     let (mut cases, mut identical, mut not_run, mut skipped) = (0, 0, 0, 0);
-    let (mut tgsi_before, mut tgsi_after) = (0usize, 0usize);
+    let (mut tgsi_source, mut tgsi_before, mut tgsi_after) = (0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for name in &names {
         let read = |ext: &str| fs::read_to_string(dir.join(format!("{name}.{ext}")));
@@ -198,13 +198,15 @@ fn o1_on_the_conformance_cases() {
             Err(e) => failures.push(e),
         }
         if let (Ok(a), Ok(b)) = (ir::to_tgsi(&before), ir::to_tgsi(&after)) {
+            tgsi_source += tgsi_instructions(&shader);
             tgsi_before += tgsi_instructions(&a);
             tgsi_after += tgsi_instructions(&b);
         }
     }
     eprintln!(
         "-O1 on the conformance cases: {cases} built ({skipped} skipped), {identical} bit-identical, \
-         {not_run} not run by the backend; emitted TGSI instructions {tgsi_before} before, {tgsi_after} after"
+         {not_run} not run by the backend; TGSI instructions: {tgsi_source} in the sources, {tgsi_before} emitted \
+         with no pass, {tgsi_after} after -O1"
     );
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
