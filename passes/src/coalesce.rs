@@ -41,11 +41,12 @@
 //! a float addition returns depends on the order).
 
 use ir::cfg::{Cfg, DomTree};
-use ir::{Block, EntityRef, Function, Inst, InstData, Node, Op, Operand, Region, Source, Ty, Value};
+use ir::{Block, EntityRef, Function, Inst, InstData, Op, Operand, Source, Ty, Value};
 use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet};
 use tgsi::{flags, ChannelMode, File, Opcode};
 
+use crate::rewrite::{apply, Rewrites};
 use crate::{Pass, PassResult, Stats};
 
 /// The `coalesce` pass; see the module documentation.
@@ -174,29 +175,6 @@ fn key_of(func: &Function, block: Block, data: &InstData) -> Option<Key> {
     }
 }
 
-/// Replacements: `map[v]` is the value `v` was merged into.
-struct Rewrites {
-    map: Vec<Option<Value>>,
-}
-
-impl Rewrites {
-    fn value(&self, mut v: Value) -> Value {
-        // Replacements are kept values, so chains have length one; the
-        // bound guards against anything else.
-        for _ in 0..4 {
-            match self.map.get(v.index()).copied().flatten() {
-                Some(w) if w != v => v = w,
-                _ => break,
-            }
-        }
-        v
-    }
-
-    fn operand(&self, o: Operand) -> Operand {
-        Operand { value: self.value(o.value), ..o }
-    }
-}
-
 /// Merges equal computations of `func` (see the module documentation).
 ///
 /// ```
@@ -212,7 +190,7 @@ pub fn coalesce(func: &mut Function) -> Counts {
     let cfg = Cfg::new(func);
     let dom = DomTree::new(&cfg);
     let Some(entry) = cfg.entry().filter(|&e| dom.is_reachable(e)) else { return counts };
-    let mut rw = Rewrites { map: vec![None; func.values.len()] };
+    let mut rw = Rewrites::default();
     let mut phi_uses = phi_uses(func);
     let mut stored = stored_values(func);
     let mut readers = alu_readers(func);
@@ -272,7 +250,7 @@ fn visit_block(
         // arguments from later blocks are rewritten at the end).
         let data = &mut func.insts[inst];
         for a in data.args.iter_mut() {
-            *a = rw.operand(*a);
+            a.value = rw.value(a.value);
         }
         let data = &func.insts[inst];
         let Some(key) = key_of(func, b, data) else {
@@ -300,9 +278,7 @@ fn visit_block(
                 if let Some(readers) = uses.readers.remove(&result) {
                     uses.readers.entry(first).or_default().extend(readers);
                 }
-                if let Some(slot) = rw.map.get_mut(result.index()) {
-                    *slot = Some(first);
-                }
+                rw.values.insert(result, first);
                 counts.values += 1;
                 match key {
                     Key::Alu { .. } => counts.alu += 1,
@@ -359,7 +335,7 @@ fn whole_instruction_merges(
             return true;
         }
         let mut data = data.clone();
-        data.args.iter_mut().for_each(|a| *a = rw.operand(*a));
+        data.args.iter_mut().for_each(|a| a.value = rw.value(a.value));
         // Equal to a computation numbered before it (not just numbered
         // itself, as an earlier sibling is).
         let own = data.results.first().copied();
@@ -424,37 +400,5 @@ impl Uses<'_> {
                 && readers(b).iter().any(|&rb| func.insts.get(rb).is_some_and(|o| o.origin.inst == user.origin.inst))
         });
         shares_phi_block || in_place || (stored && (origin(a).is_none() || origin(a) != origin(b)))
-    }
-}
-
-/// Applies the replacements to every operand and construct operand.
-fn apply(func: &mut Function, rw: &Rewrites) {
-    for (_, data) in func.insts.iter_mut() {
-        for a in data.args.iter_mut() {
-            *a = rw.operand(*a);
-        }
-    }
-    let mut stack: Vec<&mut Region> = vec![&mut func.body];
-    while let Some(r) = stack.pop() {
-        for node in r.iter_mut() {
-            match node {
-                Node::Block(_) => {}
-                Node::If(n) => {
-                    n.cond = rw.operand(n.cond);
-                    stack.push(&mut n.then_region);
-                    stack.push(&mut n.else_region);
-                }
-                Node::Loop(n) => stack.push(&mut n.body),
-                Node::Switch(n) => {
-                    n.selector = rw.operand(n.selector);
-                    for case in &mut n.cases {
-                        if let Some(v) = &mut case.value {
-                            *v = rw.operand(*v);
-                        }
-                        stack.push(&mut case.body);
-                    }
-                }
-            }
-        }
     }
 }

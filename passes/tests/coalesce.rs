@@ -11,76 +11,8 @@
 mod support;
 
 use std::fs;
-use std::path::Path;
 
-use passes::Pass;
 use support::*;
-
-/// Builds, runs `coalesce`, verifies, and checks the result runs the same.
-fn check_case(name: &str, text: &str) -> (ir::Module, passes::PassResult) {
-    let shader = tgsi::parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, name)));
-    let before = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
-    ir::verify::verify(&before.function).unwrap_or_else(|e| panic!("{name}: before: {e}"));
-    let mut after = before.clone();
-    let result = passes::coalesce::Coalesce.run(&mut after);
-    ir::verify::verify(&after.function)
-        .unwrap_or_else(|e| panic!("{name}: after coalesce: {e}\n{}", ir::print::print_module(&after)));
-    // Idempotent: a second run finds nothing.
-    let mut again = after.clone();
-    let second = passes::coalesce::Coalesce.run(&mut again);
-    assert!(!second.changed, "{name}: a second coalesce changed {:?}", second.stats);
-
-    let emitted = ir::to_tgsi(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let printed = tgsi::print(&emitted, tgsi::Style::Exact);
-    let reparsed = tgsi::parse(&printed).unwrap_or_else(|e| panic!("{name}: {}", e.render(&printed, name)));
-    let rebuilt = ir::from_tgsi(&reparsed).unwrap_or_else(|e| panic!("{name}: emitted: {e}"));
-    for round in 0..3 {
-        let state_text = random_state(&before, &mut Rng::for_name(name, round));
-        let state =
-            exec::State::parse(&state_text).unwrap_or_else(|e| panic!("{name}: {}", e.render(&state_text, name)));
-        let a = exec::run(&before, &state, &run_options());
-        let b = exec::run(&after, &state, &run_options());
-        let c = exec::run(&rebuilt, &state, &run_options());
-        assert!(
-            same_results(&a, &b),
-            "{name}: coalesce changed the results on\n{state_text}\nbefore {a:?}\nafter {b:?}"
-        );
-        assert!(same_results(&a, &c), "{name}: the emitted TGSI computes something else on\n{state_text}\n{printed}");
-    }
-    (after, result)
-}
-
-/// Checks the `; expect` lines of an input against the counters; returns
-/// the mismatches.
-fn check_expectations(name: &str, text: &str, result: &passes::PassResult) -> Vec<String> {
-    let mut wrong = Vec::new();
-    let mut any = false;
-    for line in text.lines() {
-        let Some(rest) = line.trim().strip_prefix("; expect") else { continue };
-        any = true;
-        let rest = rest.trim();
-        if rest == "unchanged" {
-            if result.changed {
-                wrong.push(format!("{name}: expected no change, got {:?}", result.stats));
-            }
-            continue;
-        }
-        let (counter, n) = rest.rsplit_once(':').unwrap_or_else(|| panic!("{name}: bad expect line `{line}`"));
-        let n: u64 = n.trim().parse().unwrap_or_else(|_| panic!("{name}: bad count in `{line}`"));
-        let got = result.stats.get(counter.trim()).unwrap_or_else(|| panic!("{name}: no counter `{counter}`"));
-        if got != n {
-            wrong.push(format!(
-                "{name}: `{}` is {got}, expected {n}; all counters: {:?}",
-                counter.trim(),
-                result.stats
-            ));
-        }
-    }
-    if !any {
-        wrong.push(format!("{name}: every input states what it expects (`; expect ...`)"));
-    }
-    wrong
-}
 
 #[test]
 fn coalesce_snapshots() {
@@ -88,17 +20,9 @@ fn coalesce_snapshots() {
     insta::glob!("../../tests/inputs/coalesce", "*.tgsi", |path| {
         let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
         let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        let (after, result) = check_case(&name, &text);
+        let (after, result) = check_case(&name, &text, &passes::coalesce::Coalesce);
         wrong.extend(check_expectations(&name, &text, &result));
-        let emitted = ir::to_tgsi(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut snap = String::from("; stats\n");
-        for (k, v) in result.stats.iter().filter(|&(_, v)| v != 0) {
-            snap.push_str(&format!(";   {k}: {v}\n"));
-        }
-        snap.push_str("; ir after coalesce\n");
-        snap.push_str(&ir::print::print_module(&after));
-        snap.push_str("; tgsi after coalesce\n");
-        snap.push_str(&tgsi::print(&emitted, tgsi::Style::Exact));
+        let snap = snapshot_text(&name, "coalesce", &after, &result);
         insta::with_settings!({
             snapshot_path => "../../snapshots/coalesce",
             prepend_module_to_snapshot => false,
@@ -113,10 +37,8 @@ fn coalesce_snapshots() {
 /// There are at least 20 hand-written cases.
 #[test]
 fn enough_cases() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/inputs/coalesce");
-    let n = fs::read_dir(&dir)
-        .map_or(0, |d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "tgsi")).count());
-    assert!(n >= 20, "{n} cases in {}", dir.display());
+    let n = case_count("coalesce");
+    assert!(n >= 20, "{n} cases in tests/inputs/coalesce");
 }
 
 /// How many scalar ALU operations the blocks of the tree hold.
