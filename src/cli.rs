@@ -26,6 +26,36 @@ pub enum Command {
     Run(RunArgs),
     /// Run a shader repeatedly on an input state and print how fast it runs.
     Bench(BenchArgs),
+    /// Differential testing of the passes: generate random programs and
+    /// states, run every registered pass alone and -O1 (verifying after
+    /// each pass), and require unchanged results, also from the emitted TGSI.
+    FuzzPasses(FuzzArgs),
+}
+
+/// Arguments of `tgsi-opt fuzz-passes`.
+#[derive(Debug, Args)]
+pub struct FuzzArgs {
+    /// How many programs to generate and check.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub count: u64,
+
+    /// The first seed; programs use seeds S, S+1, ..., S+N-1.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Threads checking programs; 0 uses one per core.
+    #[arg(long, value_name = "J", default_value_t = 0)]
+    pub jobs: usize,
+
+    /// Where each failing case (program, state, emitted TGSI, report) is
+    /// written, one directory per seed and pipeline.
+    #[arg(long, value_name = "DIR", default_value = "fuzz-failures")]
+    pub out_dir: PathBuf,
+
+    /// Print each program and its first state instead of checking them
+    /// (to reproduce a seed by hand).
+    #[arg(long)]
+    pub print: bool,
 }
 
 /// Arguments of `tgsi-opt fmt`.

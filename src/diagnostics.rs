@@ -97,6 +97,14 @@ pub enum Failure {
         /// How many files there were.
         total: usize,
     },
+    /// `fuzz-passes` found differences, verifier failures or errors.
+    #[error("{count} finding(s) in fuzz-passes; the cases are in {dir}")]
+    Findings {
+        /// How many.
+        count: u64,
+        /// The directory they were written to.
+        dir: String,
+    },
     /// `--passes` names a pass that does not exist (a usage error).
     #[error("unknown pass `{name}`; known passes: {known}")]
     UnknownPass {

@@ -7,5 +7,7 @@ pub use ir;
 pub use passes;
 pub use tgsi;
 
+pub mod difftest;
+pub mod random_program;
 pub mod roundtrip;
 pub mod synth;

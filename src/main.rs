@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         Command::Opt(args) => commands::opt::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Bench(args) => commands::run::bench(args),
+        Command::FuzzPasses(args) => commands::fuzz::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

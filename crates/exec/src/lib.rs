@@ -42,6 +42,6 @@ mod syntax;
 
 pub use error::{StateError, StateErrorKind};
 pub use geometry::EmittedStream;
-pub use outputs::Outputs;
+pub use outputs::{Difference, Outputs};
 pub use run::{run, ExecError, Executable, RunOptions};
 pub use state::{Buffer, Filter, Image, Sampler, State, Texture, Wrap};

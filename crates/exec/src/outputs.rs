@@ -421,6 +421,84 @@ impl Outputs {
         }
         Ok(outputs)
     }
+    /// Whether two runs computed the same results: their text forms
+    /// ([`Outputs::write`]) agree line by line, a 32-bit word matching when
+    /// its bits are equal or both are NaN (payloads aside). So every lane's
+    /// outputs, killed or not, the emitted vertices and primitive ends, the
+    /// killed lanes, and the final buffer words and image texels must match.
+    ///
+    /// ```
+    /// let mut a = exec::Outputs::new(1, [0]);
+    /// let mut b = a.clone();
+    /// *a.get_mut(0, 0).unwrap() = [0x7fc0_0000, 1, 2, 3];
+    /// *b.get_mut(0, 0).unwrap() = [0xffc0_0001, 1, 2, 3];
+    /// assert!(a.same_results(&b));
+    /// b.kill(0);
+    /// assert!(!a.same_results(&b));
+    /// ```
+    pub fn same_results(&self, other: &Outputs) -> bool {
+        self.first_difference(other).is_none()
+    }
+
+    /// The first line of the text forms of two runs that differs, under the
+    /// rule of [`Outputs::same_results`]; `None` when they agree.
+    ///
+    /// ```
+    /// let a = exec::Outputs::new(2, [0]);
+    /// let mut b = a.clone();
+    /// b.get_mut(0, 1).unwrap()[2] = 1;
+    /// let d = a.first_difference(&b).unwrap();
+    /// assert_eq!(d.line, 2);
+    /// assert_eq!(d.right.as_deref(), Some("output 0 1 0x00000000 0x00000000 0x00000001 0x00000000"));
+    /// ```
+    pub fn first_difference(&self, other: &Outputs) -> Option<Difference> {
+        let (left, right) = (self.write(), other.write());
+        let (mut a, mut b) = (left.lines(), right.lines());
+        for line in 1.. {
+            match (a.next(), b.next()) {
+                (None, None) => return None,
+                (Some(x), Some(y)) if same_line(x, y) => {}
+                (x, y) => return Some(Difference { line, left: x.map(str::to_string), right: y.map(str::to_string) }),
+            }
+        }
+        None
+    }
+}
+
+/// Where two runs' results first differ (see [`Outputs::first_difference`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// The line number, from 1, in both text forms.
+    pub line: usize,
+    /// That line of the first run's text, `None` past its end.
+    pub left: Option<String>,
+    /// That line of the second run's text, `None` past its end.
+    pub right: Option<String>,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |s: &Option<String>| s.clone().unwrap_or_else(|| "(no line)".to_string());
+        write!(f, "line {}: `{}` vs `{}`", self.line, show(&self.left), show(&self.right))
+    }
+}
+
+/// Two lines of the text form agree: word by word, `0x` words equal or
+/// both NaN as f32.
+fn same_line(a: &str, b: &str) -> bool {
+    let nan = |w: &str| {
+        w.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()).is_some_and(|x| f32::from_bits(x).is_nan())
+    };
+    a == b || {
+        let (mut x, mut y) = (a.split(' '), b.split(' '));
+        loop {
+            match (x.next(), y.next()) {
+                (None, None) => break true,
+                (Some(p), Some(q)) if p == q || (nan(p) && nan(q)) => {}
+                _ => break false,
+            }
+        }
+    }
 }
 
 /// (unit, layer, row, column): one texel of one image.

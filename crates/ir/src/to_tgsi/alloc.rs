@@ -334,9 +334,17 @@ impl<'a> Allocator<'a> {
         }
     }
 
-    /// Channels a 32-bit result may go to.
-    fn allowed_chans(&self, _v: Value) -> u8 {
-        0b1111
+    /// Channels a 32-bit result may go to: any, but for an opcode whose
+    /// channels compute different formulas (DST, LIT, EXP, LOG, ...) only
+    /// those computing its own, since the instruction computes the formula
+    /// of the channel it writes.
+    fn allowed_chans(&self, v: Value) -> u8 {
+        match self.func.def(v).op {
+            Op::Alu { opcode, chan } if opcode.info().mode == tgsi::ChannelMode::ChannelDependent => {
+                (0..4u8).filter(|&c| chan_class(opcode, c) == chan_class(opcode, chan)).fold(0, |m, c| m | 1 << c)
+            }
+            _ => 0b1111,
+        }
     }
 
     /// The output register and channels a result can be written to

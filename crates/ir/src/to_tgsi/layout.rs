@@ -185,6 +185,10 @@ impl Layout {
                         .max()
                         .copied()
                         .unwrap_or(t.start - 1);
+                    // A use inside a loop the value was defined before
+                    // keeps it live to that loop's end (the next round
+                    // reads it again).
+                    let last_in_then = extend_through_loops(&loops, iv.start, last_in_then);
                     ranges = vec![
                         Interval { start: iv.start, end: last_in_then.max(iv.start) },
                         Interval { start: e.start, end: iv.end },
@@ -304,6 +308,13 @@ impl Layout {
             }
         }
     }
+}
+
+/// `at`, or the end of the outermost loop holding `at` that starts after
+/// `defined` (`loops` sorted by start).
+fn extend_through_loops(loops: &[Interval], defined: u32, at: u32) -> u32 {
+    let (from, to) = (loops.partition_point(|l| l.start <= defined), loops.partition_point(|l| l.start <= at));
+    loops[from..to.max(from)].iter().filter(|l| at <= l.end).map(|l| l.end).max().map_or(at, |end| end.max(at))
 }
 
 /// What the numbering walk knows about where it is.

@@ -19,7 +19,7 @@ use crate::entity::SecondaryMap;
 use crate::function::*;
 use alloc::{Allocation, Loc};
 use immediates::ImmediatePool;
-use layout::Layout;
+use layout::{Interval, Layout};
 use smallvec::SmallVec;
 use tgsi::{ChannelMode, DstOperand, File, Opcode, Register, SrcOperand};
 
@@ -40,7 +40,6 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     let func = &module.function;
     let live = live_instructions(func);
     let layout = Layout::new(func, &live);
-    let alloc = alloc::allocate(func, &layout);
     let mut copies: SecondaryMap<Block, Vec<(Value, Value)>> = SecondaryMap::default();
     for (inst, data) in func.insts.iter() {
         if !layout.inst_pos.contains_key(&inst) {
@@ -52,27 +51,29 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
             }
         }
     }
-    let mut imms = ImmediatePool::new(&module.immediates);
-    // Indirectly addressed immediates are read by their source numbers.
-    let indirect_imm =
-        func.insts.iter().any(|(_, d)| matches!(&d.op, Op::LoadIndirect { reg, .. } if reg.file == File::Immediate));
-    if indirect_imm {
-        for k in 0..module.immediates.len() {
-            imms.keep(k as u32);
+    // Skipping a phi copy of zero into a register that still holds its
+    // initial zero is only right if no operand gathering writes that
+    // register before; gathering is decided while writing, so a skip it
+    // invalidates is found afterwards and the shader written again without
+    // it (the second pass nearly never happens).
+    let mut no_zero_skip: Vec<RegChannel> = Vec::new();
+    for _ in 0..8 {
+        let mut e = Emitter::new(module, &layout, copies.clone(), no_zero_skip.clone());
+        e.region(&func.body)?;
+        let invalid = e.invalidated_skips();
+        if invalid.is_empty() || no_zero_skip.len() > 64 {
+            if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
+                e.out.push(tgsi::Instruction::new(Opcode::End));
+            }
+            e.fix_labels();
+            return Ok(e.assemble(module));
         }
+        no_zero_skip.extend(invalid);
     }
-    let mut e = Emitter {
-        func,
-        layout: &layout,
-        alloc,
-        imms,
-        out: Vec::new(),
-        copies,
-        scratch_used: 0,
-        pos: None,
-        gathered: Vec::new(),
-        last_block: last_block(&func.body),
-    };
+    // Every skip that could be wrong is turned off: write it once more with
+    // none at all.
+    let mut e = Emitter::new(module, &layout, copies, Vec::new());
+    e.skip_zero_copies = false;
     e.region(&func.body)?;
     if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
         e.out.push(tgsi::Instruction::new(Opcode::End));
@@ -86,6 +87,14 @@ fn last_block(region: &Region) -> Option<Block> {
         Some(Node::Block(b)) => Some(*b),
         _ => None,
     }
+}
+
+/// A phi copy of zero left out, trusting the register's initial zero:
+/// right only if nothing writes `slot` before `before` outside `excluded`.
+struct ZeroSkip {
+    slot: RegChannel,
+    before: u32,
+    excluded: Vec<Interval>,
 }
 
 struct Emitter<'a> {
@@ -103,13 +112,72 @@ struct Emitter<'a> {
     /// Channels filled to gather operands of the instruction being written.
     gathered: Vec<RegChannel>,
     last_block: Option<Block>,
+    /// Whether phi copies of zero may be left out at all.
+    skip_zero_copies: bool,
+    /// Channels whose zero copies must not be left out.
+    no_zero_skip: Vec<RegChannel>,
+    /// The zero copies left out.
+    zero_skips: Vec<ZeroSkip>,
+    /// Channels written to gather operands, with where.
+    gather_writes: Vec<(RegChannel, u32)>,
 }
 
 /// One operand of an instruction being written: for each swizzle position
 /// the value to read there.
 type Wanted = SmallVec<[(usize, Operand); 4]>;
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
+    fn new(
+        module: &'a Module,
+        layout: &'a Layout,
+        copies: SecondaryMap<Block, Vec<(Value, Value)>>,
+        no_zero_skip: Vec<RegChannel>,
+    ) -> Self {
+        let func = &module.function;
+        let mut imms = ImmediatePool::new(&module.immediates);
+        // Indirectly addressed immediates are read by their source numbers.
+        let indirect_imm = func
+            .insts
+            .iter()
+            .any(|(_, d)| matches!(&d.op, Op::LoadIndirect { reg, .. } if reg.file == File::Immediate));
+        if indirect_imm {
+            for k in 0..module.immediates.len() {
+                imms.keep(k as u32);
+            }
+        }
+        Emitter {
+            func,
+            layout,
+            alloc: alloc::allocate(func, layout),
+            imms,
+            out: Vec::new(),
+            copies,
+            scratch_used: 0,
+            pos: None,
+            gathered: Vec::new(),
+            last_block: last_block(&func.body),
+            skip_zero_copies: true,
+            no_zero_skip,
+            zero_skips: Vec::new(),
+            gather_writes: Vec::new(),
+        }
+    }
+
+    /// The channels of zero copies left out that a gathering wrote before
+    /// the copy's value was needed.
+    fn invalidated_skips(&self) -> Vec<RegChannel> {
+        let mut out: Vec<RegChannel> = Vec::new();
+        for skip in &self.zero_skips {
+            let broken = self.gather_writes.iter().any(|&(slot, at)| {
+                slot == skip.slot && at < skip.before && !skip.excluded.iter().any(|x| x.start <= at && at <= x.end)
+            });
+            if broken && !out.contains(&skip.slot) {
+                out.push(skip.slot);
+            }
+        }
+        out
+    }
+
     fn err(&self, m: impl Into<String>) -> EmitError {
         EmitError(m.into())
     }
@@ -214,9 +282,13 @@ impl Emitter<'_> {
             let Loc::Reg(dst) = self.loc(phi)? else { return Err(self.err("a phi without a register")) };
             // A register that still holds its initial zero needs no copy of
             // one (inside a loop, it must hold it on every iteration).
-            if matches!(self.func.def(arg).op, Op::Initial)
-                && self.alloc.untouched(dst, loop_end.unwrap_or(end).max(end), &excluded, phi)
+            let before = loop_end.unwrap_or(end).max(end);
+            if self.skip_zero_copies
+                && matches!(self.func.def(arg).op, Op::Initial)
+                && !self.no_zero_skip.contains(&dst)
+                && self.alloc.untouched(dst, before, &excluded, phi)
             {
+                self.zero_skips.push(ZeroSkip { slot: dst, before, excluded: excluded.clone() });
                 continue;
             }
             let src = self.loc(arg)?;
@@ -224,6 +296,12 @@ impl Emitter<'_> {
                 pending.push((dst, src));
             }
         }
+        self.parallel_copy(pending)
+    }
+
+    /// Copies every (destination, source) pair as if all sources were read
+    /// before any destination is written.
+    fn parallel_copy(&mut self, mut pending: Vec<(RegChannel, Loc)>) -> Result<(), EmitError> {
         // Copy first into registers no pending copy still reads; a cycle
         // is broken by saving one register in a scratch channel.
         self.scratch_used = 0;
@@ -426,6 +504,9 @@ impl Emitter<'_> {
             let free: Vec<u8> = (0..4u8)
                 .filter(|&c| {
                     let slot = RegChannel { file: File::Temporary, index, chan: c };
+                    // Only channels some value occupied before: one no
+                    // value wrote yet may be relied on to hold its initial
+                    // zero (a phi copy of zero is skipped then).
                     self.alloc.free_at(slot, pos) && !self.gathered.contains(&slot)
                 })
                 .collect();
@@ -449,6 +530,7 @@ impl Emitter<'_> {
                             let s = self.single_src(l, c)?;
                             self.mov_raw(slot, s)?;
                             self.gathered.push(slot);
+                            self.gather_writes.push((slot, pos));
                             copied.push((v, c));
                             c
                         }
@@ -609,10 +691,23 @@ impl Emitter<'_> {
                 let Loc::Pair { file, index, pair } = self.loc(data.results[0])? else {
                     return Err(self.err("a pack without a register pair"));
                 };
+                let mut moves = Vec::new();
                 for (k, arg) in data.args.iter().enumerate() {
                     let dst = RegChannel { file, index, chan: 2 * pair + k as u8 };
-                    if self.loc(arg.value)? != Loc::Reg(dst) {
-                        self.mov(dst, Operand::new(arg.value))?;
+                    let src = self.loc(arg.value)?;
+                    if src != Loc::Reg(dst) {
+                        moves.push((dst, src, arg.value));
+                    }
+                }
+                // A half that sits where the other half goes must be read
+                // before it is overwritten.
+                let reads_a_destination =
+                    moves.iter().any(|&(_, s, _)| moves.iter().any(|&(d, _, _)| s == Loc::Reg(d)));
+                if reads_a_destination {
+                    self.parallel_copy(moves.iter().map(|&(d, s, _)| (d, s)).collect())?;
+                } else {
+                    for (dst, _, v) in moves {
+                        self.mov(dst, Operand::new(v))?;
                     }
                 }
                 Ok(1)

@@ -1,0 +1,334 @@
+//! Differential testing of the passes: every registered pass alone, and
+//! `-O1`, must leave the results of random programs on random states
+//! bit for bit unchanged (NaN payloads aside), and so must the TGSI
+//! emitted after them, read back and run again.
+//!
+//! [`check_seed`] does it for the program [`random_program::program`]
+//! writes from one seed; `tests/differential.rs` runs it over a few hundred
+//! seeds and `tgsi-opt fuzz-passes` over as many as asked, in parallel.
+//! Each problem is a [`Finding`] that carries everything needed to
+//! reproduce it: the seed, the program, the state and the pipeline.
+
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use crate::random_program;
+
+/// How many random states each program runs on.
+pub const STATES: u64 = 2;
+
+/// What went wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FindingKind {
+    /// A pipeline changed the results.
+    Difference,
+    /// The verifier rejected the IR after a pass (or the re-emitted IR).
+    Verify,
+    /// Something failed that must not: the generated program did not
+    /// parse, build or run, a pass panicked, emission failed, or the
+    /// emitted text did not parse or build or run.
+    Error,
+}
+
+impl fmt::Display for FindingKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FindingKind::Difference => "difference",
+            FindingKind::Verify => "verifier failure",
+            FindingKind::Error => "error",
+        })
+    }
+}
+
+/// One problem, with what reproduces it.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// What kind of problem.
+    pub kind: FindingKind,
+    /// The generator seed.
+    pub seed: u64,
+    /// The pipeline: `-O0` (emission only), a pass name, or `-O1`; or
+    /// `generator` for a program that failed before any pass ran.
+    pub pipeline: String,
+    /// Where: `the pass's IR`, `re-emitted TGSI`, ...
+    pub stage: &'static str,
+    /// The first differing line of the results, or the error message.
+    pub detail: String,
+    /// The program's text.
+    pub program: String,
+    /// The state it ran on, when one was involved.
+    pub state: Option<String>,
+    /// The TGSI emitted after the pipeline, when there was one.
+    pub emitted: Option<String>,
+}
+
+impl Finding {
+    /// The `tgsi-opt` flags that select this finding's pipeline.
+    pub fn pipeline_flags(&self) -> String {
+        match self.pipeline.as_str() {
+            "-O0" | "-O1" => self.pipeline.clone(),
+            "generator" => String::new(),
+            name => format!("--passes={name}"),
+        }
+    }
+
+    /// Writes the program, the state, the emitted TGSI and a report into
+    /// a new directory under `dir`, named after the seed and pipeline;
+    /// returns the directory.
+    pub fn write_to(&self, dir: &Path) -> std::io::Result<PathBuf> {
+        let name: String = self.pipeline.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let case = dir.join(format!("seed-{}-{name}", self.seed));
+        std::fs::create_dir_all(&case)?;
+        std::fs::write(case.join("program.tgsi"), &self.program)?;
+        if let Some(state) = &self.state {
+            std::fs::write(case.join("input.state"), state)?;
+        }
+        if let Some(emitted) = &self.emitted {
+            std::fs::write(case.join("emitted.tgsi"), emitted)?;
+        }
+        std::fs::write(case.join("report.txt"), self.to_string())?;
+        Ok(case)
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} for seed {} with {} ({}): {}", self.kind, self.seed, self.pipeline, self.stage, self.detail)?;
+        if self.state.is_some() {
+            writeln!(
+                f,
+                "reproduce: tgsi-opt run program.tgsi --state input.state {} and compare with no passes",
+                self.pipeline_flags()
+            )?;
+        }
+        writeln!(f, "--- program (seed {}) ---\n{}", self.seed, self.program.trim_end())?;
+        if let Some(state) = &self.state {
+            writeln!(f, "--- state ---\n{}", state.trim_end())?;
+        }
+        if let Some(emitted) = &self.emitted {
+            writeln!(f, "--- emitted after {} ---\n{}", self.pipeline, emitted.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+/// What checking one seed found.
+#[derive(Clone, Debug, Default)]
+pub struct SeedReport {
+    /// Pipelines run over the program (each on every state, and its
+    /// emitted TGSI too).
+    pub pass_runs: usize,
+    /// The problems, at most one per pipeline.
+    pub findings: Vec<Finding>,
+}
+
+/// The pipelines checked: `-O0` (the round trip through emission alone),
+/// every registered pass alone, and `-O1`.
+pub fn pipelines() -> Vec<(String, passes::Pipeline)> {
+    let mut list = vec![("-O0".to_string(), passes::Pipeline::o0())];
+    for pass in passes::registry() {
+        if let Ok(p) = passes::Pipeline::named(&[pass.name()]) {
+            list.push((pass.name().to_string(), p));
+        }
+    }
+    list.push(("-O1".to_string(), passes::Pipeline::o1()));
+    list
+}
+
+/// How the runs go: one thread (callers run seeds in parallel), and a
+/// step budget small enough that a pass that makes a loop endless fails
+/// fast (generated loops run at most 8 times each).
+fn run_options() -> exec::RunOptions {
+    exec::RunOptions { lanes: 16, step_budget: 2_000_000, threads: 1 }
+}
+
+/// Checks the program of `seed` on [`STATES`] random states under every
+/// pipeline of [`pipelines`].
+pub fn check_seed(seed: u64) -> SeedReport {
+    let program = random_program::program(seed);
+    let states: Vec<String> = (0..STATES).map(|i| random_program::state(&program, i)).collect();
+    check_program(seed, &program.text, &states)
+}
+
+/// Checks `text` on `states` under every pipeline of [`pipelines`]; `seed`
+/// only labels the findings.
+pub fn check_program(seed: u64, text: &str, states: &[String]) -> SeedReport {
+    let mut report = SeedReport::default();
+    let finding =
+        |kind, pipeline: &str, stage, detail: String, state: Option<&String>, emitted: Option<String>| Finding {
+            kind,
+            seed,
+            pipeline: pipeline.to_string(),
+            stage,
+            detail,
+            program: text.to_string(),
+            state: state.cloned(),
+            emitted,
+        };
+    let generator = |stage, detail: String, state: Option<&String>| {
+        finding(FindingKind::Error, "generator", stage, detail, state, None)
+    };
+    let module = match tgsi::parse(text) {
+        Ok(shader) => match ir::from_tgsi(&shader) {
+            Ok(module) => module,
+            Err(e) => {
+                report.findings.push(generator("IR construction", e.to_string(), None));
+                return report;
+            }
+        },
+        Err(e) => {
+            report.findings.push(generator("parsing", e.render(text, "<program>"), None));
+            return report;
+        }
+    };
+    if let Err(e) = ir::verify::verify(&module.function) {
+        report.findings.push(finding(FindingKind::Verify, "generator", "IR construction", e.to_string(), None, None));
+        return report;
+    }
+    let mut parsed = Vec::new();
+    let mut baseline = Vec::new();
+    for state in states {
+        let s = match exec::State::parse(state) {
+            Ok(s) => s,
+            Err(e) => {
+                report.findings.push(generator("state", e.to_string(), Some(state)));
+                return report;
+            }
+        };
+        match exec::run(&module, &s, &run_options()) {
+            Ok(out) => baseline.push(out),
+            Err(e) => {
+                report.findings.push(generator("unoptimized run", e.to_string(), Some(state)));
+                return report;
+            }
+        }
+        parsed.push(s);
+    }
+    for (name, pipeline) in pipelines() {
+        report.pass_runs += 1;
+        let check = catch_unwind(AssertUnwindSafe(|| check_pipeline(&module, &pipeline, &parsed, &baseline)));
+        let problem = match check {
+            Ok(problem) => problem,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Some(Problem { kind: FindingKind::Error, stage: "panic", detail: message, state: None, emitted: None })
+            }
+        };
+        if let Some(p) = problem {
+            report.findings.push(finding(p.kind, &name, p.stage, p.detail, p.state.map(|i| &states[i]), p.emitted));
+        }
+    }
+    report
+}
+
+/// One pipeline's first problem, before it is labelled.
+struct Problem {
+    kind: FindingKind,
+    stage: &'static str,
+    detail: String,
+    /// Which state.
+    state: Option<usize>,
+    emitted: Option<String>,
+}
+
+/// Runs `pipeline` on a copy of `module` with verification after every
+/// pass, runs the result and its emitted TGSI on every state, and returns
+/// the first problem.
+fn check_pipeline(
+    module: &ir::Module,
+    pipeline: &passes::Pipeline,
+    states: &[exec::State],
+    baseline: &[exec::Outputs],
+) -> Option<Problem> {
+    let problem = |kind, stage, detail: String, state, emitted| Some(Problem { kind, stage, detail, state, emitted });
+    let mut optimized = module.clone();
+    let mut manager = passes::PassManager::new(passes::Options { verify_each: true, ..passes::Options::default() });
+    if let Err(e) = manager.run(pipeline, &mut optimized) {
+        return problem(FindingKind::Verify, "after the pass", e.to_string(), None, None);
+    }
+    let emitted = match ir::to_tgsi(&optimized) {
+        Ok(shader) => tgsi::print(&shader, tgsi::Style::Exact),
+        Err(e) => return problem(FindingKind::Error, "emission", e.to_string(), None, None),
+    };
+    if let Some(p) = compare_runs(&optimized, "the pass's IR", states, baseline, &emitted) {
+        return Some(p);
+    }
+    let reread = match tgsi::parse(&emitted) {
+        Ok(shader) => shader,
+        Err(e) => {
+            let detail = e.render(&emitted, "<emitted>");
+            return problem(FindingKind::Error, "re-parsing emitted TGSI", detail, None, Some(emitted));
+        }
+    };
+    let rebuilt = match ir::from_tgsi(&reread) {
+        Ok(m) => m,
+        Err(e) => return problem(FindingKind::Error, "building emitted TGSI", e.to_string(), None, Some(emitted)),
+    };
+    if let Err(e) = ir::verify::verify(&rebuilt.function) {
+        return problem(FindingKind::Verify, "building emitted TGSI", e.to_string(), None, Some(emitted));
+    }
+    compare_runs(&rebuilt, "re-emitted TGSI", states, baseline, &emitted)
+}
+
+/// Runs `module` on every state and compares with `baseline`.
+fn compare_runs(
+    module: &ir::Module,
+    stage: &'static str,
+    states: &[exec::State],
+    baseline: &[exec::Outputs],
+    emitted: &str,
+) -> Option<Problem> {
+    for (i, (state, want)) in states.iter().zip(baseline).enumerate() {
+        let (kind, detail) = match exec::run(module, state, &run_options()) {
+            Ok(got) => match want.first_difference(&got) {
+                None => continue,
+                Some(d) => {
+                    (FindingKind::Difference, format!("state {i}, first differing output {d} (before vs after)"))
+                }
+            },
+            Err(e) => (FindingKind::Error, format!("state {i}: run failed: {e}")),
+        };
+        return Some(Problem { kind, stage, detail, state: Some(i), emitted: Some(emitted.to_string()) });
+    }
+    None
+}
+
+/// Totals over many seeds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Programs checked.
+    pub programs: u64,
+    /// Pipelines run over them.
+    pub pass_runs: u64,
+    /// Findings of each kind.
+    pub differences: u64,
+    /// Verifier failures.
+    pub verifier_failures: u64,
+    /// Errors.
+    pub errors: u64,
+}
+
+impl Summary {
+    /// Counts one seed's report.
+    pub fn add(&mut self, report: &SeedReport) {
+        self.programs += 1;
+        self.pass_runs += report.pass_runs as u64;
+        for f in &report.findings {
+            match f.kind {
+                FindingKind::Difference => self.differences += 1,
+                FindingKind::Verify => self.verifier_failures += 1,
+                FindingKind::Error => self.errors += 1,
+            }
+        }
+    }
+
+    /// Whether nothing was found.
+    pub fn clean(&self) -> bool {
+        self.differences == 0 && self.verifier_failures == 0 && self.errors == 0
+    }
+}

@@ -1,0 +1,164 @@
+//! Differential testing of the passes on random programs
+//! (`tgsi_opt::random_program`): every registered pass alone and `-O1`,
+//! verified after every pass, must give bit-identical results (NaN
+//! payloads aside) on random states, and so must the TGSI emitted after
+//! them. `tgsi-opt fuzz-passes` runs the same check over many more seeds.
+
+use tgsi_opt::difftest::{self, FindingKind};
+use tgsi_opt::random_program::{self, Stage};
+
+/// Seeds for the differential test (about 10 s in a debug build).
+const SEEDS: u64 = 300;
+
+/// Seeds below [`SEEDS`] whose TGSI emitted with no pass at all (`-O0`)
+/// already computes something else: bugs of `ir::to_tgsi`, not of a pass
+/// (see the README's "Differential testing"). For them only, differences
+/// of the re-emitted TGSI are reported but tolerated; the pass's own IR
+/// must still give the same results. `tgsi-opt fuzz-passes` reports them.
+const KNOWN_EMISSION_BUGS: &[u64] = &[59, 109, 149, 256];
+
+/// Seeds whose programs must be valid.
+const VALID_SEEDS: u64 = 300;
+
+#[test]
+fn generated_programs_parse_build_verify_and_run() {
+    for seed in 0..VALID_SEEDS {
+        let p = random_program::program(seed);
+        let shader =
+            tgsi_opt::tgsi::parse(&p.text).unwrap_or_else(|e| panic!("seed {seed}:\n{}", e.render(&p.text, "")));
+        let module = tgsi_opt::ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.text));
+        tgsi_opt::ir::verify::verify(&module.function).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.text));
+        for i in 0..difftest::STATES {
+            let text = random_program::state(&p, i);
+            let state = exec::State::parse(&text).unwrap_or_else(|e| panic!("seed {seed} state {i}: {e}\n{text}"));
+            let options = exec::RunOptions { lanes: 16, ..exec::RunOptions::default() };
+            exec::run(&module, &state, &options).unwrap_or_else(|e| panic!("seed {seed} state {i}: {e}\n{}", p.text));
+        }
+    }
+}
+
+#[test]
+fn generator_is_deterministic() {
+    for seed in [0, 1, 42, u64::MAX] {
+        let (a, b) = (random_program::program(seed), random_program::program(seed));
+        assert_eq!(a.text, b.text);
+        assert_eq!(random_program::state(&a, 3), random_program::state(&b, 3));
+    }
+    assert_ne!(random_program::program(1).text, random_program::program(2).text);
+}
+
+#[test]
+fn generator_covers_its_features() {
+    let programs: Vec<_> = (0..VALID_SEEDS).map(random_program::program).collect();
+    let all: String = programs.iter().map(|p| p.text.as_str()).collect();
+    for needle in [
+        "FRAG\n",
+        "VERT\n",
+        "COMP\n",
+        "DCL SV[0], THREAD_ID",
+        "ARRAY(1)",
+        "TEMP[ADDR[0].x+",
+        "CONST[ADDR[0].x",
+        "UARL ADDR[0].x",
+        "ARL ADDR[0].x",
+        " FLT32 {",
+        " UINT32 {",
+        " INT32 {",
+        " FLT64 {",
+        "_SAT ",
+        "|",
+        "-TEMP",
+        ".xxxx",
+        "RCP ",
+        "RSQ ",
+        "EX2 ",
+        "LG2 ",
+        "POW ",
+        "DP2 ",
+        "DP3 ",
+        "DP4 ",
+        "SIN ",
+        "COS ",
+        "UADD ",
+        "IDIV ",
+        "IF ",
+        "UIF ",
+        "ELSE :",
+        "ENDIF",
+        "BGNLOOP",
+        "ENDLOOP",
+        "BRK",
+        "CONT",
+        "SWITCH ",
+        "CASE ",
+        "DEFAULT",
+        "ENDSWITCH",
+        "KILL_IF ",
+        "DDX",
+        "DADD ",
+        "DMUL ",
+        "DMAD ",
+        "DMIN ",
+        "DMAX ",
+        "F2D ",
+        "D2F ",
+        "DSLT ",
+        "U64ADD ",
+        "I64SLT ",
+    ] {
+        assert!(all.contains(needle), "no program has `{needle}`");
+    }
+    let stages = |s| programs.iter().filter(|p| p.stage == s).count();
+    assert!(stages(Stage::Fragment) > 50 && stages(Stage::Vertex) > 50 && stages(Stage::Compute) > 20);
+    let state: String = programs.iter().take(50).map(|p| random_program::state(p, 0)).collect();
+    for needle in ["invocations 16\n", "input 0 * ", "input 0 15 ", "const 0 0 ", " -0 ", " inf", " nan", " 0x"] {
+        assert!(state.contains(needle), "no state has `{needle}`");
+    }
+}
+
+#[test]
+fn passes_leave_random_programs_unchanged() {
+    let start = std::time::Instant::now();
+    let mut summary = difftest::Summary::default();
+    let mut failures = Vec::new();
+    let mut tolerated = Vec::new();
+    for seed in 0..SEEDS {
+        let report = difftest::check_seed(seed);
+        summary.add(&report);
+        for f in report.findings {
+            if KNOWN_EMISSION_BUGS.contains(&seed) && f.stage == "re-emitted TGSI" {
+                tolerated.push(format!("{} ({})", f.seed, f.pipeline));
+            } else {
+                failures.push(f);
+            }
+        }
+    }
+    if !tolerated.is_empty() {
+        eprintln!("known emission bugs, tolerated: {}", tolerated.join(", "));
+    }
+    eprintln!("{summary:?} in {:.1} s", start.elapsed().as_secs_f64());
+    if let Some(first) = failures.first() {
+        let seeds: Vec<String> = failures.iter().map(|f| format!("{} ({}, {})", f.seed, f.pipeline, f.kind)).collect();
+        panic!("{} finding(s), seeds: {}\n\nthe first:\n{first}", failures.len(), seeds.join(", "));
+    }
+    assert_eq!(summary.pass_runs, SEEDS * difftest::pipelines().len() as u64);
+}
+
+#[test]
+fn a_broken_program_is_reported_with_its_seed() {
+    let report = difftest::check_program(99, "FRAG\nDCL OUT[0], COLOR\nBRK\nEND\n", &[]);
+    assert_eq!(report.findings.len(), 1);
+    let f = &report.findings[0];
+    assert_eq!((f.kind, f.seed, f.pipeline.as_str()), (FindingKind::Error, 99, "generator"));
+    assert!(f.to_string().contains("seed 99"), "{f}");
+}
+
+#[test]
+fn every_registered_pass_is_checked() {
+    let names: Vec<String> = difftest::pipelines().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names.first().map(String::as_str), Some("-O0"));
+    assert_eq!(names.last().map(String::as_str), Some("-O1"));
+    for pass in tgsi_opt::passes::registry() {
+        assert!(names.iter().any(|n| n == pass.name()), "{} is not checked", pass.name());
+    }
+}
