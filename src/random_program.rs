@@ -409,6 +409,9 @@ const INT64_OPS: &[OpInfo] = ops! {
     "I64ABS" Int64 [Int64] Componentwise false;
     "I64NEG" Int64 [Int64] Componentwise false;
     "I64SSG" Int64 [Int64] Componentwise false;
+    "U64SHL" Int64 [Int64, Uint] Componentwise false;
+    "I64SHR" Int64 [Int64, Uint] Componentwise false;
+    "U64SHR" Int64 [Int64, Uint] Componentwise false;
     "I642D" Double [Int64] Componentwise false;
     "U642D" Double [Int64] Componentwise false;
     "D2I64" Int64 [Double] Componentwise false;

@@ -491,6 +491,8 @@ impl Opcode {
         use Opcode::*;
         match (self, index) {
             (Ldexp | Dldexp, 1) => OperandType::Int,
+            // The shift count of a 64-bit shift is one 32-bit channel.
+            (U64shl | I64shr | U64shr, 1) => OperandType::Uint,
             (Load, 1) | (Store, 0) => OperandType::Uint,
             (
                 Atomuadd | Atomxchg | Atomcas | Atomand | Atomor | Atomxor | Atomumin | Atomumax | Atomimin | Atomimax,
