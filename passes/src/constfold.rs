@@ -306,6 +306,15 @@ const QUIET_OPS: &[Opcode] = &[
     Opcode::U2f,
 ];
 
+/// Whether `bits` is a NaN of float type `ty`.
+fn is_nan(ty: tgsi::OperandType, bits: u64) -> bool {
+    match ty {
+        tgsi::OperandType::Float => f32::from_bits(bits as u32).is_nan(),
+        tgsi::OperandType::Double => f64::from_bits(bits).is_nan(),
+        _ => false,
+    }
+}
+
 /// Whether a 32-bit pattern is a signalling NaN (exponent all ones,
 /// mantissa nonzero, quiet bit clear).
 pub fn is_signalling_nan(bits: u32) -> bool {
@@ -403,6 +412,12 @@ impl Ctx<'_> {
                 return Action::Keep;
             }
             return match alu_value(self.func, self.immediates, inst) {
+                // A NaN stays computed at run time: which operand's payload
+                // a float operation passes on is up to how the compiler
+                // ordered the operands in each build of it (the backend's
+                // batch loop against `eval` here), and an integer op
+                // reading the bits would see the difference.
+                Some(v) if is_nan(info.dst_type, v) => Action::Keep,
                 Some(v) => self.make_const(inst, v, Counter::Folded),
                 None => Action::Keep,
             };
