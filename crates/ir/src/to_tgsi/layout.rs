@@ -149,6 +149,9 @@ impl Layout {
             let in_loop_uses = uses.get(&v).into_iter().flatten().filter(|&&u| u <= l.end).max().copied();
             let exits = breaks_of[id].iter().copied().filter(|&at| at >= iv.start).max();
             let inner_end = in_loop_uses.into_iter().chain(exits).max().unwrap_or(iv.start).max(iv.start);
+            // A last use inside a loop nested in this one (and entered
+            // after the definition) is read again on that loop's next round.
+            let inner_end = extend_through_loops(&loops, iv.start, inner_end);
             if inner_end < l.end {
                 split.insert(
                     v,
