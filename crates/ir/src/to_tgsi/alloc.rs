@@ -82,13 +82,14 @@ impl Allocation {
     }
 
     /// Whether `slot` is never written before `before` (on paths that do not
-    /// run through `excluded` positions), apart from by `except`: it still
-    /// holds its initial zero there.
-    pub fn untouched(&self, slot: RegChannel, before: u32, excluded: &[Interval], except: Value) -> bool {
+    /// run through `excluded` positions): it still holds its initial zero
+    /// there. Writes of the phi the question is asked for count too: around
+    /// a loop its register holds the last round's value, not zero.
+    pub fn untouched(&self, slot: RegChannel, before: u32, excluded: &[Interval]) -> bool {
         let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
         occ[slot.chan as usize & 3]
             .range(..before)
-            .all(|(&start, &(end, v))| v == except || excluded.iter().any(|x| x.start <= start && end <= x.end))
+            .all(|(&start, &(end, _))| excluded.iter().any(|x| x.start <= start && end <= x.end))
     }
 }
 

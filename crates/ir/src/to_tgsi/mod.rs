@@ -286,7 +286,7 @@ impl<'a> Emitter<'a> {
             if self.skip_zero_copies
                 && matches!(self.func.def(arg).op, Op::Initial)
                 && !self.no_zero_skip.contains(&dst)
-                && self.alloc.untouched(dst, before, &excluded, phi)
+                && self.alloc.untouched(dst, before, &excluded)
             {
                 self.zero_skips.push(ZeroSkip { slot: dst, before, excluded: excluded.clone() });
                 continue;
