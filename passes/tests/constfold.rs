@@ -22,11 +22,8 @@ use support::*;
 fn constfold_snapshots() {
     let mut wrong = Vec::new();
     insta::glob!("../../tests/inputs/constfold", "*.tgsi", |path| {
-        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-        let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        let (after, result) = check_case(&name, &text, &passes::constfold::Constfold);
-        wrong.extend(check_expectations(&name, &text, &result));
-        let snap = snapshot_text(&name, "constfold", &after, &result);
+        let (snap, w) = snapshot_case(path, &passes::constfold::Constfold);
+        wrong.extend(w);
         insta::with_settings!({
             snapshot_path => "../../snapshots/constfold",
             prepend_module_to_snapshot => false,

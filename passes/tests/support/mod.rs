@@ -216,6 +216,17 @@ pub fn snapshot_text(name: &str, pass: &str, after: &ir::Module, result: &passes
     snap
 }
 
+/// One snapshot case: reads `path`, runs `pass` over it with
+/// [`check_case`], and returns the snapshot text and what its `; expect`
+/// lines found wrong.
+pub fn snapshot_case(path: &Path, pass: &dyn Pass) -> (String, Vec<String>) {
+    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let (after, result) = check_case(&name, &text, pass);
+    let wrong = check_expectations(&name, &text, &result);
+    (snapshot_text(&name, pass.name(), &after, &result), wrong)
+}
+
 /// The number of `.tgsi` files in `tests/inputs/<pass>/`.
 pub fn case_count(pass: &str) -> usize {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/inputs").join(pass);
