@@ -46,6 +46,7 @@ struct Summary {
     last_value: Value,
 }
 
+#[derive(Clone)]
 pub(crate) struct Allocation {
     pub loc: SecondaryMap<Value, Loc>,
     /// Further channels of the same register a replicated-scalar result is

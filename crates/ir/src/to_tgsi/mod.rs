@@ -55,13 +55,16 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     // initial zero is only right if no operand gathering writes that
     // register before; gathering is decided while writing, so a skip it
     // invalidates is found afterwards and the shader written again without
-    // it (the second pass nearly never happens).
+    // it. Gathering does not depend on the skips, so the second writing
+    // finds nothing more (a third, with no skips at all, only guards that).
+    let allocation = alloc::allocate(func, &layout);
     let mut no_zero_skip: Vec<RegChannel> = Vec::new();
-    for _ in 0..8 {
-        let mut e = Emitter::new(module, &layout, copies.clone(), no_zero_skip.clone());
+    for attempt in 0..3 {
+        let mut e = Emitter::new(module, &layout, allocation.clone(), copies.clone(), no_zero_skip.clone());
+        e.skip_zero_copies = attempt < 2;
         e.region(&func.body)?;
         let invalid = e.invalidated_skips();
-        if invalid.is_empty() || no_zero_skip.len() > 64 {
+        if invalid.is_empty() || attempt == 2 {
             if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
                 e.out.push(tgsi::Instruction::new(Opcode::End));
             }
@@ -70,16 +73,7 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
         }
         no_zero_skip.extend(invalid);
     }
-    // Every skip that could be wrong is turned off: write it once more with
-    // none at all.
-    let mut e = Emitter::new(module, &layout, copies, Vec::new());
-    e.skip_zero_copies = false;
-    e.region(&func.body)?;
-    if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
-        e.out.push(tgsi::Instruction::new(Opcode::End));
-    }
-    e.fix_labels();
-    Ok(e.assemble(module))
+    Err(EmitError("emission did not settle".to_string()))
 }
 
 fn last_block(region: &Region) -> Option<Block> {
@@ -130,6 +124,7 @@ impl<'a> Emitter<'a> {
     fn new(
         module: &'a Module,
         layout: &'a Layout,
+        alloc: Allocation,
         copies: SecondaryMap<Block, Vec<(Value, Value)>>,
         no_zero_skip: Vec<RegChannel>,
     ) -> Self {
@@ -148,7 +143,7 @@ impl<'a> Emitter<'a> {
         Emitter {
             func,
             layout,
-            alloc: alloc::allocate(func, layout),
+            alloc,
             imms,
             out: Vec::new(),
             copies,
@@ -287,6 +282,7 @@ impl<'a> Emitter<'a> {
                 && matches!(self.func.def(arg).op, Op::Initial)
                 && !self.no_zero_skip.contains(&dst)
                 && self.alloc.untouched(dst, before, &excluded)
+                && !self.gather_writes.iter().any(|&(slot, at)| slot == dst && at < before)
             {
                 self.zero_skips.push(ZeroSkip { slot: dst, before, excluded: excluded.clone() });
                 continue;
@@ -507,7 +503,10 @@ impl<'a> Emitter<'a> {
                     // Only channels some value occupied before: one no
                     // value wrote yet may be relied on to hold its initial
                     // zero (a phi copy of zero is skipped then).
-                    self.alloc.free_at(slot, pos) && !self.gathered.contains(&slot)
+                    // Not a channel a phi copy of zero was left out for,
+                    // trusting it to stay zero past here.
+                    let trusted = self.zero_skips.iter().any(|z| z.slot == slot && pos < z.before);
+                    self.alloc.free_at(slot, pos) && !self.gathered.contains(&slot) && !trusted
                 })
                 .collect();
             if free.len() >= missing && best.as_ref().is_none_or(|(_, f)| f.len() > free.len()) {
