@@ -46,7 +46,6 @@ struct Summary {
     last_value: Value,
 }
 
-#[derive(Clone)]
 pub(crate) struct Allocation {
     pub loc: SecondaryMap<Value, Loc>,
     /// Further channels of the same register a replicated-scalar result is

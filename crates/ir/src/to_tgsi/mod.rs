@@ -19,7 +19,7 @@ use crate::entity::SecondaryMap;
 use crate::function::*;
 use alloc::{Allocation, Loc};
 use immediates::ImmediatePool;
-use layout::{Interval, Layout};
+use layout::Layout;
 use smallvec::SmallVec;
 use tgsi::{ChannelMode, DstOperand, File, Opcode, Register, SrcOperand};
 
@@ -51,29 +51,13 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
             }
         }
     }
-    // Skipping a phi copy of zero into a register that still holds its
-    // initial zero is only right if no operand gathering writes that
-    // register before; gathering is decided while writing, so a skip it
-    // invalidates is found afterwards and the shader written again without
-    // it. Gathering does not depend on the skips, so the second writing
-    // finds nothing more (a third, with no skips at all, only guards that).
-    let allocation = alloc::allocate(func, &layout);
-    let mut no_zero_skip: Vec<RegChannel> = Vec::new();
-    for attempt in 0..3 {
-        let mut e = Emitter::new(module, &layout, allocation.clone(), copies.clone(), no_zero_skip.clone());
-        e.skip_zero_copies = attempt < 2;
-        e.region(&func.body)?;
-        let invalid = e.invalidated_skips();
-        if invalid.is_empty() || attempt == 2 {
-            if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
-                e.out.push(tgsi::Instruction::new(Opcode::End));
-            }
-            e.fix_labels();
-            return Ok(e.assemble(module));
-        }
-        no_zero_skip.extend(invalid);
+    let mut e = Emitter::new(module, &layout, copies);
+    e.region(&func.body)?;
+    if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
+        e.out.push(tgsi::Instruction::new(Opcode::End));
     }
-    Err(EmitError("emission did not settle".to_string()))
+    e.fix_labels();
+    Ok(e.assemble(module))
 }
 
 fn last_block(region: &Region) -> Option<Block> {
@@ -81,14 +65,6 @@ fn last_block(region: &Region) -> Option<Block> {
         Some(Node::Block(b)) => Some(*b),
         _ => None,
     }
-}
-
-/// A phi copy of zero left out, trusting the register's initial zero:
-/// right only if nothing writes `slot` before `before` outside `excluded`.
-struct ZeroSkip {
-    slot: RegChannel,
-    before: u32,
-    excluded: Vec<Interval>,
 }
 
 struct Emitter<'a> {
@@ -106,13 +82,12 @@ struct Emitter<'a> {
     /// Channels filled to gather operands of the instruction being written.
     gathered: Vec<RegChannel>,
     last_block: Option<Block>,
-    /// Whether phi copies of zero may be left out at all.
-    skip_zero_copies: bool,
-    /// Channels whose zero copies must not be left out.
-    no_zero_skip: Vec<RegChannel>,
-    /// The zero copies left out.
-    zero_skips: Vec<ZeroSkip>,
-    /// Channels written to gather operands, with where.
+    /// Phi copies of zero left out, trusting the register to hold its
+    /// initial zero until the position given: operand gathering must not
+    /// write there before it.
+    zero_skips: Vec<(RegChannel, u32)>,
+    /// Channels written to gather operands, with where: a phi copy of zero
+    /// into one of them before that position cannot be left out.
     gather_writes: Vec<(RegChannel, u32)>,
 }
 
@@ -121,13 +96,7 @@ struct Emitter<'a> {
 type Wanted = SmallVec<[(usize, Operand); 4]>;
 
 impl<'a> Emitter<'a> {
-    fn new(
-        module: &'a Module,
-        layout: &'a Layout,
-        alloc: Allocation,
-        copies: SecondaryMap<Block, Vec<(Value, Value)>>,
-        no_zero_skip: Vec<RegChannel>,
-    ) -> Self {
+    fn new(module: &'a Module, layout: &'a Layout, copies: SecondaryMap<Block, Vec<(Value, Value)>>) -> Self {
         let func = &module.function;
         let mut imms = ImmediatePool::new(&module.immediates);
         // Indirectly addressed immediates are read by their source numbers.
@@ -143,7 +112,7 @@ impl<'a> Emitter<'a> {
         Emitter {
             func,
             layout,
-            alloc,
+            alloc: alloc::allocate(func, layout),
             imms,
             out: Vec::new(),
             copies,
@@ -151,26 +120,9 @@ impl<'a> Emitter<'a> {
             pos: None,
             gathered: Vec::new(),
             last_block: last_block(&func.body),
-            skip_zero_copies: true,
-            no_zero_skip,
             zero_skips: Vec::new(),
             gather_writes: Vec::new(),
         }
-    }
-
-    /// The channels of zero copies left out that a gathering wrote before
-    /// the copy's value was needed.
-    fn invalidated_skips(&self) -> Vec<RegChannel> {
-        let mut out: Vec<RegChannel> = Vec::new();
-        for skip in &self.zero_skips {
-            let broken = self.gather_writes.iter().any(|&(slot, at)| {
-                slot == skip.slot && at < skip.before && !skip.excluded.iter().any(|x| x.start <= at && at <= x.end)
-            });
-            if broken && !out.contains(&skip.slot) {
-                out.push(skip.slot);
-            }
-        }
-        out
     }
 
     fn err(&self, m: impl Into<String>) -> EmitError {
@@ -278,13 +230,11 @@ impl<'a> Emitter<'a> {
             // A register that still holds its initial zero needs no copy of
             // one (inside a loop, it must hold it on every iteration).
             let before = loop_end.unwrap_or(end).max(end);
-            if self.skip_zero_copies
-                && matches!(self.func.def(arg).op, Op::Initial)
-                && !self.no_zero_skip.contains(&dst)
+            if matches!(self.func.def(arg).op, Op::Initial)
                 && self.alloc.untouched(dst, before, &excluded)
                 && !self.gather_writes.iter().any(|&(slot, at)| slot == dst && at < before)
             {
-                self.zero_skips.push(ZeroSkip { slot: dst, before, excluded: excluded.clone() });
+                self.zero_skips.push((dst, before));
                 continue;
             }
             let src = self.loc(arg)?;
@@ -505,7 +455,7 @@ impl<'a> Emitter<'a> {
                     // zero (a phi copy of zero is skipped then).
                     // Not a channel a phi copy of zero was left out for,
                     // trusting it to stay zero past here.
-                    let trusted = self.zero_skips.iter().any(|z| z.slot == slot && pos < z.before);
+                    let trusted = self.zero_skips.iter().any(|&(s, before)| s == slot && pos < before);
                     self.alloc.free_at(slot, pos) && !self.gathered.contains(&slot) && !trusted
                 })
                 .collect();
