@@ -70,30 +70,15 @@ pub fn run_options() -> exec::RunOptions {
     exec::RunOptions { step_budget: 200_000, lanes: 16, ..exec::RunOptions::default() }
 }
 
-/// Whether two runs agree: the same outputs bit for bit (any NaN equals
-/// any NaN), the same killed lanes; or both failed with the same message.
+/// Whether two runs agree: the same results line for line (words equal or
+/// both NaN, as `exec::Outputs::same_results` compares them), or both
+/// failed with the same message.
 pub fn same_results(a: &Result<exec::Outputs, exec::ExecError>, b: &Result<exec::Outputs, exec::ExecError>) -> bool {
     match (a, b) {
-        (Ok(a), Ok(b)) => same_outputs(a, b),
+        (Ok(a), Ok(b)) => a.same_results(b),
         (Err(a), Err(b)) => a.to_string() == b.to_string(),
         _ => false,
     }
-}
-
-pub fn same_outputs(a: &exec::Outputs, b: &exec::Outputs) -> bool {
-    if a.invocations() != b.invocations() || a.registers() != b.registers() {
-        return false;
-    }
-    (0..a.invocations()).all(|lane| {
-        a.is_killed(lane) == b.is_killed(lane)
-            && a.registers().iter().all(|&r| match (a.get(r, lane), b.get(r, lane)) {
-                (Some(x), Some(y)) => x
-                    .iter()
-                    .zip(&y)
-                    .all(|(&p, &q)| p == q || (f32::from_bits(p).is_nan() && f32::from_bits(q).is_nan())),
-                (x, y) => x == y,
-            })
-    })
 }
 
 /// Every `.tgsi` file of the shared corpus (`/work/shared/corpus`, beside
