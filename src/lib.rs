@@ -10,4 +10,5 @@ pub use tgsi;
 pub mod difftest;
 pub mod random_program;
 pub mod roundtrip;
+mod splitmix;
 pub mod synth;

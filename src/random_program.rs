@@ -41,6 +41,9 @@
 
 use std::fmt::Write as _;
 
+use crate::splitmix::Rng;
+use crate::synth::{indirect, CHANNELS};
+
 /// The shader stages the generator writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -81,7 +84,7 @@ const ADDR_MAX: u32 = 3;
 
 /// Generates the program of `seed`.
 pub fn program(seed: u64) -> RandomProgram {
-    let mut rng = Rng::new(seed);
+    let mut rng = seeded(seed);
     let stage = match rng.below(10) {
         0..=4 => Stage::Fragment,
         5..=7 => Stage::Vertex,
@@ -123,7 +126,7 @@ pub fn program(seed: u64) -> RandomProgram {
 /// every input for all lanes then per-lane exceptions, every constant.
 pub fn state(program: &RandomProgram, seed: u64) -> String {
     // Mixed with the program's seed so that state 0 of two programs differs.
-    let mut rng = Rng::new(seed ^ program.seed.rotate_left(32) ^ 0x5eed_5eed_5eed_5eed);
+    let mut rng = seeded(seed ^ program.seed.rotate_left(32) ^ 0x5eed_5eed_5eed_5eed);
     let mut text = format!("# random state {seed} for program {}\ninvocations {INVOCATIONS}\n", program.seed);
     for index in 0..program.inputs {
         let _ = writeln!(text, "input {index} * {}", vec4(&mut rng));
@@ -1032,17 +1035,6 @@ impl Generator {
     }
 }
 
-const CHANNELS: [char; 4] = ['x', 'y', 'z', 'w'];
-
-/// `ADDR[0].x+offset` as Mesa prints it (no `+0`).
-fn indirect(offset: u32) -> String {
-    if offset == 0 {
-        "ADDR[0].x".to_string()
-    } else {
-        format!("ADDR[0].x+{offset}")
-    }
-}
-
 /// An f32 written with the shortest digits that read back to it (`1e-45`,
 /// `0.25`, `-0.0`): what C's `strtof` reads exactly.
 struct Exact32(f32);
@@ -1066,24 +1058,7 @@ fn join<T: std::fmt::Display>(values: impl Iterator<Item = T>) -> String {
     values.map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
 }
 
-/// SplitMix64: small, fast and the same on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x243f_6a88_85a3_08d3)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: u32) -> u32 {
-        (((self.next() >> 32) * u64::from(n)) >> 32) as u32
-    }
+/// The generator seeded from `seed`.
+fn seeded(seed: u64) -> Rng {
+    Rng(seed ^ 0x243f_6a88_85a3_08d3)
 }

@@ -11,6 +11,7 @@
 //! styles reproduce the text byte for byte. [`straight_line_shader`] writes
 //! the same instructions with no control flow.
 
+use crate::splitmix::Rng;
 use std::fmt::Write as _;
 
 /// Plain temporaries `TEMP[0..TEMPS-1]`.
@@ -377,32 +378,15 @@ impl Generator {
     }
 }
 
-const CHANNELS: [char; 4] = ['x', 'y', 'z', 'w'];
+/// Channel letters by index.
+pub(crate) const CHANNELS: [char; 4] = ['x', 'y', 'z', 'w'];
 
 /// `ADDR[0].x+offset` as Mesa prints it (no `+0`).
-fn indirect(offset: u32) -> String {
+pub(crate) fn indirect(offset: u32) -> String {
     if offset == 0 {
         "ADDR[0].x".to_string()
     } else {
         format!("ADDR[0].x+{offset}")
-    }
-}
-
-/// SplitMix64: small, fast and the same on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    fn below(&mut self, n: u32) -> u32 {
-        (((self.next() >> 32) * u64::from(n)) >> 32) as u32
     }
 }
 
