@@ -10,8 +10,6 @@
 
 mod support;
 
-use std::fs;
-
 use support::*;
 
 #[test]
@@ -69,36 +67,17 @@ fn run_passes(module: &ir::Module, names: &[&str]) -> Result<(ir::Module, passes
 /// of `dce` alone against `coalesce,dce` (`--nocapture`).
 #[test]
 fn coalesce_on_the_corpus() {
-    let Some(paths) = corpus_files() else { return };
-    let (mut built, mut skipped) = (0, 0);
+    let Some((corpus, skipped, files)) = built_corpus() else { return };
+    let built = corpus.len();
     let (mut alu_source, mut alu_dce, mut alu_both) = (0usize, 0usize, 0usize);
     let (mut tgsi_source, mut tgsi_dce, mut tgsi_both) = (0usize, 0usize, 0usize);
     let (mut shorter, mut longer) = (0, 0);
     let (mut ran, mut unchanged, mut not_run) = (0, 0, 0);
     let mut totals = passes::Stats::default();
     let mut failures = Vec::new();
-    for p in &paths {
-        let name = p.display().to_string();
-        let Ok(bytes) = fs::read(p) else { continue };
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let Ok(shader) = tgsi::parse(&text) else {
-            skipped += 1;
-            continue;
-        };
-        let Ok(before) = ir::from_tgsi(&shader) else {
-            skipped += 1;
-            continue;
-        };
-        if ir::verify::verify(&before.function).is_err() {
-            skipped += 1;
-            continue;
-        }
-        built += 1;
-        let runs = [
-            run_passes(&before, &["coalesce"]),
-            run_passes(&before, &["coalesce", "dce"]),
-            run_passes(&before, &["dce"]),
-        ];
+    for Built { name, shader, module: before } in &corpus {
+        let runs =
+            [run_passes(before, &["coalesce"]), run_passes(before, &["coalesce", "dce"]), run_passes(before, &["dce"])];
         let [Ok((only, stats)), Ok((both, _)), Ok((dce, _))] = runs else {
             let errors: Vec<String> = runs.into_iter().filter_map(|r| r.err()).collect();
             failures.push(format!("{name}: {}", errors.join("; ")));
@@ -128,19 +107,19 @@ fn coalesce_on_the_corpus() {
         alu_source += alu_ops(&before.function);
         alu_both += alu_ops(&both.function);
         alu_dce += alu_ops(&dce.function);
-        tgsi_source += tgsi_instructions(&shader);
+        tgsi_source += tgsi_instructions(shader);
         tgsi_both += tgsi_instructions(&emitted[1]);
         tgsi_dce += tgsi_instructions(&emitted[2]);
         let (n_both, n_dce) = (tgsi_instructions(&emitted[1]), tgsi_instructions(&emitted[2]));
         shorter += usize::from(n_both < n_dce);
         longer += usize::from(n_both > n_dce);
 
-        let state_text = random_state(&before, &mut Rng::for_name(&name, 0));
+        let state_text = random_state(before, &mut Rng::for_name(name, 0));
         let Ok(state) = exec::State::parse(&state_text) else {
             not_run += 1;
             continue;
         };
-        let a = exec::run(&before, &state, &run_options());
+        let a = exec::run(before, &state, &run_options());
         if a.is_err() {
             not_run += 1;
             continue;
@@ -159,7 +138,7 @@ fn coalesce_on_the_corpus() {
          TGSI instructions: {tgsi_source} in the sources, {tgsi_dce} emitted after dce, {tgsi_both} after coalesce,dce \
          ({shorter} shaders shorter, {longer} longer)\n\
          run: {ran} ({unchanged} unchanged), not run by the backend: {not_run}\n{totals}",
-        paths.len()
+        files
     );
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

@@ -89,30 +89,14 @@ fn o1(module: &mut ir::Module) -> Result<passes::Report, String> {
 /// Prints the counts (`--nocapture`).
 #[test]
 fn constfold_on_the_corpus() {
-    let Some(paths) = corpus_files() else { return };
-    let (mut built, mut skipped) = (0, 0);
+    let Some((corpus, skipped, files)) = built_corpus() else { return };
+    let built = corpus.len();
     let (mut ir_before, mut ir_fold, mut ir_o1) = (0usize, 0usize, 0usize);
     let (mut tgsi_source, mut tgsi_before, mut tgsi_fold, mut tgsi_o1) = (0usize, 0usize, 0usize, 0usize);
     let (mut ran, mut not_run) = (0, 0);
     let mut totals = passes::Stats::default();
     let mut failures = Vec::new();
-    for p in &paths {
-        let name = p.display().to_string();
-        let Ok(bytes) = fs::read(p) else { continue };
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let Ok(shader) = tgsi::parse(&text) else {
-            skipped += 1;
-            continue;
-        };
-        let Ok(before) = ir::from_tgsi(&shader) else {
-            skipped += 1;
-            continue;
-        };
-        if ir::verify::verify(&before.function).is_err() {
-            skipped += 1;
-            continue;
-        }
-        built += 1;
+    for Built { name, shader, module: before } in &corpus {
         let mut folded = before.clone();
         let result = passes::constfold::Constfold.run(&mut folded);
         totals.merge(&result.stats);
@@ -121,11 +105,11 @@ fn constfold_on_the_corpus() {
             failures.push(format!("{name}: -O1: {e}"));
             continue;
         }
-        let state_text = random_state(&before, &mut Rng::for_name(&name, 0));
+        let state_text = random_state(before, &mut Rng::for_name(name, 0));
         let state = exec::State::parse(&state_text).ok();
         let mut outcome = None;
         for (what, after) in [("constfold", &folded), ("-O1", &optimized)] {
-            match check_after(&format!("{name} ({what})"), &before, after, state.as_ref(), &run_options()) {
+            match check_after(&format!("{name} ({what})"), before, after, state.as_ref(), &run_options()) {
                 Ok(o) => outcome = o,
                 Err(e) => failures.push(format!("{e}\non\n{state_text}")),
             }
@@ -135,13 +119,13 @@ fn constfold_on_the_corpus() {
         } else {
             not_run += 1;
         }
-        let (Ok(e0), Ok(e1), Ok(e2)) = (ir::to_tgsi(&before), ir::to_tgsi(&folded), ir::to_tgsi(&optimized)) else {
+        let (Ok(e0), Ok(e1), Ok(e2)) = (ir::to_tgsi(before), ir::to_tgsi(&folded), ir::to_tgsi(&optimized)) else {
             continue;
         };
         ir_before += placed_instructions(&before.function);
         ir_fold += placed_instructions(&folded.function);
         ir_o1 += placed_instructions(&optimized.function);
-        tgsi_source += tgsi_instructions(&shader);
+        tgsi_source += tgsi_instructions(shader);
         tgsi_before += tgsi_instructions(&e0);
         tgsi_fold += tgsi_instructions(&e1);
         tgsi_o1 += tgsi_instructions(&e2);
@@ -152,7 +136,7 @@ fn constfold_on_the_corpus() {
          TGSI instructions: {tgsi_source} in the sources, {tgsi_before} emitted without passes, \
          {tgsi_fold} after constfold, {tgsi_o1} after -O1\n\
          run: {ran} unchanged, not run by the backend: {not_run}\n{totals}",
-        paths.len()
+        files
     );
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

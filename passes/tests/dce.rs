@@ -47,30 +47,14 @@ fn enough_cases() {
 /// not change. Prints the counts (`--nocapture`).
 #[test]
 fn dce_on_the_corpus() {
-    let Some(paths) = corpus_files() else { return };
-    let (mut built, mut skipped) = (0, 0);
+    let Some((corpus, skipped, files)) = built_corpus() else { return };
+    let built = corpus.len();
     let (mut ir_before, mut ir_after) = (0usize, 0usize);
     let (mut tgsi_source, mut tgsi_before, mut tgsi_after) = (0usize, 0usize, 0usize);
     let (mut ran, mut unchanged, mut not_run) = (0, 0, 0);
     let mut totals = passes::Stats::default();
     let mut failures = Vec::new();
-    for p in &paths {
-        let name = p.display().to_string();
-        let Ok(bytes) = fs::read(p) else { continue };
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let Ok(shader) = tgsi::parse(&text) else {
-            skipped += 1;
-            continue;
-        };
-        let Ok(before) = ir::from_tgsi(&shader) else {
-            skipped += 1;
-            continue;
-        };
-        if ir::verify::verify(&before.function).is_err() {
-            skipped += 1;
-            continue;
-        }
-        built += 1;
+    for Built { name, shader, module: before } in &corpus {
         let mut after = before.clone();
         let result = passes::dce::Dce.run(&mut after);
         totals.merge(&result.stats);
@@ -78,7 +62,7 @@ fn dce_on_the_corpus() {
             failures.push(format!("{name}: invalid after dce: {e}"));
             continue;
         }
-        let (Ok(emit_before), Ok(emit_after)) = (ir::to_tgsi(&before), ir::to_tgsi(&after)) else {
+        let (Ok(emit_before), Ok(emit_after)) = (ir::to_tgsi(before), ir::to_tgsi(&after)) else {
             failures.push(format!("{name}: emission failed"));
             continue;
         };
@@ -92,16 +76,16 @@ fn dce_on_the_corpus() {
         }
         ir_before += placed_instructions(&before.function);
         ir_after += placed_instructions(&after.function);
-        tgsi_source += tgsi_instructions(&shader);
+        tgsi_source += tgsi_instructions(shader);
         tgsi_before += tgsi_instructions(&emit_before);
         tgsi_after += tgsi_instructions(&emit_after);
 
-        let state_text = random_state(&before, &mut Rng::for_name(&name, 0));
+        let state_text = random_state(before, &mut Rng::for_name(name, 0));
         let Ok(state) = exec::State::parse(&state_text) else {
             not_run += 1;
             continue;
         };
-        let a = exec::run(&before, &state, &run_options());
+        let a = exec::run(before, &state, &run_options());
         if a.is_err() {
             not_run += 1;
             continue;
@@ -119,7 +103,7 @@ fn dce_on_the_corpus() {
          IR instructions: {ir_before} before, {ir_after} after\n\
          TGSI instructions: {tgsi_source} in the sources, {tgsi_before} emitted without dce, {tgsi_after} with dce\n\
          run: {ran} ({unchanged} unchanged), not run by the backend: {not_run}\n{totals}",
-        paths.len()
+        files
     );
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

@@ -201,6 +201,32 @@ pub fn snapshot_text(name: &str, pass: &str, after: &ir::Module, result: &passes
     snap
 }
 
+/// A corpus shader that parses, builds and verifies.
+pub struct Built {
+    pub name: String,
+    pub shader: tgsi::Shader,
+    pub module: ir::Module,
+}
+
+/// Every corpus shader that parses, builds and verifies, and how many did
+/// not; `None` when the corpus is absent (see [`corpus_files`]).
+pub fn built_corpus() -> Option<(Vec<Built>, usize, usize)> {
+    let paths = corpus_files()?;
+    let mut built = Vec::new();
+    for p in &paths {
+        let name = p.display().to_string();
+        let Ok(bytes) = std::fs::read(p) else { continue };
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let Ok(shader) = tgsi::parse(&text) else { continue };
+        let Ok(module) = ir::from_tgsi(&shader) else { continue };
+        if ir::verify::verify(&module.function).is_ok() {
+            built.push(Built { name, shader, module });
+        }
+    }
+    let skipped = paths.len() - built.len();
+    Some((built, skipped, paths.len()))
+}
+
 /// One snapshot case: reads `path`, runs `pass` over it with
 /// [`check_case`], and returns the snapshot text and what its `; expect`
 /// lines found wrong.
