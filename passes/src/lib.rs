@@ -21,6 +21,7 @@
 pub mod coalesce;
 pub mod constfold;
 pub mod dce;
+pub mod legalize_doubles;
 mod manager;
 mod pipeline;
 mod rewrite;
