@@ -15,7 +15,8 @@
 //!   names, or every TEMP (or OUT) register when an indirect access names
 //!   no array.
 //! - Outputs are variables too; their values are stored
-//!   ([`Op::StoreOutput`]) where the invocation ends and before `EMIT`.
+//!   ([`Op::StoreOutput`]) where the invocation ends and before `EMIT`
+//!   (geometry shaders: before `EMIT` only).
 //! - Subroutines are inlined at each `CAL`. A subroutine with a `RET`
 //!   before its end is inlined inside a loop that runs once, with `RET`
 //!   as `BRK`. `BGNSUB`/`ENDSUB` met in sequential flow are no-ops, and a
@@ -528,9 +529,14 @@ impl<'a> Builder<'a> {
         Ok(Stop::End)
     }
 
-    /// Stores the outputs and ends the invocation here.
+    /// Stores the outputs and ends the invocation here. A geometry
+    /// shader's outputs reach nothing but the vertices it emits (what it
+    /// writes after its last `EMIT` goes to a vertex that is never
+    /// emitted), so they are stored before each `EMIT` only.
     fn end_invocation(&mut self) {
-        self.store_outputs();
+        if self.processor != tgsi::Processor::Geometry {
+            self.store_outputs();
+        }
         self.func.blocks[self.cur].exit = Exit::Return;
     }
 
