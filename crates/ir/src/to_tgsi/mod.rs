@@ -89,6 +89,11 @@ struct Emitter<'a> {
     /// Channels written to gather operands, with where: a phi copy of zero
     /// into one of them before that position cannot be left out.
     gather_writes: Vec<(RegChannel, u32)>,
+    /// Copies gathering made: the channel, the value copied there, and the
+    /// length of the output just after the copy. A later instruction can
+    /// read the copy again while nothing has written the channel since and
+    /// no control flow came between ([`Emitter::held_copy`]).
+    held: Vec<(RegChannel, Value, usize)>,
 }
 
 /// One operand of an instruction being written: for each swizzle position
@@ -122,6 +127,7 @@ impl<'a> Emitter<'a> {
             last_block: last_block(&func.body),
             zero_skips: Vec::new(),
             gather_writes: Vec::new(),
+            held: Vec::new(),
         }
     }
 
@@ -463,8 +469,7 @@ impl<'a> Emitter<'a> {
                 best = Some((index, free));
             }
         }
-        let Some((index, free)) = best else { return Ok(None) };
-        let mut free = free.into_iter();
+        let Some((index, mut free)) = best else { return Ok(None) };
         let mut used = SmallVec::<[(usize, u8); 4]>::new();
         let mut copied: Vec<(Value, u8)> = Vec::new();
         for &(p, v, l) in &locs {
@@ -474,12 +479,25 @@ impl<'a> Emitter<'a> {
                     let c = match copied.iter().find(|&&(w, _)| w == v) {
                         Some(&(_, c)) => c,
                         None => {
-                            let Some(c) = free.next() else { return Ok(None) };
-                            let slot = RegChannel { file: File::Temporary, index, chan: c };
-                            let s = self.single_src(l, c)?;
-                            self.mov_raw(slot, s)?;
-                            self.gathered.push(slot);
-                            self.gather_writes.push((slot, pos));
+                            let held = free
+                                .iter()
+                                .position(|&c| self.held_copy(RegChannel { file: File::Temporary, index, chan: c }, v));
+                            let c = match held {
+                                Some(k) => free.remove(k),
+                                None => {
+                                    if free.is_empty() {
+                                        return Ok(None);
+                                    }
+                                    let c = free.remove(0);
+                                    let slot = RegChannel { file: File::Temporary, index, chan: c };
+                                    let s = self.single_src(l, c)?;
+                                    self.mov_raw(slot, s)?;
+                                    self.gather_writes.push((slot, pos));
+                                    self.held.push((slot, v, self.out.len()));
+                                    c
+                                }
+                            };
+                            self.gathered.push(RegChannel { file: File::Temporary, index, chan: c });
                             copied.push((v, c));
                             c
                         }
@@ -499,6 +517,27 @@ impl<'a> Emitter<'a> {
             negate: false,
             absolute: false,
         }))
+    }
+
+    /// Whether `slot` still holds the copy of `v` gathering put there: no
+    /// instruction written since writes it, and no control flow came
+    /// between (a join could bring a path that did not copy).
+    fn held_copy(&self, slot: RegChannel, v: Value) -> bool {
+        // Only recent copies: the check reads every instruction since.
+        const WINDOW: usize = 64;
+        self.held.iter().rev().any(|&(s, w, since)| {
+            s == slot
+                && w == v
+                && self.out.len() - since <= WINDOW
+                && self.out[since..].iter().all(|inst| {
+                    !inst.opcode.info().has(tgsi::flags::CONTROL_FLOW)
+                        && inst.dst.iter().all(|d| {
+                            d.reg.file != slot.file
+                                || (d.reg.indirect.is_none()
+                                    && (d.reg.index != slot.index as i32 || d.write_mask & (1 << slot.chan) == 0))
+                        })
+                })
+        })
     }
 
     /// The operand when every wanted value is in one register.
