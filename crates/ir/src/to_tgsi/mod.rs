@@ -82,6 +82,8 @@ struct Emitter<'a> {
     /// Channels filled to gather operands of the instruction being written.
     gathered: Vec<RegChannel>,
     last_block: Option<Block>,
+    /// The block being written.
+    cur_block: Option<Block>,
     /// Phi copies of zero left out, trusting the register to hold its
     /// initial zero until the position given: operand gathering must not
     /// write there before it.
@@ -125,6 +127,7 @@ impl<'a> Emitter<'a> {
             pos: None,
             gathered: Vec::new(),
             last_block: last_block(&func.body),
+            cur_block: None,
             zero_skips: Vec::new(),
             gather_writes: Vec::new(),
             held: Vec::new(),
@@ -207,6 +210,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn block(&mut self, b: Block) -> Result<(), EmitError> {
+        self.cur_block = Some(b);
         let insts = self.func.blocks[b].insts.clone();
         let mut i = 0;
         while i < insts.len() {
@@ -795,6 +799,9 @@ impl<'a> Emitter<'a> {
                 groups.push(smallvec::smallvec![(p, o)]);
             }
         }
+        if groups.len() == 2 && self.store_with_zeros(index, &groups)? {
+            return Ok(n.max(1));
+        }
         let same_mods = wanted.iter().all(|(_, o)| o.neg == wanted[0].1.neg && o.abs == wanted[0].1.abs);
         let missing = self.gather_cost(&wanted);
         if groups.len() > 1 && same_mods && missing.is_some_and(|m| m + 1 < groups.len()) {
@@ -810,6 +817,61 @@ impl<'a> Emitter<'a> {
             self.mov_output(index, m, src);
         }
         Ok(n.max(1))
+    }
+
+    /// Stores an output whose channels are values of one TEMP register
+    /// and initial zeros (channels the source read without writing them)
+    /// with one MOV, when a channel of that register still holds its
+    /// initial zero here: the zeros are read from it. Only initial zeros:
+    /// a zero the source wrote is not made to rely on a register's
+    /// initial value. Returns whether it did.
+    fn store_with_zeros(&mut self, index: u32, groups: &[Wanted]) -> Result<bool, EmitError> {
+        let (Some(pos), Some(block)) = (self.pos, self.cur_block) else { return Ok(false) };
+        let is_zero = |e: &Self, o: &Operand| {
+            !o.neg && matches!(e.func.def(o.value).op, Op::Initial) && e.func.ty(o.value) == Ty::B32
+        };
+        let (zeros, regs) = match groups {
+            [a, b] if a.iter().all(|(_, o)| is_zero(self, o)) => (a, b),
+            [a, b] if b.iter().all(|(_, o)| is_zero(self, o)) => (b, a),
+            _ => return Ok(false),
+        };
+        if regs.iter().any(|(_, o)| o.neg || o.abs) {
+            return Ok(false);
+        }
+        let Ok(Loc::Reg(r)) = self.loc(regs[0].1.value) else { return Ok(false) };
+        if r.file != File::Temporary {
+            return Ok(false);
+        }
+        // Zero until the end of the outermost loop around: a write later in
+        // the loop reaches here on the next round.
+        let (excluded, loop_end) = self.layout.context.get(&block).cloned().unwrap_or_default();
+        let before = loop_end.unwrap_or(pos).max(pos);
+        let zero_chan = (0..4u8).find(|&c| {
+            let slot = RegChannel { file: File::Temporary, index: r.index, chan: c };
+            self.alloc.untouched(slot, before, &excluded)
+                && !self.gathered.contains(&slot)
+                && !self.gather_writes.iter().any(|&(s, at)| s == slot && at < before)
+        });
+        let Some(c) = zero_chan else { return Ok(false) };
+        let emitted = self.out.len();
+        let mut src = self.operand(regs)?;
+        if self.out.len() != emitted || src.reg != Register::new(File::Temporary, r.index as i32) {
+            // The register values needed copies; write them as they are.
+            let m = regs.iter().fold(0u8, |m, &(p, _)| m | 1 << p);
+            self.mov_output(index, m, src);
+            let m = zeros.iter().fold(0u8, |m, &(p, _)| m | 1 << p);
+            let z = self.operand(zeros)?;
+            self.mov_output(index, m, z);
+            return Ok(true);
+        }
+        for &(p, _) in zeros {
+            src.swizzle[p] = c;
+        }
+        let mask = groups.iter().flatten().fold(0u8, |m, &(p, _)| m | 1 << p);
+        self.mov_output(index, mask, src);
+        // Gathering must not write the channel before `before`.
+        self.zero_skips.push((RegChannel { file: File::Temporary, index: r.index, chan: c }, before));
+        Ok(true)
     }
 
     fn mov_output(&mut self, index: u32, mask: u8, src: SrcOperand) {
