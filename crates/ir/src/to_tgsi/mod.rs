@@ -421,14 +421,22 @@ impl<'a> Emitter<'a> {
                 return Ok(SrcOperand { negate: first.neg, absolute: first.abs, ..s });
             }
         }
-        // Gather into a scratch register, one MOV per position.
+        // Gather into a scratch register, one MOV per position, unless it
+        // still holds what an earlier instruction gathered there.
         let index = self.scratch();
-        for &(pos, o) in wanted {
-            let s = self.operand(&[(pos, o)])?;
-            let mut inst = tgsi::Instruction::new(Opcode::Mov);
-            inst.dst.push(DstOperand { reg: Register::new(File::Temporary, index as i32), write_mask: 1 << pos });
-            inst.src.push(s);
-            self.out.push(inst);
+        let slot = |pos: usize| RegChannel { file: File::Temporary, index, chan: pos as u8 };
+        let plain = |o: &Operand| !o.neg && !o.abs;
+        if !wanted.iter().all(|&(pos, o)| plain(&o) && self.held_copy(slot(pos), o.value)) {
+            for &(pos, o) in wanted {
+                let s = self.operand(&[(pos, o)])?;
+                let mut inst = tgsi::Instruction::new(Opcode::Mov);
+                inst.dst.push(DstOperand { reg: Register::new(File::Temporary, index as i32), write_mask: 1 << pos });
+                inst.src.push(s);
+                self.out.push(inst);
+                if plain(&o) {
+                    self.held.push((slot(pos), o.value, self.out.len()));
+                }
+            }
         }
         let mut swizzle = [0u8, 1, 2, 3];
         fill_unused(&mut swizzle, wanted.iter().map(|&(p, _)| (p, p as u8)));
