@@ -11,6 +11,7 @@
 //! labels (IF/UIF to the matching ELSE or ENDIF, ELSE to the ENDIF).
 
 mod alloc;
+mod constant_phis;
 mod immediates;
 mod layout;
 
@@ -37,7 +38,8 @@ pub struct EmitError(pub String);
 /// assert_eq!(shader.instructions().count(), 3);
 /// ```
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
-    let func = &module.function;
+    let prepared = constant_phis::constant_phis(&module.function);
+    let func = prepared.as_ref().unwrap_or(&module.function);
     let live = live_instructions(func);
     let layout = Layout::new(func, &live);
     let mut copies: SecondaryMap<Block, Vec<(Value, Value)>> = SecondaryMap::default();
@@ -51,7 +53,7 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
             }
         }
     }
-    let mut e = Emitter::new(module, &layout, copies);
+    let mut e = Emitter::new(module, func, &layout, copies);
     e.region(&func.body)?;
     if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
         e.out.push(tgsi::Instruction::new(Opcode::End));
@@ -103,8 +105,12 @@ struct Emitter<'a> {
 type Wanted = SmallVec<[(usize, Operand); 4]>;
 
 impl<'a> Emitter<'a> {
-    fn new(module: &'a Module, layout: &'a Layout, copies: SecondaryMap<Block, Vec<(Value, Value)>>) -> Self {
-        let func = &module.function;
+    fn new(
+        module: &'a Module,
+        func: &'a Function,
+        layout: &'a Layout,
+        copies: SecondaryMap<Block, Vec<(Value, Value)>>,
+    ) -> Self {
         let mut imms = ImmediatePool::new(&module.immediates);
         // Indirectly addressed immediates are read by their source numbers.
         let indirect_imm = func
