@@ -427,12 +427,32 @@ impl<'a> Emitter<'a> {
                 return Ok(SrcOperand { negate: first.neg, absolute: first.abs, ..s });
             }
         }
-        // Gather into a scratch register, one MOV per position, unless it
-        // still holds what an earlier instruction gathered there.
-        let index = self.scratch();
-        let slot = |pos: usize| RegChannel { file: File::Temporary, index, chan: pos as u8 };
+        // Gather into a scratch register, one MOV per position, unless one
+        // still holds what an earlier operand gathered there.
         let plain = |o: &Operand| !o.neg && !o.abs;
-        if !wanted.iter().all(|&(pos, o)| plain(&o) && self.held_copy(slot(pos), o.value)) {
+        let slot = |index: u32, pos: usize| RegChannel { file: File::Temporary, index, chan: pos as u8 };
+        let mut scratches: Vec<u32> =
+            self.held.iter().map(|&(s, _, _)| s.index).filter(|&i| i >= self.alloc.temp_count).collect();
+        scratches.sort_unstable();
+        scratches.dedup();
+        let holding = scratches
+            .into_iter()
+            .find(|&index| wanted.iter().all(|&(pos, o)| plain(&o) && self.held_copy(slot(index, pos), o.value)));
+        if let Some(index) = holding {
+            // Later operands of this instruction must not take it.
+            self.scratch_used = self.scratch_used.max(index - self.alloc.temp_count + 1);
+            let mut swizzle = [0u8, 1, 2, 3];
+            fill_unused(&mut swizzle, wanted.iter().map(|&(p, _)| (p, p as u8)));
+            return Ok(SrcOperand {
+                reg: Register::new(File::Temporary, index as i32),
+                swizzle,
+                negate: false,
+                absolute: false,
+            });
+        }
+        let index = self.scratch();
+        let slot = |pos: usize| slot(index, pos);
+        {
             for &(pos, o) in wanted {
                 let s = self.operand(&[(pos, o)])?;
                 let mut inst = tgsi::Instruction::new(Opcode::Mov);
