@@ -167,6 +167,7 @@ fn lower_inst(func: &mut Function, inst: Inst, opcode: Opcode, caps: &Caps, rw: 
     }
     let mut b = Builder::new(func, origin);
     if opcode == Opcode::Dfracexp {
+        // frexp is made of integer operations: it is lowered for every target.
         let Op::Opaque { inst: t, .. } = &data.op else { return None };
         let map = lower_dfracexp(&mut b, t, &data.args)?;
         let insts = std::mem::take(&mut b.insts);
@@ -203,8 +204,14 @@ fn lower_inst(func: &mut Function, inst: Inst, opcode: Opcode, caps: &Caps, rw: 
 /// lowerings otherwise, and the other as a fallback.
 pub fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V], caps: &Caps) -> Option<E::V> {
     let structured = |e: &mut E| newton::lower(e, opcode, args).or_else(|| bits::lower(e, opcode, args));
-    if !caps::is_double_opcode(opcode) || !caps.has_fp64_arithmetic() {
-        soft::lower(e, opcode, args).or_else(|| structured(e))
+    if !caps::is_double_opcode(opcode) {
+        soft::lower(e, opcode, args)
+    } else if !caps.has_fp64_arithmetic() {
+        // Without double arithmetic only the lowerings made of integer
+        // operations alone help; the others would leave DADD, DMUL or
+        // DFMA behind.
+        let integer_only = bits::is_integer_only(opcode);
+        soft::lower(e, opcode, args).or_else(|| if integer_only { bits::lower(e, opcode, args) } else { None })
     } else {
         structured(e).or_else(|| soft::lower(e, opcode, args))
     }
