@@ -32,6 +32,34 @@ pub enum Command {
     /// states, run every registered pass alone and -O1 (verifying after
     /// each pass), and require unchanged results, also from the emitted TGSI.
     FuzzPasses(FuzzArgs),
+    /// Check the lowerings of legalize-doubles: run each lowered 64-bit
+    /// opcode of a target through the backend on many inputs and compare
+    /// with IEEE-754 double results (ulp error, mismatches).
+    CheckDoubles(CheckDoublesArgs),
+}
+
+/// Arguments of `tgsi-opt check-doubles`.
+#[derive(Debug, Args)]
+pub struct CheckDoublesArgs {
+    /// The target to check, or `all` for every target.
+    #[arg(long, value_name = "NAME", default_value = "all")]
+    pub target: String,
+
+    /// Inputs per opcode.
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    pub count: u64,
+
+    /// The seed of the inputs.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Threads running batches of inputs; 0 uses one per core.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
+
+    /// Invocations per run of the backend.
+    #[arg(long, value_name = "N", default_value_t = 16384)]
+    pub batch: u32,
 }
 
 /// Arguments of `tgsi-opt fuzz-passes`.
@@ -213,9 +241,11 @@ impl PipelineArgs {
     pub fn config(&self) -> Result<passes::Config, Failure> {
         use passes::legalize_doubles::{preset, preset_names, Caps};
         let caps = match (&self.target, &self.caps) {
-            (Some(name), _) => Some(preset(name).map(|p| p.caps()).ok_or_else(|| {
-                Failure::Usage(format!("unknown target `{name}`; targets: {}", preset_names()))
-            })?),
+            (Some(name), _) => Some(
+                preset(name)
+                    .map(|p| p.caps())
+                    .ok_or_else(|| Failure::Usage(format!("unknown target `{name}`; targets: {}", preset_names())))?,
+            ),
             (None, Some(list)) => Some(Caps::parse(list).map_err(|e| Failure::Usage(e.to_string()))?),
             (None, None) => None,
         };

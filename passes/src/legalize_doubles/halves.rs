@@ -218,7 +218,8 @@ mod tests {
     #[test]
     fn shifts_masks_and_adds_match_u64() {
         let e = &mut Evaluate;
-        let samples = [0u64, 1, 0x8000_0000, 0xffff_ffff, 0x1_0000_0000, 0x8000_0000_0000_0001, u64::MAX, 0x1234_5678_9abc_def0];
+        let samples =
+            [0u64, 1, 0x8000_0000, 0xffff_ffff, 0x1_0000_0000, 0x8000_0000_0000_0001, u64::MAX, 0x1234_5678_9abc_def0];
         for &a in &samples {
             for k in 0..64u64 {
                 assert_eq!(v(shl(e, h(a), k)), a << k, "{a:#x} << {k}");

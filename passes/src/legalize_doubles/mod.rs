@@ -348,7 +348,8 @@ fn separate_pairs(func: &mut Function) -> u64 {
     for block in func.blocks_in_order() {
         for i in func.blocks[block].insts.clone() {
             let data = &mut func.insts[i];
-            if matches!(data.op, Op::Alu { opcode, chan: 1 } if opcode.info().is_64bit()) && data.origin.inst.is_some() {
+            if matches!(data.op, Op::Alu { opcode, chan: 1 } if opcode.info().is_64bit()) && data.origin.inst.is_some()
+            {
                 data.origin.inst = None;
                 n += 1;
             }

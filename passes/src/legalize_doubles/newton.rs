@@ -192,14 +192,7 @@ fn ddiv<E: Emit>(e: &mut E, a: E::V, b: E::V) -> E::V {
 /// range, a denormal or zero below it rounded once (see the module
 /// documentation), `r_pos`/`r_neg` telling where the exact value lies
 /// relative to `q`.
-fn unscale<E: Emit>(
-    e: &mut E,
-    q: Halves<E::V>,
-    field: E::V,
-    sign: E::V,
-    r_pos: E::V,
-    r_neg: E::V,
-) -> Halves<E::V> {
+fn unscale<E: Emit>(e: &mut E, q: Halves<E::V>, field: E::V, sign: E::V, r_pos: E::V, r_neg: E::V) -> Halves<E::V> {
     // Normal: replace the exponent field.
     let cleared = opk(e, And, q.hi, 0x000f_ffff);
     let f20 = opk(e, Shl, field, 20);
@@ -327,8 +320,27 @@ mod tests {
 
     fn operands() -> Vec<u64> {
         let mut v: Vec<u64> = [
-            0.0f64, -0.0, 1.0, -1.0, 2.0, 3.0, 0.1, -7.0, 1e300, -1e-300, f64::MAX, f64::MIN_POSITIVE, 5e-324,
-            -5e-324, 2.2250738585072009e-308, 1e-310, f64::INFINITY, f64::NEG_INFINITY, 4.0, 0.25, 1.0000000000000002,
+            0.0f64,
+            -0.0,
+            1.0,
+            -1.0,
+            2.0,
+            3.0,
+            0.1,
+            -7.0,
+            1e300,
+            -1e-300,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            -5e-324,
+            2.2250738585072009e-308,
+            1e-310,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            4.0,
+            0.25,
+            1.0000000000000002,
             0.9999999999999999,
         ]
         .into_iter()
@@ -356,7 +368,11 @@ mod tests {
             for &a in &operands() {
                 let want = exec::scalar::eval(op, 0, &[a]).unwrap_or_default();
                 let got = lower(&mut Evaluate, op, &[a]).unwrap_or_default();
-                assert!(same(got, want), "{op} {a:#018x} ({:e}): got {got:#018x}, want {want:#018x}", f64::from_bits(a));
+                assert!(
+                    same(got, want),
+                    "{op} {a:#018x} ({:e}): got {got:#018x}, want {want:#018x}",
+                    f64::from_bits(a)
+                );
             }
         }
     }
