@@ -140,7 +140,17 @@ impl Emit for Builder<'_> {
         self.add(Op::Alu { opcode, chan: 0 }, args, result_ty(opcode))
     }
 
+    /// A constant is split into two constants: emission keeps 64-bit
+    /// constants as immediates, not in a register pair a split could read.
     fn split(&mut self, v: ir::Value) -> (ir::Value, ir::Value) {
+        let constant = match self.func.def(v).op {
+            Op::Const(bits) => Some(bits),
+            Op::Initial => Some(0),
+            _ => None,
+        };
+        if let Some(bits) = constant {
+            return (self.k32(bits as u32), self.k32((bits >> 32) as u32));
+        }
         let lo = self.add(Op::Split { hi: false }, &[v], Ty::B32);
         let hi = self.add(Op::Split { hi: true }, &[v], Ty::B32);
         (lo, hi)

@@ -161,11 +161,10 @@ fn round(func: &mut Function, caps: &Caps) -> u64 {
 /// lowering (the instruction stays).
 fn lower_inst(func: &mut Function, inst: Inst, opcode: Opcode, caps: &Caps, rw: &mut Rewrites) -> Option<Vec<Inst>> {
     let data = func.insts[inst].clone();
-    let mut origin = data.origin;
-    if caps.one_double && matches!(data.op, Op::Alu { chan: 1, .. }) {
-        origin.inst = None;
-    }
-    let mut b = Builder::new(func, origin);
+    // The new instructions get no source instruction: emission would
+    // regroup consecutive ones with equal opcodes into one vector
+    // instruction, and a lowering's operations depend on each other.
+    let mut b = Builder::new(func, ir::Origin::default());
     if opcode == Opcode::Dfracexp {
         // frexp is made of integer operations: it is lowered for every target.
         let Op::Opaque { inst: t, .. } = &data.op else { return None };
