@@ -16,9 +16,8 @@ pub fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V]) -> Option<E::V> 
         (Dabs, &[a]) => dabs(e, a),
         (Dneg, &[a]) => {
             let x = halves(e, a);
-            let ones = e.k32(u32::MAX);
-            let r = flip_sign(e, x, ones);
-            join(e, r)
+            let hi = opk(e, Xor, x.hi, SIGN);
+            e.pack(x.lo, hi)
         }
         (Dssg, &[a]) => dssg(e, a),
         (Dmin, &[a, b]) => dminmax(e, a, b, true),
@@ -36,9 +35,8 @@ pub fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V]) -> Option<E::V> 
         (Dfrac, &[a]) => {
             let f = round(e, a, Mode::Floor);
             let fh = halves(e, f);
-            let ones = e.k32(u32::MAX);
-            let neg = flip_sign(e, fh, ones);
-            let neg = join(e, neg);
+            let hi = opk(e, Xor, fh.hi, SIGN);
+            let neg = e.pack(fh.lo, hi);
             e.alu(Dadd, &[a, neg])
         }
         (Dldexp, &[a, n]) => dldexp(e, a, n),
