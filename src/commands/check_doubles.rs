@@ -31,14 +31,14 @@ pub fn run(args: &CheckDoublesArgs) -> Result<(), Failure> {
         let start = Instant::now();
         let results = pool
             .install(|| double_accuracy::check_preset(target, &options))
-            .map_err(|e| Failure::Usage(format!("check-doubles: {e}")))?;
+            .map_err(|e| Failure::Check(e.to_string()))?;
         mismatches += results.iter().map(|r| r.mismatches).sum::<u64>();
         text.push_str(&double_accuracy::table(target.name, &results));
         text.push_str(&format!("  ({:.1} s)\n", start.elapsed().as_secs_f64()));
     }
     write_output(None, text.as_bytes())?;
     if mismatches > 0 {
-        return Err(Failure::Usage(format!("{mismatches} result(s) differ from IEEE-754 double arithmetic")));
+        return Err(Failure::Check(format!("{mismatches} result(s) differ from IEEE-754 double arithmetic")));
     }
     Ok(())
 }
