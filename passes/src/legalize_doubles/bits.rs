@@ -315,7 +315,7 @@ mod tests {
             f64::MIN_POSITIVE,
             5e-324,
             -5e-324,
-            2.2250738585072009e-308,
+            f64::from_bits(0x000f_ffff_ffff_ffff),
             f64::INFINITY,
             f64::NEG_INFINITY,
             3.75,

@@ -325,14 +325,14 @@ fn lower_dfracexp(b: &mut Builder<'_>, t: &tgsi::Instruction, args: &[Operand]) 
     }
     let zero = b.k32(0);
     let mut out = Vec::new();
-    for c in 0..4 {
+    for (c, s) in sig.iter().enumerate() {
         if m0 & (1 << c) != 0 {
-            out.push(sig[c]?);
+            out.push((*s)?);
         }
     }
-    for c in 0..4 {
+    for (c, x) in exp.iter().enumerate() {
         if m1 & (1 << c) != 0 {
-            out.push(exp[c].unwrap_or(zero));
+            out.push(x.unwrap_or(zero));
         }
     }
     Some(out)
