@@ -169,6 +169,10 @@ fn lower_inst(func: &mut Function, inst: Inst, opcode: Opcode, caps: &Caps, rw: 
         // frexp is made of integer operations: it is lowered for every target.
         let Op::Opaque { inst: t, .. } = &data.op else { return None };
         let map = lower_dfracexp(&mut b, t, &data.args)?;
+        // Results exist only for destinations in value files.
+        if map.len() != data.results.len() {
+            return None;
+        }
         let insts = std::mem::take(&mut b.insts);
         for (old, new) in data.results.iter().zip(map) {
             rw.values.insert(*old, new);
