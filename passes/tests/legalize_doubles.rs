@@ -134,3 +134,84 @@ fn no_fp64_lowers_everything_once_soft_emulation_is_merged() {
         assert_eq!(result.stats.get("ops not lowered"), Some(0), "{}", entry.path().display());
     }
 }
+
+/// Whether `m` has a 64-bit operation.
+fn has_wide_ops(m: &ir::Module) -> bool {
+    m.function.insts.iter().any(|(_, d)| match &d.op {
+        ir::Op::Alu { opcode, .. } => opcode.info().is_64bit(),
+        ir::Op::Opaque { inst, .. } => inst.opcode.info().is_64bit(),
+        _ => false,
+    })
+}
+
+/// `before` legalized for every target: verified, emitted, re-parsed and
+/// rebuilt, and run on `state` before, after and from the emitted TGSI.
+/// Returns how many runs were compared, and pushes what went wrong.
+fn check_every_target(name: &str, before: &ir::Module, state: &exec::State, failures: &mut Vec<String>) -> usize {
+    let mut ran = 0;
+    for p in passes::legalize_doubles::PRESETS {
+        let mut after = before.clone();
+        LegalizeDoubles::new(p.caps()).run(&mut after);
+        if let Err(e) = ir::verify::verify(&after.function) {
+            failures.push(format!("{name} ({}): invalid: {e}", p.name));
+            continue;
+        }
+        let rebuilt = ir::to_tgsi(&after)
+            .map(|s| tgsi::print(&s, tgsi::Style::Exact))
+            .ok()
+            .and_then(|t| tgsi::parse(&t).ok())
+            .and_then(|s| ir::from_tgsi(&s).ok());
+        let Some(rebuilt) = rebuilt else {
+            failures.push(format!("{name} ({}): the emitted TGSI does not parse and build", p.name));
+            continue;
+        };
+        let (Some(a), Some(b), Some(c)) = (run(before, state), run(&after, state), run(&rebuilt, state)) else {
+            continue;
+        };
+        if a.is_ok() {
+            ran += 1;
+            if !same_results(&a, &b) || !same_results(&a, &c) {
+                failures.push(format!("{name} ({}): results changed", p.name));
+            }
+        }
+    }
+    ran
+}
+
+/// Every shader of the shared corpus and every conformance case (with its
+/// state) that has a 64-bit operation, for every target: see
+/// [`check_every_target`]. Prints the counts (`--nocapture`); skips what
+/// is absent.
+#[test]
+fn legalize_doubles_on_the_corpus_and_conformance_cases() {
+    let mut failures = Vec::new();
+    let (mut shaders, mut ran) = (0, 0);
+    if let Some((corpus, _, _)) = built_corpus() {
+        for Built { name, module, .. } in corpus.iter().filter(|b| has_wide_ops(&b.module)) {
+            shaders += 1;
+            let state_text = random_state(module, &mut Rng::for_name(name, 0));
+            let Ok(state) = exec::State::parse(&state_text) else { continue };
+            ran += check_every_target(name, module, &state, &mut failures);
+        }
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/exec");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string))
+        .collect();
+    names.sort();
+    for name in &names {
+        let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
+        let (Ok(text), Ok(state_text)) = (read("tgsi"), read("state")) else { continue };
+        let (Ok(shader), Ok(state)) = (tgsi::parse(&text), exec::State::parse(&state_text)) else { continue };
+        let Ok(module) = ir::from_tgsi(&shader) else { continue };
+        if has_wide_ops(&module) {
+            shaders += 1;
+            ran += check_every_target(name, &module, &state, &mut failures);
+        }
+    }
+    eprintln!("legalize-doubles on {shaders} shaders with 64-bit operations: {ran} runs compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
