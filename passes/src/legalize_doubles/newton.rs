@@ -377,6 +377,46 @@ mod tests {
         }
     }
 
+    /// Quotients below the normal range round once: exact halves go to
+    /// even, and quotients just above or below a half go up or down,
+    /// which rounding to 53 bits first and then shifting would get wrong.
+    #[test]
+    fn denormal_quotients_round_once() {
+        let two = 2f64.to_bits();
+        let cases = [
+            (3u64, two),                      // 1.5 * 2^-1074: a tie, to even (2)
+            (5, two),                         // 2.5 * 2^-1074: a tie, to even (2)
+            (3, two - 1),                     // just above the tie: up
+            (3, two + 1),                     // just below the tie: down
+            (0x000f_ffff_ffff_ffff, two - 1), // the largest denormal, just above half of it
+            (0x0010_0000_0000_0001, 0x4000_0000_0000_0001),
+            (1, 0x3ff8_0000_0000_0000), // 2^-1074 / 1.5: rounds to 2^-1074
+            (1, two),                   // exactly half the smallest denormal: to even (0)
+            (1, 0x4000_0000_0000_0001), // below that half: 0
+        ];
+        for (a, b) in cases {
+            for (a, b) in [(a, b), (a | 1 << 63, b), (a, b | 1 << 63)] {
+                let want = exec::scalar::eval(Ddiv, 0, &[a, b]).unwrap_or_default();
+                let got = lower(&mut Evaluate, Ddiv, &[a, b]).unwrap_or_default();
+                assert_eq!(got, want, "{a:#018x} / {b:#018x}");
+            }
+        }
+        // Random operands whose quotient falls below the normal range.
+        let mut s = 0x1234_5678_9abc_def1u64;
+        for _ in 0..20_000 {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // 2^(ea - eb) between 2^-1075 and 2^-1022.
+            let ea = 1 + (s >> 3) % 60;
+            let eb = ea + 1022 + (s >> 40) % 54;
+            let a = ((s >> 12) & 0x000f_ffff_ffff_ffff) | (ea << 52);
+            let b = ((s.rotate_left(17) >> 12) & 0x000f_ffff_ffff_ffff) | (eb << 52);
+            assert!(f64::from_bits(a) / f64::from_bits(b) < f64::MIN_POSITIVE * 2.0);
+            let want = exec::scalar::eval(Ddiv, 0, &[a, b]).unwrap_or_default();
+            let got = lower(&mut Evaluate, Ddiv, &[a, b]).unwrap_or_default();
+            assert_eq!(got, want, "{a:#018x} / {b:#018x}");
+        }
+    }
+
     #[test]
     fn ddiv_is_correctly_rounded() {
         let ops = operands();
