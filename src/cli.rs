@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::diagnostics::Failure;
+
 /// Reads, rewrites and optimizes shaders in Gallium's TGSI language.
 #[derive(Debug, Parser)]
 #[command(name = "tgsi-opt", version, propagate_version = true)]
@@ -30,6 +32,34 @@ pub enum Command {
     /// states, run every registered pass alone and -O1 (verifying after
     /// each pass), and require unchanged results, also from the emitted TGSI.
     FuzzPasses(FuzzArgs),
+    /// Check the lowerings of legalize-doubles: run each lowered 64-bit
+    /// opcode of a target through the backend on many inputs and compare
+    /// with IEEE-754 double results (ulp error, mismatches).
+    CheckDoubles(CheckDoublesArgs),
+}
+
+/// Arguments of `tgsi-opt check-doubles`.
+#[derive(Debug, Args)]
+pub struct CheckDoublesArgs {
+    /// The target to check, or `all` for every target.
+    #[arg(long, value_name = "NAME", default_value = "all")]
+    pub target: String,
+
+    /// Inputs per opcode.
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    pub count: u64,
+
+    /// The seed of the inputs.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Threads running batches of inputs; 0 uses one per core.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
+
+    /// Invocations per run of the backend.
+    #[arg(long, value_name = "N", default_value_t = 16384)]
+    pub batch: u32,
 }
 
 /// Arguments of `tgsi-opt fuzz-passes`.
@@ -183,15 +213,51 @@ pub struct PipelineArgs {
     /// exist: `dce` today) again and again until nothing changes.
     #[arg(long, value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=1))]
     pub opt_level: Option<u8>,
+
+    /// The target `legalize-doubles` rewrites for: full, one-double,
+    /// no-fp64-div, fp64-basic, no-fp64 or no-int64 (see the README for
+    /// each one's native opcodes).
+    #[arg(long, value_name = "NAME", conflicts_with = "caps")]
+    pub target: Option<String>,
+
+    /// The target as a list: targets (their opcodes are added), 64-bit
+    /// opcode names and `one-double`, separated by commas.
+    #[arg(long, value_name = "LIST")]
+    pub caps: Option<String>,
 }
 
 impl PipelineArgs {
-    /// The pipeline the flags ask for (an unknown pass is an error).
-    pub fn pipeline(&self) -> Result<passes::Pipeline, passes::UnknownPass> {
+    /// The pipeline the flags ask for: an unknown pass or target, or
+    /// `legalize-doubles` without a target, is a usage error.
+    pub fn pipeline(&self) -> Result<passes::Pipeline, Failure> {
+        let config = self.config()?;
         match self.opt_level {
             Some(level) => Ok(passes::Pipeline::opt_level(level)),
-            None => passes::Pipeline::named(&self.passes),
+            None => passes::Pipeline::named_with(&self.passes, &config).map_err(pipeline_failure),
         }
+    }
+
+    /// The pass options `--target` and `--caps` give.
+    pub fn config(&self) -> Result<passes::Config, Failure> {
+        use passes::legalize_doubles::{preset, preset_names, Caps};
+        let caps = match (&self.target, &self.caps) {
+            (Some(name), _) => Some(
+                preset(name)
+                    .map(|p| p.caps())
+                    .ok_or_else(|| Failure::Usage(format!("unknown target `{name}`; targets: {}", preset_names())))?,
+            ),
+            (None, Some(list)) => Some(Caps::parse(list).map_err(|e| Failure::Usage(e.to_string()))?),
+            (None, None) => None,
+        };
+        Ok(passes::Config { caps })
+    }
+}
+
+/// The usage error for a pipeline that cannot be built.
+pub fn pipeline_failure(err: passes::PipelineError) -> Failure {
+    match err {
+        passes::PipelineError::Unknown(e) => Failure::UnknownPass { name: e.name, known: passes::known_names() },
+        passes::PipelineError::Config(e) => Failure::Usage(e.to_string()),
     }
 }
 

@@ -105,6 +105,10 @@ pub enum Failure {
         /// The directory they were written to.
         dir: String,
     },
+    /// `check-doubles` could not run its shaders, or found results that
+    /// differ from IEEE-754 arithmetic.
+    #[error("check-doubles: {0}")]
+    Check(String),
     /// `--passes` names a pass that does not exist (a usage error).
     #[error("unknown pass `{name}`; known passes: {known}")]
     UnknownPass {

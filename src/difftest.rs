@@ -69,6 +69,7 @@ impl Finding {
         match self.pipeline.as_str() {
             "-O0" | "-O1" => self.pipeline.clone(),
             "generator" => String::new(),
+            // "legalize-doubles --target=T": the pass and its target.
             name => format!("--passes={name}"),
         }
     }
@@ -124,12 +125,20 @@ pub struct SeedReport {
 }
 
 /// The pipelines checked: `-O0` (the round trip through emission alone),
-/// every registered pass alone, and `-O1`.
+/// every registered pass alone (`legalize-doubles` once per target, named
+/// `legalize-doubles --target=T`), and `-O1`.
 pub fn pipelines() -> Vec<(String, passes::Pipeline)> {
     let mut list = vec![("-O0".to_string(), passes::Pipeline::o0())];
     for pass in passes::registry() {
         if let Ok(p) = passes::Pipeline::named(&[pass.name()]) {
             list.push((pass.name().to_string(), p));
+        } else {
+            for preset in passes::legalize_doubles::PRESETS {
+                let config = passes::Config { caps: Some(preset.caps()) };
+                if let Ok(p) = passes::Pipeline::named_with(&[pass.name()], &config) {
+                    list.push((format!("{} --target={}", pass.name(), preset.name), p));
+                }
+            }
         }
     }
     list.push(("-O1".to_string(), passes::Pipeline::o1()));

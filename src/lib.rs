@@ -8,6 +8,7 @@ pub use passes;
 pub use tgsi;
 
 pub mod difftest;
+pub mod double_accuracy;
 pub mod random_program;
 pub mod roundtrip;
 mod splitmix;

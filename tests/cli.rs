@@ -405,9 +405,12 @@ DCL TEMP[0], LOCAL
 #[test]
 fn opt_lists_passes() {
     let out = success(&["opt", "--list-passes"], b"");
-    assert!(out.starts_with("constfold  Folds constant operations"), "{out}");
-    assert!(out.contains("\ndce        Removes values that reach no output or side effect"), "{out}");
-    let o1: Vec<&str> = tgsi_opt::passes::Pipeline::o1().passes().iter().map(|p| p.name()).collect();
+    // Names are padded to the longest one.
+    let line = |name: &str| out.lines().find(|l| l.split_whitespace().next() == Some(name)).unwrap_or_default();
+    assert!(out.starts_with("constfold ") && line("constfold").contains("  Folds constant operations"), "{out}");
+    assert!(line("dce").contains("  Removes values that reach no output or side effect"), "{out}");
+    assert!(line("legalize-doubles").contains("--target"), "{out}");
+    let o1: Vec<&str> = tgsi_opt::passes::Pipeline::o1().passes().map(|p| p.name()).collect();
     assert!(out.ends_with(&format!("-O1 runs: {}\n", o1.join(", "))), "{out}");
 }
 
@@ -742,4 +745,57 @@ fn fuzz_passes_prints_programs_that_run() {
     assert_eq!(success(&["run", shader, "--state", state, "-O"], b""), plain);
     let bad = run(&["fuzz-passes", "--count", "many"], b"");
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+}
+
+/// A shader with a DDIV and a DSQRT of its inputs.
+const DOUBLES: &str = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], GENERIC[0]\nDCL TEMP[0]\n\
+                       DDIV TEMP[0].xy, IN[0].xyxy, IN[1].xyxy\nDSQRT TEMP[0].zw, IN[0].xyxy\nMOV OUT[0], TEMP[0]\nEND\n";
+
+#[test]
+fn legalize_doubles_needs_a_target() {
+    let output = run(&["opt", "--passes=legalize-doubles"], DOUBLES.as_bytes());
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(err.contains("needs a target") && err.contains("no-fp64-div, fp64-basic"), "{err}");
+    let output = run(&["opt", "--passes=legalize-doubles", "--target=gpu"], DOUBLES.as_bytes());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("unknown target `gpu`"), "{}", stderr(&output));
+    let output = run(&["opt", "--passes=legalize-doubles", "--caps=DADD,ADD"], DOUBLES.as_bytes());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("unknown capability `ADD`"), "{}", stderr(&output));
+}
+
+#[test]
+fn legalize_doubles_for_a_target_keeps_the_results() {
+    let dir = scratch_dir("legalize_doubles_for_a_target");
+    let shader = dir.join("d.tgsi");
+    let state = dir.join("d.state");
+    fs::write(&shader, DOUBLES).expect("writing the shader");
+    let lines: String = (0..8).map(|l| format!("input 0 {l} 0x{:08x} 0x4{l}f00000 0 0\n", l * 977)).collect();
+    fs::write(&state, format!("invocations 8\ninput 1 * 0 0x40080000 0 0\n{lines}")).expect("writing the state");
+    let (shader, state) = (shader.to_str().expect("UTF-8"), state.to_str().expect("UTF-8"));
+    let plain = success(&["run", shader, "--state", state], b"");
+    for target in ["no-fp64-div", "fp64-basic", "one-double"] {
+        let flag = format!("--target={target}");
+        let lowered = success(&["run", shader, "--state", state, "--passes=legalize-doubles", &flag], b"");
+        assert_eq!(lowered, plain, "{target}");
+    }
+    let caps = success(&["opt", "--passes=legalize-doubles", "--caps=fp64-basic", "--stats", shader], b"");
+    assert!(!caps.contains("DDIV") && !caps.contains("DSQRT") && caps.contains("DFMA"), "{caps}");
+    let output = run(&["opt", "--passes=legalize-doubles", "--target=no-fp64-div", "--stats", shader], b"");
+    assert!(stderr(&output).contains("ops lowered             2"), "{}", stderr(&output));
+}
+
+#[test]
+fn check_doubles_reports_a_table_per_target() {
+    let out = success(&["check-doubles", "--target=no-fp64-div", "--count", "2000", "--batch", "512"], b"");
+    assert!(out.starts_with("target no-fp64-div\n"), "{out}");
+    for op in ["DDIV", "DRCP", "DSQRT", "DRSQ"] {
+        let line = out.lines().find(|l| l.split_whitespace().next() == Some(op));
+        // op, count, max ulp, mismatches, not lowered.
+        let fields: Vec<&str> = line.map(|l| l.split_whitespace().collect()).unwrap_or_default();
+        assert_eq!(fields.get(1..5), Some(&["2000", "0", "0", "0"][..]), "{out}");
+    }
+    let output = run(&["check-doubles", "--target=nope"], b"");
+    assert_eq!(output.status.code(), Some(2));
 }

@@ -142,6 +142,7 @@ fn every_registered_pass_is_checked() {
     assert_eq!(names.first().map(String::as_str), Some("-O0"));
     assert_eq!(names.last().map(String::as_str), Some("-O1"));
     for pass in tgsi_opt::passes::registry() {
-        assert!(names.iter().any(|n| n == pass.name()), "{} is not checked", pass.name());
+        let checked = |n: &String| n.split(' ').next() == Some(pass.name());
+        assert!(names.iter().any(checked), "{} is not checked", pass.name());
     }
 }

@@ -28,12 +28,12 @@ mod rewrite;
 mod stats;
 
 pub use manager::{Options, PassManager, PassRun, PrintFormat, PrintOptions, Report, RunError, Timing};
-pub use pipeline::{Pipeline, UnknownPass, O1_PASSES};
+pub use pipeline::{Config, ConfigError, Pipeline, PipelineError, UnknownPass, O1_PASSES};
 pub use stats::Stats;
 
 /// A transformation of a module. Implementors are unit structs listed in
 /// [`registry`].
-pub trait Pass: Sync {
+pub trait Pass: Sync + Send {
     /// The stable name `--passes` uses (lower case, no spaces).
     fn name(&self) -> &'static str;
     /// One line for `--list-passes`.
@@ -42,6 +42,13 @@ pub trait Pass: Sync {
     /// [`ir::verify::verify`]) and must stay so, and every program must
     /// compute exactly what it computed before.
     fn run(&self, module: &mut ir::Module) -> PassResult;
+    /// The pass set up with a pipeline's [`Config`]: `Ok(None)` (the
+    /// default) runs the registered pass itself; a pass with options
+    /// (`legalize-doubles` needs a target) returns a configured copy, or
+    /// an error when the configuration lacks what it needs.
+    fn configure(&self, _config: &Config) -> Result<Option<std::sync::Arc<dyn Pass>>, ConfigError> {
+        Ok(None)
+    }
 }
 
 /// What one run of a pass did.
@@ -58,7 +65,9 @@ pub struct PassResult {
 /// adding it here: the command line, `-O1` and the error for unknown names
 /// follow.
 pub fn registry() -> &'static [&'static dyn Pass] {
-    &[&constfold::Constfold, &dce::Dce, &coalesce::Coalesce]
+    static LEGALIZE_DOUBLES: legalize_doubles::LegalizeDoubles = legalize_doubles::LegalizeDoubles::unconfigured();
+    static REGISTRY: [&dyn Pass; 4] = [&constfold::Constfold, &dce::Dce, &coalesce::Coalesce, &LEGALIZE_DOUBLES];
+    &REGISTRY
 }
 
 /// The registered pass called `name`.

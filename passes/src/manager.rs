@@ -219,7 +219,7 @@ impl<'h> PassManager<'h> {
         for iteration in 1..=pipeline.max_iterations() {
             report.iterations = iteration;
             let mut changed = false;
-            for &pass in pipeline.passes() {
+            for pass in pipeline.passes() {
                 changed |= self.run_one(pass, iteration, module, &mut report)?;
             }
             if !changed {
@@ -231,7 +231,7 @@ impl<'h> PassManager<'h> {
 
     fn run_one(
         &mut self,
-        pass: &'static dyn Pass,
+        pass: &dyn Pass,
         iteration: usize,
         module: &mut ir::Module,
         report: &mut Report,

@@ -1,6 +1,9 @@
 //! Pipelines: which passes run, in which order, and whether the sequence
 //! repeats until nothing changes.
 
+use std::sync::Arc;
+
+use crate::legalize_doubles::{preset_names, Caps};
 use crate::{find, known_names, Pass};
 
 /// The passes `-O1` asks for, in order. Names not (yet) in the registry
@@ -20,6 +23,58 @@ pub struct UnknownPass {
     pub name: String,
 }
 
+/// Options of the passes that take any: what `--target`/`--caps` give.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    /// The target `legalize-doubles` legalizes for.
+    pub caps: Option<Caps>,
+}
+
+/// A pass cannot run with the configuration given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The pass needs a target.
+    #[error("pass `{pass}` needs a target: --target=NAME (one of {}) or --caps=LIST", preset_names())]
+    NeedsTarget {
+        /// The pass.
+        pass: &'static str,
+    },
+}
+
+/// A pipeline cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PipelineError {
+    /// A name that is not a registered pass.
+    #[error(transparent)]
+    Unknown(#[from] UnknownPass),
+    /// A pass that cannot run with the configuration.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+/// A pass in a pipeline: the registered one, or a copy configured for it.
+#[derive(Clone)]
+enum Slot {
+    Registered(&'static dyn Pass),
+    Configured(Arc<dyn Pass>),
+}
+
+impl Slot {
+    fn get(&self) -> &dyn Pass {
+        match self {
+            Slot::Registered(p) => *p,
+            Slot::Configured(p) => p.as_ref(),
+        }
+    }
+
+    fn new(pass: &'static dyn Pass, config: &Config) -> Result<Slot, ConfigError> {
+        Ok(match pass.configure(config)? {
+            Some(p) => Slot::Configured(p),
+            None => Slot::Registered(pass),
+        })
+    }
+}
+
 /// A sequence of passes.
 ///
 /// ```
@@ -30,23 +85,33 @@ pub struct UnknownPass {
 /// assert!(Pipeline::o1().names().iter().all(|n| passes::find(n).is_some()));
 /// let err = Pipeline::named(&["dce", "gvn"]).unwrap_err();
 /// assert_eq!(err.to_string(), format!("unknown pass `gvn`; known passes: {}", passes::known_names()));
+/// // legalize-doubles needs a target.
+/// assert!(Pipeline::named(&["legalize-doubles"]).is_err());
+/// let caps = passes::legalize_doubles::preset("fp64-basic").unwrap().caps();
+/// let config = passes::Config { caps: Some(caps) };
+/// assert_eq!(Pipeline::named_with(&["legalize-doubles"], &config).unwrap().names(), ["legalize-doubles"]);
 /// ```
 #[derive(Clone, Default)]
 pub struct Pipeline {
-    passes: Vec<&'static dyn Pass>,
+    passes: Vec<Slot>,
     max_iterations: usize,
 }
 
 impl Pipeline {
-    /// The passes `names` lists, run once each, in order. Empty names
-    /// (from `--passes=` or `a,,b`) are skipped.
-    pub fn named<S: AsRef<str>>(names: &[S]) -> Result<Pipeline, UnknownPass> {
-        let passes = names
-            .iter()
-            .map(AsRef::as_ref)
-            .filter(|n| !n.is_empty())
-            .map(|n| find(n).ok_or_else(|| UnknownPass { name: n.to_string() }))
-            .collect::<Result<_, _>>()?;
+    /// The passes `names` lists, run once each, in order, with no pass
+    /// options (see [`Pipeline::named_with`]). Empty names (from
+    /// `--passes=` or `a,,b`) are skipped.
+    pub fn named<S: AsRef<str>>(names: &[S]) -> Result<Pipeline, PipelineError> {
+        Self::named_with(names, &Config::default())
+    }
+
+    /// The passes `names` lists, configured with `config`.
+    pub fn named_with<S: AsRef<str>>(names: &[S], config: &Config) -> Result<Pipeline, PipelineError> {
+        let mut passes = Vec::new();
+        for n in names.iter().map(AsRef::as_ref).filter(|n| !n.is_empty()) {
+            let pass = find(n).ok_or_else(|| UnknownPass { name: n.to_string() })?;
+            passes.push(Slot::new(pass, config)?);
+        }
         Ok(Pipeline { passes, max_iterations: 1 })
     }
 
@@ -59,11 +124,11 @@ impl Pipeline {
     /// a pass directly repeating itself, repeated until no pass reports a
     /// change (at most 16 times).
     pub fn o1() -> Pipeline {
-        let mut passes: Vec<&'static dyn Pass> = Vec::new();
+        let mut passes: Vec<Slot> = Vec::new();
         for pass in O1_PASSES.iter().filter_map(|n| find(n)) {
             // Every pass runs to its own fixed point: twice in a row is once.
-            if passes.last().is_none_or(|last| last.name() != pass.name()) {
-                passes.push(pass);
+            if passes.last().is_none_or(|last| last.get().name() != pass.name()) {
+                passes.push(Slot::Registered(pass));
             }
         }
         Pipeline { passes, max_iterations: MAX_ITERATIONS }
@@ -80,13 +145,13 @@ impl Pipeline {
     }
 
     /// The passes, in order.
-    pub fn passes(&self) -> &[&'static dyn Pass] {
-        &self.passes
+    pub fn passes(&self) -> impl Iterator<Item = &dyn Pass> + '_ {
+        self.passes.iter().map(Slot::get)
     }
 
     /// The pass names, in order.
     pub fn names(&self) -> Vec<&'static str> {
-        self.passes.iter().map(|p| p.name()).collect()
+        self.passes().map(|p| p.name()).collect()
     }
 
     /// Whether there are no passes.

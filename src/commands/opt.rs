@@ -18,7 +18,7 @@ pub fn run(args: &OptArgs) -> Result<(), Failure> {
         return write_output(None, list_passes().as_bytes());
     }
     // Unknown pass names are usage errors: report them before reading anything.
-    let pipeline = args.pipeline.pipeline().map_err(unknown_pass)?;
+    let pipeline = args.pipeline.pipeline()?;
     for name in args.print_before.iter().chain(&args.print_after) {
         if passes::find(name).is_none() {
             return Err(unknown_pass(passes::UnknownPass { name: name.clone() }));

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crate::cli::{BenchArgs, RunArgs};
-use crate::commands::opt::{build, run_pipeline, unknown_pass};
+use crate::commands::opt::{build, run_pipeline};
 use crate::diagnostics::Failure;
 use crate::files::{write_output, Input};
 
@@ -18,7 +18,7 @@ struct Prepared {
 }
 
 fn prepare(args: &RunArgs) -> Result<Prepared, Failure> {
-    let pipeline = args.pipeline.pipeline().map_err(unknown_pass)?;
+    let pipeline = args.pipeline.pipeline()?;
     let input = Input::from_arg(Some(&args.file));
     let (mut module, instructions) = build(&input, args.input_format)?;
     // Always verified: a broken pass must not give plausible wrong outputs.

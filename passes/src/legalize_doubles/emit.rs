@@ -140,7 +140,25 @@ impl Emit for Builder<'_> {
         self.add(Op::Alu { opcode, chan: 0 }, args, result_ty(opcode))
     }
 
+    /// A constant is split into two constants (emission keeps 64-bit
+    /// constants as immediates, not in a register pair a split could
+    /// read), and a pack into its operands.
     fn split(&mut self, v: ir::Value) -> (ir::Value, ir::Value) {
+        let constant = match self.func.def(v).op {
+            Op::Const(bits) => Some(bits),
+            Op::Initial => Some(0),
+            _ => None,
+        };
+        if let Some(bits) = constant {
+            return (self.k32(bits as u32), self.k32((bits >> 32) as u32));
+        }
+        // The halves of a pack are its operands.
+        let def = self.func.def(v);
+        if let (Op::Pack, [lo, hi]) = (&def.op, &def.args[..]) {
+            if !(lo.neg || lo.abs || hi.neg || hi.abs) {
+                return (lo.value, hi.value);
+            }
+        }
         let lo = self.add(Op::Split { hi: false }, &[v], Ty::B32);
         let hi = self.add(Op::Split { hi: true }, &[v], Ty::B32);
         (lo, hi)

@@ -600,6 +600,9 @@ impl Builder<'_> {
                 }
                 self.write_all(&dst, &results)
             }
+            // Two destinations (significand, exponent): kept whole for
+            // `legalize-doubles` to lower.
+            Dfracexp => self.lower_opaque(inst, op),
             _ => Err(self.error(format!(
                 "the removed opcode {} is not supported: the 2010 reference leaves it unspecified or it needs \
                  unstructured control flow or an address stack",
