@@ -2,3 +2,6 @@
 //! operations into what a target supports.
 
 pub mod emit;
+pub mod soft;
+mod soft_float;
+mod soft_int64;
