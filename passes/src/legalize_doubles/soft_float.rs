@@ -9,7 +9,8 @@
 //! path with meaningless bits and are replaced by selects at the end.
 //!
 //! NaN results follow x86 SSE: the first NaN operand, quieted, else the
-//! default NaN 0xfff8000000000000.
+//! default NaN 0xfff8000000000000 (DFMA: the backend's fma takes b's NaN
+//! first, then a's, then c's).
 
 use super::emit::Emit;
 use super::soft_int64::{
@@ -368,7 +369,8 @@ fn fma<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>, c: Pair<E::V>) -> Pair<
     let bad = e.alu(Or, &[bad, opp]);
     let t = default_nan(e);
     let r = sel(e, bad, t, r);
-    nan_first(e, &[&ua, &ub, &uc], r)
+    // The backend's fma (glibc on x86-64) picks b's NaN before a's.
+    nan_first(e, &[&ub, &ua, &uc], r)
 }
 
 /// `a / b`.
@@ -641,7 +643,8 @@ fn to_f32<E: Emit>(e: &mut E, a: Pair<E::V>) -> E::V {
     let ex = addk(e, u.exp, (-897i32) as u32);
     let r = round_pack32(e, u.sbit, ex, s);
     let n = is_nan(e, &u);
-    let ph = opk(e, Shl, u.abs_hi, 3);
+    let ph = opk(e, And, u.abs_hi, 0x000f_ffff);
+    let ph = opk(e, Shl, ph, 3);
     let pl = opk(e, Ushr, u.lo, 29);
     let p = e.alu(Or, &[ph, pl]);
     let p = e.alu(Or, &[p, u.sbit]);
