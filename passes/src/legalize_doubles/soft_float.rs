@@ -15,11 +15,9 @@
 use super::emit::Emit;
 use super::soft_int64::{
     abs64, add_words, addk, any, msb_words, mul_64x64, neg64, neg_words_if, opk, sel64, shl_words, shr_words, slt64,
+    Pair,
 };
 use tgsi::Opcode::{self, *};
-
-/// A 64-bit value as its (low, high) 32-bit words.
-pub(super) type Pair<V> = (V, V);
 
 /// The high word of the default NaN.
 const DEFAULT_NAN_HI: u32 = 0xfff8_0000;
@@ -535,7 +533,7 @@ fn compare<E: Emit>(e: &mut E, opcode: Opcode, a: Pair<E::V>, b: Pair<E::V>) -> 
     let an = is_nan(e, &ua);
     let bn = is_nan(e, &ub);
     let un = e.alu(Or, &[an, bn]);
-    let r = match opcode {
+    match opcode {
         Dslt | Dsge => {
             let lt = slt64(e, ka, kb);
             let r = if opcode == Dslt { lt } else { e.alu(Not, &[lt]) };
@@ -555,8 +553,7 @@ fn compare<E: Emit>(e: &mut E, opcode: Opcode, a: Pair<E::V>, b: Pair<E::V>) -> 
                 e.alu(Not, &[eq])
             }
         }
-    };
-    r
+    }
 }
 
 /// The sign and magnitude words of a double, without unpacking the

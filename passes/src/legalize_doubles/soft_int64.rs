@@ -9,6 +9,9 @@
 use super::emit::Emit;
 use tgsi::Opcode::{self, *};
 
+/// A 64-bit value as its (low, high) 32-bit words.
+pub(super) type Pair<V> = (V, V);
+
 /// `x + c` for a 32-bit constant `c`.
 pub(super) fn addk<E: Emit>(e: &mut E, x: E::V, c: u32) -> E::V {
     let k = e.k32(c);
@@ -180,7 +183,7 @@ pub(super) fn mul_64x64<E: Emit>(e: &mut E, a: [E::V; 2], b: [E::V; 2]) -> Vec<E
 }
 
 /// `a < b` on unsigned 64-bit (lo, hi) pairs, as a mask.
-pub(super) fn ult64<E: Emit>(e: &mut E, a: (E::V, E::V), b: (E::V, E::V)) -> E::V {
+pub(super) fn ult64<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> E::V {
     let hlt = e.alu(Uslt, &[a.1, b.1]);
     let heq = e.alu(Useq, &[a.1, b.1]);
     let llt = e.alu(Uslt, &[a.0, b.0]);
@@ -189,7 +192,7 @@ pub(super) fn ult64<E: Emit>(e: &mut E, a: (E::V, E::V), b: (E::V, E::V)) -> E::
 }
 
 /// `a < b` on signed 64-bit (lo, hi) pairs, as a mask.
-pub(super) fn slt64<E: Emit>(e: &mut E, a: (E::V, E::V), b: (E::V, E::V)) -> E::V {
+pub(super) fn slt64<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> E::V {
     let hlt = e.alu(Islt, &[a.1, b.1]);
     let heq = e.alu(Useq, &[a.1, b.1]);
     let llt = e.alu(Uslt, &[a.0, b.0]);
@@ -198,7 +201,7 @@ pub(super) fn slt64<E: Emit>(e: &mut E, a: (E::V, E::V), b: (E::V, E::V)) -> E::
 }
 
 /// `a == b` on 64-bit pairs, as a mask.
-fn eq64<E: Emit>(e: &mut E, a: (E::V, E::V), b: (E::V, E::V)) -> E::V {
+fn eq64<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> E::V {
     let x = e.alu(Xor, &[a.0, b.0]);
     let y = e.alu(Xor, &[a.1, b.1]);
     let z = e.alu(Or, &[x, y]);
@@ -207,7 +210,7 @@ fn eq64<E: Emit>(e: &mut E, a: (E::V, E::V), b: (E::V, E::V)) -> E::V {
 
 /// `-a` on a 64-bit pair: the high half also takes the borrow of the low
 /// one (USNE's all ones adds -1).
-pub(super) fn neg64<E: Emit>(e: &mut E, a: (E::V, E::V)) -> (E::V, E::V) {
+pub(super) fn neg64<E: Emit>(e: &mut E, a: Pair<E::V>) -> Pair<E::V> {
     let lo = e.alu(Ineg, &[a.0]);
     let hi = e.alu(Ineg, &[a.1]);
     let borrow = opk(e, Usne, a.0, 0);
@@ -215,18 +218,18 @@ pub(super) fn neg64<E: Emit>(e: &mut E, a: (E::V, E::V)) -> (E::V, E::V) {
 }
 
 /// `a + b` on 64-bit pairs.
-pub(super) fn add64<E: Emit>(e: &mut E, a: (E::V, E::V), b: (E::V, E::V)) -> (E::V, E::V) {
+pub(super) fn add64<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> Pair<E::V> {
     let w = add_words(e, &[a.0, a.1], &[b.0, b.1], None);
     (w[0], w[1])
 }
 
 /// `cond ? a : b` on 64-bit pairs.
-pub(super) fn sel64<E: Emit>(e: &mut E, cond: E::V, a: (E::V, E::V), b: (E::V, E::V)) -> (E::V, E::V) {
+pub(super) fn sel64<E: Emit>(e: &mut E, cond: E::V, a: Pair<E::V>, b: Pair<E::V>) -> Pair<E::V> {
     (e.select(cond, a.0, b.0), e.select(cond, a.1, b.1))
 }
 
 /// `|a|` of a signed 64-bit pair (INT64_MIN stays, read unsigned it is 2^63).
-pub(super) fn abs64<E: Emit>(e: &mut E, a: (E::V, E::V)) -> (E::V, E::V) {
+pub(super) fn abs64<E: Emit>(e: &mut E, a: Pair<E::V>) -> Pair<E::V> {
     let n = neg64(e, a);
     let neg = opk(e, Ishr, a.1, 31);
     sel64(e, neg, n, a)
@@ -234,7 +237,7 @@ pub(super) fn abs64<E: Emit>(e: &mut E, a: (E::V, E::V)) -> (E::V, E::V) {
 
 /// A shift of a 64-bit pair by `n & 63`: left, logical right or
 /// arithmetic right. Counts from 32 on move whole words.
-pub(super) fn shift64<E: Emit>(e: &mut E, opcode: Opcode, a: (E::V, E::V), n: E::V) -> (E::V, E::V) {
+pub(super) fn shift64<E: Emit>(e: &mut E, opcode: Opcode, a: Pair<E::V>, n: E::V) -> Pair<E::V> {
     let big = opk(e, And, n, 32);
     let not_n = e.alu(Not, &[n]);
     match opcode {
@@ -265,7 +268,7 @@ pub(super) fn shift64<E: Emit>(e: &mut E, opcode: Opcode, a: (E::V, E::V), n: E:
 /// quotient bit per step, from the top (64 steps; nothing shorter is
 /// exact without a correction loop). Dividing by zero gives a quotient of
 /// all ones and a remainder of `a`.
-pub(super) fn udivmod64<E: Emit>(e: &mut E, a: (E::V, E::V), b: (E::V, E::V)) -> ((E::V, E::V), (E::V, E::V)) {
+pub(super) fn udivmod64<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> (Pair<E::V>, Pair<E::V>) {
     let zero = e.k32(0);
     let nbl = e.alu(Ineg, &[b.0]);
     let nbh = e.alu(Not, &[b.1]);
@@ -306,7 +309,7 @@ pub(super) fn udivmod64<E: Emit>(e: &mut E, a: (E::V, E::V), b: (E::V, E::V)) ->
 }
 
 /// Whether a 64-bit pair is zero, as a mask.
-fn is_zero64<E: Emit>(e: &mut E, a: (E::V, E::V)) -> E::V {
+fn is_zero64<E: Emit>(e: &mut E, a: Pair<E::V>) -> E::V {
     let o = e.alu(Or, &[a.0, a.1]);
     opk(e, Useq, o, 0)
 }
@@ -314,7 +317,7 @@ fn is_zero64<E: Emit>(e: &mut E, a: (E::V, E::V)) -> E::V {
 /// The 64-bit integer opcodes; `None` for the others.
 pub(super) fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V]) -> Option<E::V> {
     let wide = |e: &mut E, i: usize| args.get(i).map(|&v| e.split(v));
-    let pack = |e: &mut E, (lo, hi): (E::V, E::V)| e.pack(lo, hi);
+    let pack = |e: &mut E, (lo, hi): Pair<E::V>| e.pack(lo, hi);
     let a = || args.len();
     let r = match (opcode, a()) {
         (U64add, 2) => {
