@@ -286,7 +286,41 @@ fn gen_args(rng: &mut Rng, kinds: &[Kind], specials: &[u64]) -> Vec<u64> {
         };
         args.push(v);
     }
+    near_boundaries(rng, kinds, &mut args);
     args
+}
+
+/// A few ulps either way.
+fn nudge(rng: &mut Rng, bits: u64) -> u64 {
+    bits.wrapping_add(rng.below(7)).wrapping_sub(3)
+}
+
+/// Sometimes replaces operands so the exact result sits on or next to a
+/// rounding boundary, or cancels: a square near a short square, a
+/// dividend near a short multiple of the divisor, an addend that cancels
+/// most of the product.
+fn near_boundaries(rng: &mut Rng, kinds: &[Kind], args: &mut [u64]) {
+    if kinds.iter().any(|&k| k != D) || rng.below(4) != 0 {
+        return;
+    }
+    let short = |rng: &mut Rng| {
+        let (bits, exp) = (1 + rng.below(30) as u32, rng.below(40) as i32 - 20);
+        f64::from_bits(short_double(rng, bits, exp))
+    };
+    match args.len() {
+        1 => {
+            let x = short(rng).abs();
+            args[0] = nudge(rng, (x * x).to_bits());
+        }
+        2 => {
+            let q = short(rng);
+            args[0] = nudge(rng, (f64::from_bits(args[1]) * q).to_bits());
+        }
+        _ => {
+            let p = f64::from_bits(args[0]) * f64::from_bits(args[1]);
+            args[2] = nudge(rng, (-p).to_bits());
+        }
+    }
 }
 
 fn is_nan(res: Res, bits: u64) -> bool {
