@@ -270,25 +270,41 @@ pub(super) fn shift64<E: Emit>(e: &mut E, opcode: Opcode, a: Pair<E::V>, n: E::V
 /// all ones and a remainder of `a`.
 pub(super) fn udivmod64<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> (Pair<E::V>, Pair<E::V>) {
     let zero = e.k32(0);
+    let (one, two) = (e.k32(1), e.k32(2));
     let nbl = e.alu(Ineg, &[b.0]);
+    // While the high bits of a come in, the remainder fits in 32 bits
+    // (it is below 2^(64 - i) after taking bit i), so only a divisor
+    // below 2^32 can go into it.
+    let bh_zero = opk(e, Useq, b.1, 0);
+    let mut rl = zero;
+    let mut qh = zero;
+    for pos in (0..32).rev() {
+        let pk = e.k32(pos);
+        let bit = e.alu(Ubfe, &[a.1, pk, one]);
+        rl = e.alu(Umad, &[rl, two, bit]);
+        let ge = e.alu(Usge, &[rl, b.0]);
+        let ge = e.alu(And, &[ge, bh_zero]);
+        let d = e.alu(Uadd, &[rl, nbl]);
+        rl = e.select(ge, d, rl);
+        let g = one_if(e, ge);
+        qh = e.alu(Umad, &[qh, two, g]);
+    }
+    // Then the full 64-bit steps. -b is (-lo, !hi + 1 when lo is 0): that
+    // +1 joins the low carry, so that b = 0 gives all ones as well.
     let nbh = e.alu(Not, &[b.1]);
-    // -b is (-lo, !hi + 1 when lo is 0): that +1 joins the low carry.
     let b_lo_zero = opk(e, Useq, b.0, 0);
-    let (mut rl, mut rh) = (zero, zero);
-    let mut q = [zero, zero];
-    for i in (0..64).rev() {
-        let (word, pos) = if i >= 32 { (a.1, i - 32) } else { (a.0, i) };
+    let mut rh = zero;
+    let mut ql = zero;
+    for pos in (0..32).rev() {
         // rem = rem * 2 + the next bit of a; `top` is the bit shifted out.
         let top = opk(e, Ushr, rh, 31);
         let carry = opk(e, Ushr, rl, 31);
-        let two = e.k32(2);
         rh = e.alu(Umad, &[rh, two, carry]);
         let pk = e.k32(pos);
-        let one = e.k32(1);
-        let bit = e.alu(Ubfe, &[word, pk, one]);
+        let bit = e.alu(Ubfe, &[a.0, pk, one]);
         rl = e.alu(Umad, &[rl, two, bit]);
         // rem - b, and whether rem (with its 65th bit) is at least b: the
-        // carry out of rem + ~b + 1.
+        // carry out of rem + !b + 1.
         let dl = e.alu(Uadd, &[rl, nbl]);
         let c0 = e.alu(Uslt, &[dl, rl]);
         let c0 = e.alu(Or, &[c0, b_lo_zero]);
@@ -301,11 +317,10 @@ pub(super) fn udivmod64<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> (Pa
         let ge = e.alu(Or, &[ge, top]);
         rl = e.select(ge, dl, rl);
         rh = e.select(ge, dh, rh);
-        let w = usize::from(i >= 32);
-        let m = opk(e, And, ge, 1 << (i % 32));
-        q[w] = e.alu(Or, &[q[w], m]);
+        let g = one_if(e, ge);
+        ql = e.alu(Umad, &[ql, two, g]);
     }
-    ((q[0], q[1]), (rl, rh))
+    ((ql, qh), (rl, rh))
 }
 
 /// Whether a 64-bit pair is zero, as a mask.
