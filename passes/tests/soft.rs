@@ -418,12 +418,15 @@ fn run(per_op: u64, seed: u64) -> (String, bool) {
 struct Record {
     ops: Vec<Opcode>,
     moves: usize,
+    consts: usize,
 }
 
 impl Emit for Record {
     type V = ();
 
-    fn konst(&mut self, _: Ty, _: u64) {}
+    fn konst(&mut self, _: Ty, _: u64) {
+        self.consts += 1;
+    }
 
     fn alu(&mut self, opcode: Opcode, _: &[()]) {
         self.ops.push(opcode);
@@ -439,24 +442,25 @@ impl Emit for Record {
     }
 }
 
-/// The ALU operations and the splits and packs one lowering emits.
-fn emitted(op: Opcode, kinds: &[Kind]) -> (usize, usize, Vec<Opcode>) {
+/// The ALU operations, the splits and packs, and the constants one
+/// lowering emits.
+fn emitted(op: Opcode, kinds: &[Kind]) -> (usize, usize, usize, Vec<Opcode>) {
     let mut r = Record::default();
     let args = vec![(); kinds.len()];
     assert!(soft::lower(&mut r, op, &args).is_some(), "{op} is not emulated");
-    (r.ops.len(), r.moves, r.ops)
+    (r.ops.len(), r.moves, r.consts, r.ops)
 }
 
 #[test]
 fn soft_emits_no_64bit_opcode() {
     let mut counts = String::new();
     for (op, kinds, _) in ops() {
-        let (n, moves, emitted) = emitted(op, kinds);
+        let (n, moves, consts, emitted) = emitted(op, kinds);
         for o in emitted {
             let wide = o.info().is_64bit() || (0..4).any(|i| o.src_type(i).is_64bit());
             assert!(!wide, "{op} emits {o}");
         }
-        counts += &format!("{:8} {n:5} ALU + {moves} split/pack\n", op.name());
+        counts += &format!("{:8} {n:5} ALU + {moves} split/pack + {consts} constants\n", op.name());
     }
     println!("{counts}");
 }

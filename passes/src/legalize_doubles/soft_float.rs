@@ -476,19 +476,31 @@ fn sqrt_sig<E: Emit>(e: &mut E, m: [E::V; 2]) -> ([E::V; 2], E::V) {
     let (two, four) = (k(e, 2), k(e, 4));
     let (mut rl, mut rh) = (zero, zero);
     let (mut ql, mut qh) = (zero, zero);
-    for i in (0..55u32).rev() {
-        // r = 4r + the next two bits of m * 2^56.
-        let c = opk(e, Ushr, rl, 30);
-        rh = e.alu(Umad, &[rh, four, c]);
-        rl = if i >= 28 {
+    // The first 29 root bits: the remainder (at most twice the root) and
+    // r - (4q + 1) still fit in 32 signed bits.
+    for i in (26..55u32).rev() {
+        let bits = if i >= 28 {
             let pos = 2 * i - 56;
             let w = m[(pos / 32) as usize];
             let (o, n) = (k(e, pos % 32), k(e, 2));
-            let bits = e.alu(Ubfe, &[w, o, n]);
-            e.alu(Umad, &[rl, four, bits])
+            e.alu(Ubfe, &[w, o, n])
         } else {
-            opk(e, Shl, rl, 2)
+            zero
         };
+        rl = e.alu(Umad, &[rl, four, bits]);
+        let t = opk(e, Shl, ql, 2);
+        let nt = e.alu(Not, &[t]);
+        let d = e.alu(Uadd, &[rl, nt]);
+        let neg = opk(e, Ishr, d, 31);
+        rl = e.select(neg, rl, d);
+        let bit = addk(e, neg, 1);
+        ql = e.alu(Umad, &[ql, two, bit]);
+    }
+    for _ in 0..26 {
+        // r = 4r + the next two bits of m * 2^56 (zeros by now).
+        let c = opk(e, Ushr, rl, 30);
+        rh = e.alu(Umad, &[rh, four, c]);
+        rl = opk(e, Shl, rl, 2);
         // r - (4q + 1) is r + !(4q).
         let tl = opk(e, Shl, ql, 2);
         let c = opk(e, Ushr, ql, 30);
