@@ -410,7 +410,9 @@ fn div_sig<E: Emit>(e: &mut E, a: [E::V; 2], b: [E::V; 2]) -> ([E::V; 2], E::V) 
     let nbh = e.alu(Ineg, &[b[1]]);
     let zero = k(e, 0);
     let two = k(e, 2);
-    // Quotient bits are collected inverted (1 where rem - b went negative).
+    // Each step adds its sign mask (-1 where rem - b went negative, so the
+    // bit is 0) into a word of the quotient less all ones: a word of n
+    // bits is the sum plus 2^n - 1.
     let mut q = [zero, zero];
     for i in (0..55).rev() {
         let dl = e.alu(Uadd, &[rl, nbl]);
@@ -421,17 +423,15 @@ fn div_sig<E: Emit>(e: &mut E, a: [E::V; 2], b: [E::V; 2]) -> ([E::V; 2], E::V) 
         rl = e.select(neg, rl, dl);
         rh = e.select(neg, rh, dh);
         let w = usize::from(i >= 32);
-        let nb = opk(e, Ushr, dh, 31);
-        q[w] = e.alu(Umad, &[q[w], two, nb]);
+        q[w] = e.alu(Umad, &[q[w], two, neg]);
         if i > 0 {
             let c = opk(e, Ushr, rl, 31);
             rh = e.alu(Umad, &[rh, two, c]);
             rl = e.alu(Uadd, &[rl, rl]);
         }
     }
-    let ql = e.alu(Not, &[q[0]]);
-    let qh = e.alu(Not, &[q[1]]);
-    let qh = opk(e, And, qh, 0x007f_ffff);
+    let ql = addk(e, q[0], u32::MAX);
+    let qh = addk(e, q[1], 0x007f_ffff);
     let rem = e.alu(Or, &[rl, rh]);
     ([ql, qh], rem)
 }
