@@ -42,6 +42,7 @@ struct Unpacked<V> {
     abs_hi: V,
 }
 
+/// A 32-bit constant.
 fn k<E: Emit>(e: &mut E, c: u32) -> E::V {
     e.k32(c)
 }
@@ -103,6 +104,7 @@ fn original<E: Emit>(e: &mut E, u: &Unpacked<E::V>) -> Pair<E::V> {
     (u.lo, e.alu(Or, &[u.abs_hi, u.sbit]))
 }
 
+/// 0xfff8000000000000, what x86 gives for invalid operations.
 fn default_nan<E: Emit>(e: &mut E) -> Pair<E::V> {
     (k(e, 0), k(e, DEFAULT_NAN_HI))
 }
@@ -276,22 +278,17 @@ fn add<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> Pair<E::V> {
     let r = round_pack(e, s, ex, sig);
     let (ai, bi) = (is_inf(e, &ua), is_inf(e, &ub));
     let t = original(e, &ub);
-    let r = sel(e, bi, t, r);
+    let r = sel64(e, bi, t, r);
     let t = original(e, &ua);
-    let r = sel(e, ai, t, r);
+    let r = sel64(e, ai, t, r);
     // inf - inf
     let both = e.alu(And, &[ai, bi]);
     let ds = e.alu(Xor, &[ua.sbit, ub.sbit]);
     let ds = opk(e, Ishr, ds, 31);
     let bad = e.alu(And, &[both, ds]);
     let t = default_nan(e);
-    let r = sel(e, bad, t, r);
+    let r = sel64(e, bad, t, r);
     nan_first(e, &[&ua, &ub], r)
-}
-
-/// `cond ? a : b` on pairs, taking `a` by value so calls can nest.
-fn sel<E: Emit>(e: &mut E, cond: E::V, a: Pair<E::V>, b: Pair<E::V>) -> Pair<E::V> {
-    sel64(e, cond, a, b)
 }
 
 /// `r`, unless an operand is NaN: then the first NaN operand, quieted.
@@ -299,7 +296,7 @@ fn nan_first<E: Emit>(e: &mut E, ops: &[&Unpacked<E::V>], mut r: Pair<E::V>) -> 
     for u in ops.iter().rev() {
         let n = is_nan(e, u);
         let q = quiet(e, u);
-        r = sel(e, n, q, r);
+        r = sel64(e, n, q, r);
     }
     r
 }
@@ -317,10 +314,10 @@ fn mul<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> Pair<E::V> {
     let (az, bz) = (is_zero(e, &ua), is_zero(e, &ub));
     let anyinf = e.alu(Or, &[ai, bi]);
     let t = inf(e, sbit);
-    let r = sel(e, anyinf, t, r);
+    let r = sel64(e, anyinf, t, r);
     let bad = invalid_product(e, ai, bi, az, bz);
     let t = default_nan(e);
-    let r = sel(e, bad, t, r);
+    let r = sel64(e, bad, t, r);
     nan_first(e, &[&ua, &ub], r)
 }
 
@@ -354,10 +351,10 @@ fn fma<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>, c: Pair<E::V>) -> Pair<
     let (ai, bi, ci) = (is_inf(e, &ua), is_inf(e, &ub), is_inf(e, &uc));
     let (az, bz) = (is_zero(e, &ua), is_zero(e, &ub));
     let t = original(e, &uc);
-    let r = sel(e, ci, t, r);
+    let r = sel64(e, ci, t, r);
     let pinf = e.alu(Or, &[ai, bi]);
     let t = inf(e, sp);
-    let r = sel(e, pinf, t, r);
+    let r = sel64(e, pinf, t, r);
     // inf * 0, and an infinite product plus the opposite infinity.
     let bad = invalid_product(e, ai, bi, az, bz);
     let ds = e.alu(Xor, &[sp, uc.sbit]);
@@ -366,7 +363,7 @@ fn fma<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>, c: Pair<E::V>) -> Pair<
     let opp = e.alu(And, &[opp, ds]);
     let bad = e.alu(Or, &[bad, opp]);
     let t = default_nan(e);
-    let r = sel(e, bad, t, r);
+    let r = sel64(e, bad, t, r);
     // The backend's fma (glibc on x86-64) picks b's NaN before a's.
     nan_first(e, &[&ub, &ua, &uc], r)
 }
@@ -389,15 +386,15 @@ fn div<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> Pair<E::V> {
     let (az, bz) = (is_zero(e, &ua), is_zero(e, &ub));
     let to_zero = e.alu(Or, &[bi, az]);
     let t = zero_signed(e, sbit);
-    let r = sel(e, to_zero, t, r);
+    let r = sel64(e, to_zero, t, r);
     let to_inf = e.alu(Or, &[ai, bz]);
     let t = inf(e, sbit);
-    let r = sel(e, to_inf, t, r);
+    let r = sel64(e, to_inf, t, r);
     let ii = e.alu(And, &[ai, bi]);
     let zz = e.alu(And, &[az, bz]);
     let bad = e.alu(Or, &[ii, zz]);
     let t = default_nan(e);
-    let r = sel(e, bad, t, r);
+    let r = sel64(e, bad, t, r);
     nan_first(e, &[&ua, &ub], r)
 }
 
@@ -457,15 +454,15 @@ fn sqrt<E: Emit>(e: &mut E, a: Pair<E::V>) -> Pair<E::V> {
     let az = is_zero(e, &u);
     let ai = is_inf(e, &u);
     let t = original(e, &u);
-    let r = sel(e, az, t, r);
+    let r = sel64(e, az, t, r);
     let t = original(e, &u);
-    let r = sel(e, ai, t, r);
+    let r = sel64(e, ai, t, r);
     // Below zero (not -0): invalid.
     let neg = opk(e, Ishr, u.sbit, 31);
     let nz = e.alu(Not, &[az]);
     let bad = e.alu(And, &[neg, nz]);
     let t = default_nan(e);
-    let r = sel(e, bad, t, r);
+    let r = sel64(e, bad, t, r);
     nan_first(e, &[&u], r)
 }
 
@@ -583,11 +580,11 @@ fn min_max<E: Emit>(e: &mut E, max: bool, a: Pair<E::V>, b: Pair<E::V>) -> Pair<
     let (ua, ub) = (unpack_fields(e, a), unpack_fields(e, b));
     let (ka, kb) = (order_key(e, &ua), order_key(e, &ub));
     let first = if max { slt64(e, kb, ka) } else { slt64(e, ka, kb) };
-    let r = sel(e, first, a, b);
+    let r = sel64(e, first, a, b);
     let bn = is_nan(e, &ub);
-    let r = sel(e, bn, a, r);
+    let r = sel64(e, bn, a, r);
     let an = is_nan(e, &ua);
-    sel(e, an, b, r)
+    sel64(e, an, b, r)
 }
 
 /// DABS as Mesa's `x >= 0 ? x : -x`: the sign flips for NaN and for
@@ -738,7 +735,7 @@ fn to_int<E: Emit>(e: &mut E, a: Pair<E::V>, bits: u32, signed: bool) -> Pair<E:
     let m = shr_words(e, &[tl, th], cnt, false);
     let small = opk(e, Islt, ef, 1023);
     let zero = k(e, 0);
-    let mag = sel(e, small, (zero, zero), (m[0], m[1]));
+    let mag = sel64(e, small, (zero, zero), (m[0], m[1]));
     let (mag, min) = if bits == 32 {
         // 2^32 and above give a zero high word and 0x80000000 below.
         let mlo = mag.0;
@@ -750,18 +747,18 @@ fn to_int<E: Emit>(e: &mut E, a: Pair<E::V>, bits: u32, signed: bool) -> Pair<E:
     let neg = if bits == 32 { (neg.0, zero) } else { neg };
     let lim_neg = k(e, 1023 + bits - 1);
     let over_neg = e.alu(Isge, &[ef, lim_neg]);
-    let rn = sel(e, over_neg, min, neg);
+    let rn = sel64(e, over_neg, min, neg);
     let lim_pos = k(e, if signed { 1023 + bits - 1 } else { 1023 + bits });
     let over_pos = e.alu(Isge, &[ef, lim_pos]);
     let big = if signed {
         min
     } else {
         let n = is_nan(e, &u);
-        sel(e, n, min, (zero, zero))
+        sel64(e, n, min, (zero, zero))
     };
-    let rp = sel(e, over_pos, big, mag);
+    let rp = sel64(e, over_pos, big, mag);
     let s = opk(e, Ishr, u.sbit, 31);
-    sel(e, s, rn, rp)
+    sel64(e, s, rn, rp)
 }
 
 /// The double-precision opcodes; `None` for the others.
