@@ -316,9 +316,19 @@ fn near_boundaries(rng: &mut Rng, kinds: &[Kind], args: &mut [u64]) {
             let q = short(rng);
             args[0] = nudge(rng, (f64::from_bits(args[1]) * q).to_bits());
         }
-        _ => {
+        _ if rng.below(2) == 0 => {
             let p = f64::from_bits(args[0]) * f64::from_bits(args[1]);
             args[2] = nudge(rng, (-p).to_bits());
+        }
+        _ => {
+            // A product of two 27-bit significands (54 bits: often a tie)
+            // and an addend far below it, or far above.
+            let (x, y) = (short_double(rng, 27, 0), short_double(rng, 27, -26));
+            args[0] = x;
+            args[1] = y;
+            let p = f64::from_bits(x) * f64::from_bits(y);
+            let scale = 2f64.powi(rng.below(240) as i32 - 120);
+            args[2] = (p * scale).to_bits() ^ (rng.next() & (1 << 63));
         }
     }
 }
