@@ -45,12 +45,6 @@ pub fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V]) -> Option<E::V> 
     Some(r)
 }
 
-/// Whether the lowering of `op` here emits 32-bit integer operations only
-/// (no DADD or DMUL), so it serves targets without double arithmetic.
-pub fn is_integer_only(op: Opcode) -> bool {
-    matches!(op, Dabs | Dneg | Dssg | Dmin | Dmax | Dtrunc | Dflr | Dceil | Dround | Dfracexp)
-}
-
 /// `a >= 0 ? a : -a`: the sign flips for negative numbers other than -0.0,
 /// and for every NaN (a comparison with a NaN is false).
 fn dabs<E: Emit>(e: &mut E, a: E::V) -> E::V {

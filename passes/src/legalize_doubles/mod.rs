@@ -23,6 +23,8 @@ pub mod emit;
 pub mod halves;
 pub mod newton;
 pub mod soft;
+mod soft_float;
+mod soft_int64;
 
 pub use caps::{preset, preset_names, Caps, Preset, UnknownCapability, PRESETS};
 
@@ -210,11 +212,10 @@ pub fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V], caps: &Caps) -> 
     if !caps::is_double_opcode(opcode) {
         soft::lower(e, opcode, args)
     } else if !caps.has_fp64_arithmetic() {
-        // Without double arithmetic only the lowerings made of integer
-        // operations alone help; the others would leave DADD, DMUL or
-        // DFMA behind.
-        let integer_only = bits::is_integer_only(opcode);
-        soft::lower(e, opcode, args).or_else(|| if integer_only { bits::lower(e, opcode, args) } else { None })
+        // Emulation first; the bit-level lowerings serve what it does not
+        // cover (DFRAC, DLDEXP, the rounding ops): the DADD or DMUL some of
+        // them emit is emulated in the next round.
+        soft::lower(e, opcode, args).or_else(|| bits::lower(e, opcode, args))
     } else {
         structured(e).or_else(|| soft::lower(e, opcode, args))
     }
