@@ -76,18 +76,10 @@ fn what_is_left_is_counted() {
 }
 
 /// After `--target=no-fp64` no double or 64-bit integer opcode is left in
-/// the emitted TGSI. This needs the soft emulation of `soft.rs`: until it
-/// is merged (its `lower` gives nothing for DADD) the test notes that and
-/// checks nothing; once it is, it must pass.
+/// the emitted TGSI of random programs.
 #[test]
-fn no_fp64_leaves_no_64bit_opcode_once_soft_emulation_is_merged() {
-    use tgsi_opt::passes::legalize_doubles::{emit::Evaluate, soft};
-    let one = 1f64.to_bits();
-    if soft::lower(&mut Evaluate, tgsi::Opcode::Dadd, &[one, one]).is_none() {
-        eprintln!("note: soft emulation is not merged yet; skipping");
-        return;
-    }
-    let caps = preset("no-fp64").map(|p| p.caps()).unwrap_or_else(Caps::none);
+fn no_fp64_leaves_no_64bit_opcode() {
+    let caps = preset("no-fp64").expect("the no-fp64 preset").caps();
     for seed in 0..SEEDS {
         let (shader, _) = legalized(seed, &caps);
         let left: Vec<String> =
