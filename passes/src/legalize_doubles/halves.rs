@@ -17,6 +17,18 @@ pub struct Halves<V> {
     pub hi: V,
 }
 
+impl<V> From<(V, V)> for Halves<V> {
+    fn from((lo, hi): (V, V)) -> Self {
+        Halves { lo, hi }
+    }
+}
+
+impl<V> From<Halves<V>> for (V, V) {
+    fn from(h: Halves<V>) -> Self {
+        (h.lo, h.hi)
+    }
+}
+
 /// The sign bit of a double's high half.
 pub const SIGN: u32 = 0x8000_0000;
 

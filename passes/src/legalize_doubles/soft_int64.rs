@@ -7,6 +7,8 @@
 //! them, so they feed UCMP, AND and XOR directly.
 
 use super::emit::Emit;
+use super::halves;
+pub(super) use super::halves::opk;
 use tgsi::Opcode::{self, *};
 
 /// A 64-bit value as its (low, high) 32-bit words.
@@ -18,11 +20,6 @@ pub(super) fn addk<E: Emit>(e: &mut E, x: E::V, c: u32) -> E::V {
     e.alu(Uadd, &[x, k])
 }
 
-/// One operation whose second operand is a 32-bit constant.
-pub(super) fn opk<E: Emit>(e: &mut E, opcode: Opcode, x: E::V, c: u32) -> E::V {
-    let k = e.k32(c);
-    e.alu(opcode, &[x, k])
-}
 
 /// 0 or 1 from a mask: INEG of all ones is 1.
 fn one_if<E: Emit>(e: &mut E, mask: E::V) -> E::V {
@@ -184,11 +181,7 @@ pub(super) fn mul_64x64<E: Emit>(e: &mut E, a: [E::V; 2], b: [E::V; 2]) -> Vec<E
 
 /// `a < b` on unsigned 64-bit (lo, hi) pairs, as a mask.
 pub(super) fn ult64<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> E::V {
-    let hlt = e.alu(Uslt, &[a.1, b.1]);
-    let heq = e.alu(Useq, &[a.1, b.1]);
-    let llt = e.alu(Uslt, &[a.0, b.0]);
-    let t = e.alu(And, &[heq, llt]);
-    e.alu(Or, &[hlt, t])
+    halves::ult(e, a.into(), b.into())
 }
 
 /// `a < b` on signed 64-bit (lo, hi) pairs, as a mask.
@@ -225,7 +218,7 @@ pub(super) fn add64<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> Pair<E:
 
 /// `cond ? a : b` on 64-bit pairs.
 pub(super) fn sel64<E: Emit>(e: &mut E, cond: E::V, a: Pair<E::V>, b: Pair<E::V>) -> Pair<E::V> {
-    (e.select(cond, a.0, b.0), e.select(cond, a.1, b.1))
+    halves::select(e, cond, a.into(), b.into()).into()
 }
 
 /// `|a|` of a signed 64-bit pair (INT64_MIN stays, read unsigned it is 2^63).
