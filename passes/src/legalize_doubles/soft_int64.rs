@@ -20,7 +20,6 @@ pub(super) fn addk<E: Emit>(e: &mut E, x: E::V, c: u32) -> E::V {
     e.alu(Uadd, &[x, k])
 }
 
-
 /// 0 or 1 from a mask: INEG of all ones is 1.
 fn one_if<E: Emit>(e: &mut E, mask: E::V) -> E::V {
     e.alu(Ineg, &[mask])

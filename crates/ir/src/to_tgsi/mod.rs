@@ -1115,6 +1115,13 @@ impl<'a> Emitter<'a> {
             if m & mask != 0 {
                 break;
             }
+            // One instruction reads every operand before it writes: an
+            // operation reading the result of another of the group cannot
+            // join it.
+            let group_results = |v: Value| group.iter().any(|&g| self.func.insts[g].results.contains(&v));
+            if d.args.iter().any(|a| group_results(a.value)) {
+                break;
+            }
             // Operands must still be readable from one register each.
             let mut trial = group.clone();
             trial.push(insts[j]);
@@ -1527,4 +1534,36 @@ fn rank_in_group(e: &Emitter<'_>, group: &[Inst], chan: u8) -> Result<usize, Emi
         }
     }
     Ok(rank)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two channels of one source instruction where one comes to read the
+    /// other's result (as a pass rewriting operands can make them) are
+    /// not written as one vector instruction, which would read the old
+    /// register contents.
+    #[test]
+    fn a_channel_reading_another_of_its_instruction_is_not_regrouped() {
+        let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nADD TEMP[0].y, IN[0].xxxx, IN[0].xxxx\n\
+                    UADD TEMP[0].xz, TEMP[0].yyyy, TEMP[0].yyyy\nMOV OUT[0], TEMP[0]\nEND\n";
+        let mut module = crate::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+        let func = &mut module.function;
+        let adds: Vec<Inst> = func
+            .insts
+            .iter()
+            .filter(|(_, d)| matches!(d.op, Op::Alu { opcode: Opcode::Uadd, .. }))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(adds.len(), 2);
+        // z = x + x instead of y + y.
+        let x = func.result(adds[0]);
+        func.insts[adds[1]].args[0].value = x;
+        func.insts[adds[1]].args[1].value = x;
+        crate::verify::verify(func).unwrap();
+        let shader = to_tgsi(&module).unwrap();
+        let uadds: Vec<_> = shader.instructions().filter(|i| i.opcode == Opcode::Uadd).collect();
+        assert_eq!(uadds.len(), 2, "{}", tgsi::print(&shader, tgsi::Style::Exact));
+    }
 }
