@@ -268,7 +268,10 @@ fn alu_value(func: &Function, immediates: &[tgsi::Immediate], inst: Inst) -> Opt
     let args = data
         .args
         .iter()
-        .map(|a| const_of(func, immediates, a.value).map(|bits| apply_modifiers(info.src_type, bits, a.neg, a.abs)))
+        .enumerate()
+        .map(|(i, a)| {
+            const_of(func, immediates, a.value).map(|bits| apply_modifiers(opcode.src_type(i), bits, a.neg, a.abs))
+        })
         .collect::<Option<Vec<u64>>>()?;
     let v = eval(opcode, chan, &args)?;
     Some(if data.saturate { saturate(info.dst_type, v) } else { v })
@@ -402,7 +405,8 @@ impl Ctx<'_> {
         let args: Vec<Operand> = data.args.to_vec();
         let known: Vec<Option<u64>> = args
             .iter()
-            .map(|a| self.konst(a.value).map(|bits| apply_modifiers(info.src_type, bits, a.neg, a.abs)))
+            .enumerate()
+            .map(|(i, a)| self.konst(a.value).map(|bits| apply_modifiers(opcode.src_type(i), bits, a.neg, a.abs)))
             .collect();
         let sat = data.saturate;
         if known.iter().all(Option::is_some) {
@@ -466,7 +470,6 @@ impl Ctx<'_> {
         if data.saturate {
             return None;
         }
-        let info = opcode.info();
         let result_ty = data.results.first().and_then(|&r| self.ty(r))?;
         if result_ty != Ty::B32 {
             return None;
@@ -474,7 +477,8 @@ impl Ctx<'_> {
         let known: Vec<Option<u64>> = data
             .args
             .iter()
-            .map(|a| self.konst(a.value).map(|bits| apply_modifiers(info.src_type, bits, a.neg, a.abs)))
+            .enumerate()
+            .map(|(i, a)| self.konst(a.value).map(|bits| apply_modifiers(opcode.src_type(i), bits, a.neg, a.abs)))
             .collect();
         let pats: Vec<Pat> = data
             .args

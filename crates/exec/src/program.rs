@@ -82,7 +82,10 @@ pub(crate) enum Step {
     Alu {
         dst: u32,
         args: SmallVec<[Arg; 4]>,
-        src_ty: OperandType,
+        /// How each operand's modifiers read it (the opcode's source
+        /// type, with Mesa's per-operand exceptions: LDEXP's and DLDEXP's
+        /// exponent is an integer).
+        src_tys: SmallVec<[OperandType; 4]>,
         sat: Option<OperandType>,
         /// The batch loop computing it.
         kernel: Kernel,
@@ -395,7 +398,7 @@ fn compile_inst(
                 Step::Alu {
                     dst: need_dst()?,
                     args: data.args.iter().map(Arg::new).collect(),
-                    src_ty: info.src_type,
+                    src_tys: (0..n).map(|i| opcode.src_type(i)).collect(),
                     sat: data.saturate.then_some(info.dst_type),
                     kernel,
                 }

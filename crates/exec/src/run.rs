@@ -494,7 +494,7 @@ impl<'a> Batch<'a> {
         self.count(steps.len() as u64)?;
         for step in steps {
             match step {
-                Step::Alu { dst, args, src_ty, sat, kernel } => {
+                Step::Alu { dst, args, src_tys, sat, kernel } => {
                     let w = self.w;
                     // Operands with modifiers are rewritten into a scratch
                     // column; the others are read in place. Every lane is
@@ -504,7 +504,7 @@ impl<'a> Batch<'a> {
                     for (i, a) in args.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
                         let at = a.slot as usize * w;
                         let (column, source) = (&mut modified[i * w..(i + 1) * w], &slots[at..at + w]);
-                        apply_modifiers(*src_ty, a, column, source);
+                        apply_modifiers(src_tys[i], a, column, source);
                     }
                     {
                         let mut columns: [&[u64]; MAX_ARGS] = [&[]; MAX_ARGS];

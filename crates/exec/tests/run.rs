@@ -192,3 +192,19 @@ fn indirectly_written_outputs_reach_the_results() {
     assert_eq!((out.get(0, 0), out.get(1, 0)), (Some([f(3.0); 4]), Some([0; 4])));
     assert_eq!((out.get(0, 1), out.get(1, 1)), (Some([0; 4]), Some([f(3.0); 4])));
 }
+
+/// The exponent of LDEXP and DLDEXP is an integer operand (Mesa's
+/// `tgsi_opcode_infer_src_type`): `-` negates it and `|...|` takes its
+/// absolute value as integers, whatever the opcode's own type.
+#[test]
+fn ldexp_exponent_modifiers_are_integer() {
+    let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL OUT[1], COLOR[1]\n\
+                LDEXP OUT[0].x, IN[0].xxxx, -IN[1].xxxx\nLDEXP OUT[0].y, IN[0].xxxx, |IN[1].yyyy|\n\
+                DLDEXP OUT[1].xy, IN[0].zwzw, -IN[1].xxxx\nDLDEXP OUT[1].zw, IN[0].zwzw, |IN[1].yyyy|\nEND\n";
+    // IN[0]: 1.0f, then 1.0 as a double in zw; IN[1]: 3 and -3.
+    let state = "invocations 1\ninput 0 * 1.0 0 0x00000000 0x3ff00000\ninput 1 * 0x00000003 0xfffffffd 0 0\n";
+    let out = run(text, state);
+    let [x, y, _, _] = out.get(0, 0).unwrap();
+    assert_eq!((x, y), (f(0.125), f(8.0)));
+    assert_eq!(out.get(1, 0), Some([0, 0x3fc0_0000, 0, 0x4020_0000]));
+}
