@@ -451,17 +451,14 @@ impl<'a> Emitter<'a> {
             });
         }
         let index = self.scratch();
-        let slot = |pos: usize| slot(index, pos);
-        {
-            for &(pos, o) in wanted {
-                let s = self.operand(&[(pos, o)])?;
-                let mut inst = tgsi::Instruction::new(Opcode::Mov);
-                inst.dst.push(DstOperand { reg: Register::new(File::Temporary, index as i32), write_mask: 1 << pos });
-                inst.src.push(s);
-                self.out.push(inst);
-                if plain(&o) {
-                    self.held.push((slot(pos), o.value, self.out.len()));
-                }
+        for &(pos, o) in wanted {
+            let s = self.operand(&[(pos, o)])?;
+            let mut inst = tgsi::Instruction::new(Opcode::Mov);
+            inst.dst.push(DstOperand { reg: Register::new(File::Temporary, index as i32), write_mask: 1 << pos });
+            inst.src.push(s);
+            self.out.push(inst);
+            if plain(&o) {
+                self.held.push((slot(index, pos), o.value, self.out.len()));
             }
         }
         let mut swizzle = [0u8, 1, 2, 3];
