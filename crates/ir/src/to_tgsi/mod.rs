@@ -100,6 +100,10 @@ struct Emitter<'a> {
     held: Vec<(RegChannel, Value, usize)>,
 }
 
+/// How many instructions back a gathered copy is still looked for: checking
+/// one reads every instruction written since.
+const HELD_WINDOW: usize = 64;
+
 /// One operand of an instruction being written: for each swizzle position
 /// the value to read there.
 type Wanted = SmallVec<[(usize, Operand); 4]>;
@@ -458,7 +462,7 @@ impl<'a> Emitter<'a> {
             inst.src.push(s);
             self.out.push(inst);
             if plain(&o) {
-                self.held.push((slot(index, pos), o.value, self.out.len()));
+                self.remember_copy(slot(index, pos), o.value);
             }
         }
         let mut swizzle = [0u8, 1, 2, 3];
@@ -528,7 +532,7 @@ impl<'a> Emitter<'a> {
                                     let s = self.single_src(l, c)?;
                                     self.mov_raw(slot, s)?;
                                     self.gather_writes.push((slot, pos));
-                                    self.held.push((slot, v, self.out.len()));
+                                    self.remember_copy(slot, v);
                                     c
                                 }
                             };
@@ -554,16 +558,21 @@ impl<'a> Emitter<'a> {
         }))
     }
 
+    /// Notes that the instruction just written copied `v` into `slot`.
+    fn remember_copy(&mut self, slot: RegChannel, v: Value) {
+        let now = self.out.len();
+        self.held.retain(|&(_, _, since)| now - since <= HELD_WINDOW);
+        self.held.push((slot, v, now));
+    }
+
     /// Whether `slot` still holds the copy of `v` gathering put there: no
     /// instruction written since writes it, and no control flow came
     /// between (a join could bring a path that did not copy).
     fn held_copy(&self, slot: RegChannel, v: Value) -> bool {
-        // Only recent copies: the check reads every instruction since.
-        const WINDOW: usize = 64;
         self.held.iter().rev().any(|&(s, w, since)| {
             s == slot
                 && w == v
-                && self.out.len() - since <= WINDOW
+                && self.out.len() - since <= HELD_WINDOW
                 && self.out[since..].iter().all(|inst| {
                     !inst.opcode.info().has(tgsi::flags::CONTROL_FLOW)
                         && inst.dst.iter().all(|d| {
