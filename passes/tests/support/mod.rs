@@ -238,9 +238,17 @@ pub fn snapshot_case(path: &Path, pass: &dyn Pass) -> (String, Vec<String>) {
     (snapshot_text(&name, pass.name(), &after, &result), wrong)
 }
 
+/// The `.tgsi` files in `tests/inputs/<pass>/`, sorted.
+pub fn case_paths(pass: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/inputs").join(pass);
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "tgsi")).collect())
+        .unwrap_or_default();
+    paths.sort();
+    paths
+}
+
 /// The number of `.tgsi` files in `tests/inputs/<pass>/`.
 pub fn case_count(pass: &str) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/inputs").join(pass);
-    std::fs::read_dir(&dir)
-        .map_or(0, |d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "tgsi")).count())
+    case_paths(pass).len()
 }
