@@ -13,7 +13,8 @@
 //! `EXEC_CONFORMANCE_RUNS=N` in the environment it instead runs every case
 //! N times untimed on each of its two states, for an instruction-counting profiler such as
 //! `valgrind --tool=callgrind`, whose counts do not depend on what else the
-//! machine is doing.
+//! machine is doing. `EXEC_CONFORMANCE_CASES=TEXT` keeps the cases whose
+//! name contains TEXT.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -35,6 +36,9 @@ fn main() {
     let mut names: Vec<String> =
         entries.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string)).collect();
     names.sort();
+    if let Ok(only) = std::env::var("EXEC_CONFORMANCE_CASES") {
+        names.retain(|name| name.contains(&only));
+    }
     let options = exec::RunOptions::default();
     let fixed_runs: Option<u32> = std::env::var("EXEC_CONFORMANCE_RUNS").ok().and_then(|v| v.parse().ok());
     let mut per_case = Vec::new();

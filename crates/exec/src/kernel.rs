@@ -6,7 +6,7 @@
 
 use tgsi::Opcode;
 
-use crate::scalar::{fmax, fmin, Family};
+use crate::scalar::{fmax, fmin, sign, trunc_i32, trunc_u32, Family};
 
 /// An operation with a batch loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +64,14 @@ pub(crate) enum Kernel {
     Uarl,
     Umad,
     Sqrt,
+    Ssg,
+    F2i,
+    F2u,
+    Iabs,
+    Ineg,
+    UmulHi,
+    Udiv,
+    Umod,
     /// Any other operation: [`crate::scalar::eval`] per lane, asking only
     /// the family that defines it.
     Eval {
@@ -133,6 +141,14 @@ impl Kernel {
             (Uarl, 1) => Kernel::Uarl,
             (Umad, 3) => Kernel::Umad,
             (Sqrt, 1) => Kernel::Sqrt,
+            (Ssg, 1) => Kernel::Ssg,
+            (F2i, 1) => Kernel::F2i,
+            (F2u, 1) => Kernel::F2u,
+            (Iabs, 1) => Kernel::Iabs,
+            (Ineg, 1) => Kernel::Ineg,
+            (UmulHi, 2) => Kernel::UmulHi,
+            (Udiv, 2) => Kernel::Udiv,
+            (Umod, 2) => Kernel::Umod,
             _ if args <= MAX_ARGS => Kernel::Eval { opcode, chan, family: Family::of(opcode, chan, args)? },
             _ => return None,
         })
@@ -210,6 +226,24 @@ impl Kernel {
             Kernel::Uarl => map1(out, a, |x| u(x) as u64),
             Kernel::Umad => map3(out, a, |x, y, z| u(x).wrapping_mul(u(y)).wrapping_add(u(z)) as u64),
             Kernel::Sqrt => map1(out, a, |x| b(f(x).sqrt())),
+            Kernel::Ssg => map1(out, a, |x| b(sign(f(x)))),
+            Kernel::F2i => map1(out, a, |x| trunc_i32(f(x) as f64) as u32 as u64),
+            Kernel::F2u => map1(out, a, |x| trunc_u32(f(x) as f64) as u64),
+            Kernel::Iabs => map1(out, a, |x| i(x).wrapping_abs() as u32 as u64),
+            Kernel::Ineg => map1(out, a, |x| i(x).wrapping_neg() as u32 as u64),
+            Kernel::UmulHi => map2(out, a, |x, y| (u(x) as u64 * u(y) as u64) >> 32),
+            Kernel::Udiv => map2(out, a, |x, y| u(x).checked_div(u(y)).unwrap_or(u32::MAX) as u64),
+            Kernel::Umod => map2(out, a, |x, y| u(x).checked_rem(u(y)).unwrap_or(u32::MAX) as u64),
+            // `of` checked that the family covers the operation.
+            Kernel::Eval { opcode, chan, family } if a.len() == 1 => {
+                map1(out, a, |x| family.eval(opcode, chan, &[x]).unwrap_or(0))
+            }
+            Kernel::Eval { opcode, chan, family } if a.len() == 2 => {
+                map2(out, a, |x, y| family.eval(opcode, chan, &[x, y]).unwrap_or(0))
+            }
+            Kernel::Eval { opcode, chan, family } if a.len() == 3 => {
+                map3(out, a, |x, y, z| family.eval(opcode, chan, &[x, y, z]).unwrap_or(0))
+            }
             Kernel::Eval { opcode, chan, family } => {
                 let mut args = [0u64; MAX_ARGS];
                 let n = a.len().min(MAX_ARGS);
@@ -217,7 +251,6 @@ impl Kernel {
                     for (arg, column) in args.iter_mut().zip(&a[..n]) {
                         *arg = column.get(l).copied().unwrap_or(0);
                     }
-                    // `of` checked that the family covers the operation.
                     *o = family.eval(opcode, chan, &args[..n]).unwrap_or(0);
                 }
             }
@@ -327,6 +360,14 @@ mod tests {
             (Uarl, 1),
             (Umad, 3),
             (Sqrt, 1),
+            (Ssg, 1),
+            (F2i, 1),
+            (F2u, 1),
+            (Iabs, 1),
+            (Ineg, 1),
+            (UmulHi, 2),
+            (Udiv, 2),
+            (Umod, 2),
         ];
         for (op, args) in ops {
             let kernel = Kernel::of(op, 0, args).unwrap();

@@ -89,6 +89,9 @@ pub(crate) enum Step {
         sat: Option<OperandType>,
         /// The batch loop computing it.
         kernel: Kernel,
+        /// No operand has modifiers, the result is not saturated and `dst`
+        /// is no operand: the batch loop may write `dst` in place.
+        plain: bool,
     },
     Deriv {
         dst: u32,
@@ -168,8 +171,7 @@ pub(crate) enum Step {
 pub(crate) struct Program {
     pub steps: Vec<Vec<Step>>,
     pub exits: Vec<Exit>,
-    /// The slots set when a batch starts, input reads of one register
-    /// next to each other.
+    /// The slots set when a batch starts.
     pub fills: Vec<(u32, Fill)>,
     pub slots: usize,
     /// Slots a batch clears when it starts: the operands of derivatives,
@@ -242,10 +244,6 @@ impl Program {
             .collect();
         cleared.sort_unstable();
         cleared.dedup();
-        fills.sort_by_key(|&(slot, fill)| match fill {
-            Fill::Input { vertex, index, chan } => (1, vertex.map_or(0, |v| v as u64 + 1), index, chan, slot),
-            _ => (0, 0, 0, 0, slot),
-        });
         Ok(Program {
             steps,
             fills,
@@ -395,12 +393,16 @@ fn compile_inst(
                     chan: *chan,
                     args: n,
                 })?;
+                let dst = need_dst()?;
+                let args: SmallVec<[Arg; 4]> = data.args.iter().map(Arg::new).collect();
+                let plain = !data.saturate && args.iter().all(|a| !a.neg && !a.abs && a.slot != dst);
                 Step::Alu {
-                    dst: need_dst()?,
-                    args: data.args.iter().map(Arg::new).collect(),
+                    dst,
+                    args,
                     src_tys: (0..n).map(|i| opcode.src_type(i)).collect(),
                     sat: data.saturate.then_some(info.dst_type),
                     kernel,
+                    plain,
                 }
             }
         }

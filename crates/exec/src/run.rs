@@ -137,8 +137,10 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
             let all = full(count);
             batch.region(&module.function.body, all)?;
             batch.sync_output_arrays(all);
-            for (l, k) in killed.iter_mut().enumerate() {
-                *k = batch.killed & (1 << l) != 0;
+            if batch.killed != 0 {
+                for (l, k) in killed.iter_mut().enumerate() {
+                    *k = batch.killed & (1 << l) != 0;
+                }
             }
             Ok(batch.emitted.take().map(Emitter::finish))
         };
@@ -190,6 +192,22 @@ fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u64], source: &[u64])
                 *m = scalar::apply_modifiers(ty, v, a.neg, a.abs);
             }
         }
+    }
+}
+
+/// The lanes of a mask, lowest first.
+struct Lanes(u64);
+
+impl Iterator for Lanes {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let l = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(l)
     }
 }
 
@@ -345,26 +363,13 @@ impl<'a> Batch<'a> {
     /// Sets the values that do not depend on a lane's path, in every lane.
     fn fill_invariants(&mut self) {
         let w = self.w;
-        // One register's inputs for every lane, fetched once for all of
-        // its channels (the program lists them next to each other).
-        let mut fetched: Option<(Option<u32>, u32)> = None;
-        let mut lanes = [[0u32; 4]; 64];
         for &(slot, fill) in &self.program.fills {
             let column = &mut self.slots[slot as usize * w..(slot as usize + 1) * w];
             match fill {
                 Fill::Bits(bits) => column.fill(bits),
                 Fill::Constant { k } => column.fill(self.env.constants[k as usize] as u64),
                 Fill::Input { vertex, index, chan } => {
-                    if fetched != Some((vertex, index)) {
-                        match vertex {
-                            Some(v) => self.env.state.vertex_input_lanes(v, index, self.first, &mut lanes[..w]),
-                            None => self.env.state.input_lanes(index, self.first, &mut lanes[..w]),
-                        }
-                        fetched = Some((vertex, index));
-                    }
-                    for (v, input) in column.iter_mut().zip(&lanes) {
-                        *v = input[chan as usize & 3] as u64;
-                    }
+                    self.env.state.input_column(vertex, index, chan, self.first, column);
                 }
                 Fill::SystemValue { name, chan } => {
                     for (l, v) in column.iter_mut().enumerate() {
@@ -383,8 +388,8 @@ impl<'a> Batch<'a> {
         self.slots[slot as usize * self.w + lane] = v;
     }
 
-    fn lanes(&self, mask: u64) -> impl Iterator<Item = usize> {
-        (0..self.w).filter(move |&l| mask & (1 << l) != 0)
+    fn lanes(&self, mask: u64) -> Lanes {
+        Lanes(mask & full(self.w))
     }
 
     /// Runs `region` for the lanes of `active`; returns the lanes that
@@ -494,7 +499,20 @@ impl<'a> Batch<'a> {
         self.count(steps.len() as u64)?;
         for step in steps {
             match step {
-                Step::Alu { dst, args, src_tys, sat, kernel } => {
+                Step::Alu { dst, args, kernel, plain: true, .. } if active == full(self.w) => {
+                    // Every lane straight into `dst`: the operands are the
+                    // other slots, below and above it.
+                    let (w, d) = (self.w, *dst as usize);
+                    let (below, rest) = self.slots.split_at_mut(d * w);
+                    let (out, above) = rest.split_at_mut(w);
+                    let mut columns: [&[u64]; MAX_ARGS] = [&[]; MAX_ARGS];
+                    for (a, column) in args.iter().zip(&mut columns) {
+                        let s = a.slot as usize;
+                        *column = if s < d { &below[s * w..(s + 1) * w] } else { &above[(s - d - 1) * w..(s - d) * w] };
+                    }
+                    kernel.run(&columns[..args.len().min(MAX_ARGS)], out);
+                }
+                Step::Alu { dst, args, src_tys, sat, kernel, .. } => {
                     let w = self.w;
                     // Operands with modifiers are rewritten into a scratch
                     // column; the others are read in place. Every lane is
@@ -559,6 +577,20 @@ impl<'a> Batch<'a> {
                             v = scalar::saturate(OperandType::Float, v);
                         }
                         self.set(*dst, l, v);
+                    }
+                }
+                Step::Pack { dst, lo, hi } if active == full(self.w) => {
+                    let w = self.w;
+                    for l in 0..w {
+                        let v =
+                            (self.slots[*lo as usize * w + l] & 0xffff_ffff) | (self.slots[*hi as usize * w + l] << 32);
+                        self.slots[*dst as usize * w + l] = v;
+                    }
+                }
+                Step::Split { dst, src, hi } if active == full(self.w) => {
+                    let (w, shift, keep) = (self.w, if *hi { 32 } else { 0 }, 0xffff_ffff);
+                    for l in 0..w {
+                        self.slots[*dst as usize * w + l] = (self.slots[*src as usize * w + l] >> shift) & keep;
                     }
                 }
                 Step::Pack { dst, lo, hi } => {
@@ -648,8 +680,14 @@ impl<'a> Batch<'a> {
                 }
                 Step::Texture { op, unit, coords, swizzle, dsts, sat } => {
                     let texture = self.env.state.texture(*unit);
+                    // Float modifiers are sign-bit masks, taken out of the lane loop.
+                    let masks =
+                        coords.map(|a| (if a.abs { 0x7fff_ffff } else { u32::MAX }, if a.neg { 1 << 31 } else { 0 }));
                     for l in self.lanes(active) {
-                        let c = coords.map(|a| self.operand(&a, OperandType::Float, l) as u32);
+                        let mut c = [0u32; 4];
+                        for ((c, a), (clear, flip)) in c.iter_mut().zip(coords).zip(masks) {
+                            *c = (self.get(a.slot, l) as u32 & clear) ^ flip;
+                        }
                         let result = sampler::sample(texture, *op, c);
                         let mut texel = swizzle.map(|s| result[s as usize & 3]);
                         if *sat {

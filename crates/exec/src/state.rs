@@ -184,6 +184,10 @@ struct PerLane {
     all: Option<[u32; 4]>,
     /// By lane, one entry per lane once finished.
     lanes: Vec<(u32, [u32; 4])>,
+    /// Once finished, when the lines set most lanes up to the last one
+    /// they name: every lane's value up to it, so that a batch reads a
+    /// run of lanes without a search.
+    dense: Vec<[u32; 4]>,
 }
 
 impl PerLane {
@@ -209,25 +213,49 @@ impl PerLane {
             }
         }
         self.lanes = kept;
+        let span = self.lanes.last().map_or(0, |&(lane, _)| lane as usize + 1);
+        if span > 0 && span <= 2 * self.lanes.len() {
+            self.dense = vec![self.all.unwrap_or_default(); span];
+            for &(lane, v) in &self.lanes {
+                self.dense[lane as usize] = v;
+            }
+        }
     }
 
     fn get(&self, lane: u32) -> Option<[u32; 4]> {
+        if let Some(&v) = self.dense.get(lane as usize) {
+            return Some(v);
+        }
         match self.lanes.binary_search_by_key(&lane, |&(l, _)| l) {
             Ok(i) => Some(self.lanes[i].1),
             Err(_) => self.all,
         }
     }
 
-    /// Lanes `first..first + out.len()` into `out`, with one search rather
-    /// than one per lane; lanes nothing sets are left as they were.
-    fn fill(&self, first: u32, out: &mut [[u32; 4]]) {
+    /// Whether lanes `first..first + len` all have a value of their own
+    /// or the `*` line's.
+    fn covers(&self, first: u32, len: usize) -> bool {
+        self.all.is_some() || first as usize + len <= self.dense.len()
+    }
+
+    /// Channel `chan` of lanes `first..first + out.len()` into `out`, with
+    /// one search rather than one per lane; lanes nothing sets are left as
+    /// they were.
+    fn fill_column(&self, first: u32, chan: usize, out: &mut [u64]) {
         if let Some(all) = self.all {
-            out.fill(all);
+            out.fill(all[chan] as u64);
+        }
+        if !self.dense.is_empty() {
+            let lanes = self.dense.get(first as usize..).unwrap_or_default();
+            for (o, v) in out.iter_mut().zip(lanes) {
+                *o = v[chan] as u64;
+            }
+            return;
         }
         let end = first.saturating_add(out.len() as u32);
         let start = self.lanes.partition_point(|&(l, _)| l < first);
         for &(lane, v) in self.lanes[start..].iter().take_while(|&&(l, _)| l < end) {
-            out[(lane - first) as usize] = v;
+            out[(lane - first) as usize] = v[chan] as u64;
         }
     }
 }
@@ -605,23 +633,22 @@ impl State {
         self.inputs.get(&index).and_then(|p| p.get(lane)).unwrap_or_default()
     }
 
-    /// `IN[index]` of invocations `first..first + out.len()`, as
-    /// [`State::input`] gives each, written into `out`.
-    pub fn input_lanes(&self, index: u32, first: u32, out: &mut [[u32; 4]]) {
-        out.fill([0; 4]);
+    /// Channel `chan` of `IN[index]` (or `IN[vertex][index]`) of
+    /// invocations `first..first + out.len()`, as [`State::input`] and
+    /// [`State::vertex_input`] give them, into `out`: one column of a batch.
+    pub(crate) fn input_column(&self, vertex: Option<u32>, index: u32, chan: u8, first: u32, out: &mut [u64]) {
         let valid = (self.invocations.saturating_sub(first) as usize).min(out.len());
-        if let Some(p) = self.inputs.get(&index) {
-            p.fill(first, &mut out[..valid]);
+        let chan = chan as usize & 3;
+        let register = self.inputs.get(&index);
+        // Lanes the register's lines do not reach read zero.
+        if valid < out.len() || !register.is_some_and(|p| p.covers(first, valid)) {
+            out.fill(0);
         }
-    }
-
-    /// `IN[vertex][index]` of invocations `first..first + out.len()`, as
-    /// [`State::vertex_input`] gives each, written into `out`.
-    pub fn vertex_input_lanes(&self, vertex: u32, index: u32, first: u32, out: &mut [[u32; 4]]) {
-        self.input_lanes(index, first, out);
-        let valid = (self.invocations.saturating_sub(first) as usize).min(out.len());
-        if let Some(p) = self.vertex_inputs.get(&(vertex, index)) {
-            p.fill(first, &mut out[..valid]);
+        if let Some(p) = register {
+            p.fill_column(first, chan, &mut out[..valid]);
+        }
+        if let Some(p) = vertex.and_then(|v| self.vertex_inputs.get(&(v, index))) {
+            p.fill_column(first, chan, &mut out[..valid]);
         }
     }
 
@@ -734,9 +761,23 @@ mod tests {
         p.finish();
         assert_eq!((p.get(0), p.get(1), p.get(3)), (Some([4; 4]), Some([2; 4]), Some([5; 4])));
         assert_eq!(p.lanes.len(), 2, "one entry per lane");
-        let mut out = [[9; 4]; 3];
-        p.fill(1, &mut out);
-        assert_eq!(out, [[2; 4], [2; 4], [5; 4]]);
+        assert!(!p.dense.is_empty(), "most lanes up to the last one are set: kept as an array");
+        let mut out = [9; 3];
+        p.fill_column(1, 2, &mut out);
+        assert_eq!(out, [2, 2, 5]);
+    }
+
+    #[test]
+    fn few_lanes_far_apart_stay_sparse() {
+        let mut p = PerLane::default();
+        p.set(Some(0), [1; 4]);
+        p.set(Some(100), [7, 8, 9, 10]);
+        p.finish();
+        assert!(p.dense.is_empty());
+        assert_eq!((p.get(0), p.get(50), p.get(100)), (Some([1; 4]), None, Some([7, 8, 9, 10])));
+        let mut out = [5; 3];
+        p.fill_column(99, 1, &mut out);
+        assert_eq!(out, [5, 8, 5], "lanes nothing sets are left as they were");
     }
 
     #[test]

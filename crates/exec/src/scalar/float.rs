@@ -74,7 +74,7 @@ fn one_if(b: bool) -> u64 {
 }
 
 /// The sign as -1.0, 0.0 or 1.0; NaN and -0.0 give 0.0 (Mesa's `micro_sgn`).
-fn sign(x: f32) -> f32 {
+pub(crate) fn sign(x: f32) -> f32 {
     if x < 0.0 {
         -1.0
     } else if x > 0.0 {

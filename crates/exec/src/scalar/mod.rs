@@ -27,7 +27,8 @@ mod int;
 mod int64;
 mod pack;
 
-pub(crate) use float::{fmax, fmin};
+pub(crate) use convert::{trunc_i32, trunc_u32};
+pub(crate) use float::{fmax, fmin, sign};
 
 use tgsi::{Opcode, OperandType};
 
