@@ -6,7 +6,7 @@
 
 use tgsi::Opcode;
 
-use crate::scalar::{fmax, fmin, sign, trunc_i32, trunc_u32, Family};
+use crate::scalar::{ceil, floor, fmax, fmin, round_ties_even, sign, trunc, trunc_i32, trunc_u32, Family};
 
 /// An operation with a batch loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,8 +193,8 @@ impl Kernel {
             Kernel::Cmp => map3(out, a, |x, y, z| (if f(x) < 0.0 { y } else { z }) & 0xffff_ffff),
             Kernel::Ucmp => map3(out, a, |x, y, z| (if u(x) != 0 { y } else { z }) & 0xffff_ffff),
             Kernel::Lrp => map3(out, a, |x, y, z| b(f(x) * (f(y) - f(z)) + f(z))),
-            Kernel::Frc => map1(out, a, |x| b(f(x) - f(x).floor())),
-            Kernel::Flr => map1(out, a, |x| b(f(x).floor())),
+            Kernel::Frc => map1(out, a, |x| b(f(x) - floor(f(x)))),
+            Kernel::Flr => map1(out, a, |x| b(floor(f(x)))),
             Kernel::Seq => map2(out, a, |x, y| one_if(f(x) == f(y))),
             Kernel::Sne => map2(out, a, |x, y| one_if(f(x) != f(y))),
             Kernel::Fslt => map2(out, a, |x, y| mask(f(x) < f(y))),
@@ -217,9 +217,9 @@ impl Kernel {
             Kernel::I2f => map1(out, a, |x| b(i(x) as f32)),
             Kernel::U2f => map1(out, a, |x| b(u(x) as f32)),
             Kernel::Div => map2(out, a, |x, y| b(f(x) / f(y))),
-            Kernel::Ceil => map1(out, a, |x| b(f(x).ceil())),
-            Kernel::Trunc => map1(out, a, |x| b(f(x).trunc())),
-            Kernel::Round => map1(out, a, |x| b(f(x).round_ties_even())),
+            Kernel::Ceil => map1(out, a, |x| b(ceil(f(x)))),
+            Kernel::Trunc => map1(out, a, |x| b(trunc(f(x)))),
+            Kernel::Round => map1(out, a, |x| b(round_ties_even(f(x)))),
             Kernel::Sgt => map2(out, a, |x, y| one_if(f(x) > f(y))),
             Kernel::Sle => map2(out, a, |x, y| one_if(f(x) <= f(y))),
             Kernel::Not => map1(out, a, |x| !u(x) as u64),

@@ -89,8 +89,8 @@ pub(crate) enum Step {
         sat: Option<OperandType>,
         /// The batch loop computing it.
         kernel: Kernel,
-        /// No operand has modifiers, the result is not saturated and `dst`
-        /// is no operand: the batch loop may write `dst` in place.
+        /// No operand has modifiers and the result is not saturated: the
+        /// batch loop writes `dst` in place.
         plain: bool,
     },
     Deriv {
@@ -365,6 +365,10 @@ fn compile_inst(
     const_reads: &mut Vec<(u32, u32, u8)>,
 ) -> Result<Compiled, ExecError> {
     let data = &func.insts[inst];
+    // Batch loops write a result's slot while they read the operands'.
+    if data.args.iter().any(|a| data.results.contains(&a.value)) {
+        return Err(ExecError::Malformed(format!("{inst} reads its own result")));
+    }
     let dst = data.results.first().map(|&v| slot(v));
     let need_dst = || dst.ok_or_else(|| ExecError::Malformed(format!("{inst} has no result")));
     let arg = |i: usize| {
@@ -395,7 +399,7 @@ fn compile_inst(
                 })?;
                 let dst = need_dst()?;
                 let args: SmallVec<[Arg; 4]> = data.args.iter().map(Arg::new).collect();
-                let plain = !data.saturate && args.iter().all(|a| !a.neg && !a.abs && a.slot != dst);
+                let plain = !data.saturate && args.iter().all(|a| !a.neg && !a.abs);
                 Step::Alu {
                     dst,
                     args,

@@ -195,6 +195,29 @@ fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u64], source: &[u64])
     }
 }
 
+/// Every slot's lanes but one's, which is being written (SSA: an
+/// operation never reads its own result).
+struct Beside<'s> {
+    below: &'s [u64],
+    above: &'s [u64],
+    dst: usize,
+    w: usize,
+}
+
+impl Beside<'_> {
+    /// The lanes of `slot`; none for the slot being written, which the
+    /// program never reads there (compiling rejects an operation that reads
+    /// its own result).
+    fn column(&self, slot: u32) -> &[u64] {
+        let (s, w) = (slot as usize, self.w);
+        match s.cmp(&self.dst) {
+            std::cmp::Ordering::Less => &self.below[s * w..(s + 1) * w],
+            std::cmp::Ordering::Greater => &self.above[(s - self.dst - 1) * w..(s - self.dst) * w],
+            std::cmp::Ordering::Equal => &[],
+        }
+    }
+}
+
 /// The lanes of a mask, lowest first.
 struct Lanes(u64);
 
@@ -380,6 +403,14 @@ impl<'a> Batch<'a> {
         }
     }
 
+    /// The lanes of `dst` to write, beside a reader of every other slot.
+    fn write_beside(&mut self, dst: u32) -> (&mut [u64], Beside<'_>) {
+        let (w, d) = (self.w, dst as usize);
+        let (below, rest) = self.slots.split_at_mut(d * w);
+        let (out, above) = rest.split_at_mut(w);
+        (out, Beside { below, above, dst: d, w })
+    }
+
     fn get(&self, slot: u32, lane: usize) -> u64 {
         self.slots[slot as usize * self.w + lane]
     }
@@ -500,15 +531,11 @@ impl<'a> Batch<'a> {
         for step in steps {
             match step {
                 Step::Alu { dst, args, kernel, plain: true, .. } if active == full(self.w) => {
-                    // Every lane straight into `dst`: the operands are the
-                    // other slots, below and above it.
-                    let (w, d) = (self.w, *dst as usize);
-                    let (below, rest) = self.slots.split_at_mut(d * w);
-                    let (out, above) = rest.split_at_mut(w);
+                    // Every lane straight into `dst`.
+                    let (out, other) = self.write_beside(*dst);
                     let mut columns: [&[u64]; MAX_ARGS] = [&[]; MAX_ARGS];
                     for (a, column) in args.iter().zip(&mut columns) {
-                        let s = a.slot as usize;
-                        *column = if s < d { &below[s * w..(s + 1) * w] } else { &above[(s - d - 1) * w..(s - d) * w] };
+                        *column = other.column(a.slot);
                     }
                     kernel.run(&columns[..args.len().min(MAX_ARGS)], out);
                 }
@@ -580,17 +607,33 @@ impl<'a> Batch<'a> {
                     }
                 }
                 Step::Pack { dst, lo, hi } if active == full(self.w) => {
-                    let w = self.w;
-                    for l in 0..w {
-                        let v =
-                            (self.slots[*lo as usize * w + l] & 0xffff_ffff) | (self.slots[*hi as usize * w + l] << 32);
-                        self.slots[*dst as usize * w + l] = v;
+                    let (out, other) = self.write_beside(*dst);
+                    for ((v, &lo), &hi) in out.iter_mut().zip(other.column(*lo)).zip(other.column(*hi)) {
+                        *v = (lo & 0xffff_ffff) | (hi << 32);
                     }
                 }
                 Step::Split { dst, src, hi } if active == full(self.w) => {
-                    let (w, shift, keep) = (self.w, if *hi { 32 } else { 0 }, 0xffff_ffff);
-                    for l in 0..w {
-                        self.slots[*dst as usize * w + l] = (self.slots[*src as usize * w + l] >> shift) & keep;
+                    let shift = if *hi { 32 } else { 0 };
+                    let (out, other) = self.write_beside(*dst);
+                    for (v, &x) in out.iter_mut().zip(other.column(*src)) {
+                        *v = (x >> shift) & 0xffff_ffff;
+                    }
+                }
+                Step::ArrayLoad { dst, array, offset, index: None, chan } if active == full(self.w) => {
+                    let (w, c, i) = (self.w, *chan as usize & 3, *offset as usize);
+                    let registers = self.arrays[*array as usize].get(i * w..(i + 1) * w).filter(|_| *offset >= 0);
+                    let column = &mut self.slots[*dst as usize * w..(*dst as usize + 1) * w];
+                    match registers {
+                        Some(registers) => column.iter_mut().zip(registers).for_each(|(v, r)| *v = r[c] as u64),
+                        None => column.fill(0),
+                    }
+                }
+                Step::ArrayStore { array, offset, index: None, value, chan } if active == full(self.w) => {
+                    let (w, c, i) = (self.w, *chan as usize & 3, *offset as usize);
+                    let values = &self.slots[*value as usize * w..(*value as usize + 1) * w];
+                    let registers = self.arrays[*array as usize].get_mut(i * w..(i + 1) * w);
+                    if let Some(registers) = registers.filter(|_| *offset >= 0) {
+                        registers.iter_mut().zip(values).for_each(|(r, &v)| r[c] = v as u32);
                     }
                 }
                 Step::Pack { dst, lo, hi } => {

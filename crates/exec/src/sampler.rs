@@ -27,6 +27,7 @@
 //! infinite one; with linear filtering its fraction is NaN and every channel
 //! is NaN.
 
+use crate::scalar;
 use crate::program::TexOp;
 use crate::state::{Filter, Sampler, Texture, Wrap};
 
@@ -97,7 +98,7 @@ fn linear_axis(coord: f32, size: i64, wrap: Wrap) -> (u32, u32, f32) {
     let i0 = x86_int(u) as i64;
     // Exact: the fractional part of an f32 is an f32. NaN and infinities
     // give NaN.
-    let frac = u - u.floor();
+    let frac = u - scalar::floor(u);
     (wrap_index(i0, size, wrap), wrap_index(i0 + 1, size, wrap), frac)
 }
 
@@ -120,7 +121,7 @@ fn wrap_index(i: i64, size: i64, wrap: Wrap) -> u32 {
 /// `floor(v)` converted to an integer as C does on x86: NaN and values out
 /// of range give `i32::MIN`.
 fn x86_int(v: f32) -> i32 {
-    let f = v.floor();
+    let f = scalar::floor(v);
     if f.is_nan() || f < i32::MIN as f32 || f >= 2147483648.0 {
         i32::MIN
     } else {

@@ -68,6 +68,52 @@ pub(super) fn ldexp(x: f32, n: i32) -> f32 {
     y * f32::from_bits(((0x7f + n) as u32) << 23)
 }
 
+/// Below this magnitude an f32 may have a fraction; from it on every f32
+/// is an integer.
+const INTEGRAL: f32 = 8_388_608.0; // 2^23
+
+/// `x.floor()` without a library call (the baseline x86-64 target has no
+/// rounding instruction), so that batch loops vectorize: through an
+/// integer while `x` may have a fraction, keeping the sign of a zero.
+pub(crate) fn floor(x: f32) -> f32 {
+    if x.abs() < INTEGRAL {
+        let t = x as i32 as f32;
+        let t = if t > x { t - 1.0 } else { t };
+        if t == 0.0 {
+            0.0f32.copysign(x)
+        } else {
+            t
+        }
+    } else {
+        x
+    }
+}
+
+/// `x.ceil()`, as [`floor`].
+pub(crate) fn ceil(x: f32) -> f32 {
+    -floor(-x)
+}
+
+/// `x.trunc()`, as [`floor`].
+pub(crate) fn trunc(x: f32) -> f32 {
+    if x.abs() < INTEGRAL {
+        (x as i32 as f32).copysign(x)
+    } else {
+        x
+    }
+}
+
+/// `x.round_ties_even()`, as [`floor`]: adding 2^23 to the magnitude
+/// leaves no fraction bits, so the addition rounds to an integer, ties to
+/// even.
+pub(crate) fn round_ties_even(x: f32) -> f32 {
+    if x.abs() < INTEGRAL {
+        ((x.abs() + INTEGRAL) - INTEGRAL).copysign(x)
+    } else {
+        x
+    }
+}
+
 /// 1.0 or 0.0, the results of SLT, SGE and the other float-valued tests.
 fn one_if(b: bool) -> u64 {
     f32_bits(if b { 1.0 } else { 0.0 })
@@ -205,4 +251,38 @@ fn log(chan: u8, x: f32) -> Option<f32> {
         3 => 1.0,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rounding functions against the library's, on every special
+    /// value and on every f32 with a fraction near a power of two.
+    #[test]
+    fn rounding_without_a_library_call_is_exact() {
+        let mut values: Vec<f32> = vec![0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, f32::INFINITY, f32::NEG_INFINITY];
+        values.extend([f32::MIN_POSITIVE, f32::MAX, f32::MIN, f32::EPSILON, INTEGRAL, -INTEGRAL, 1.0e-45]);
+        for e in -30..32 {
+            let p = 2f32.powi(e);
+            for k in -64..64 {
+                values.push(p + k as f32 * p * f32::EPSILON);
+                values.push(-(p + k as f32 * p * f32::EPSILON));
+            }
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            values.push(f32::from_bits(seed as u32));
+        }
+        for x in values {
+            let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+            assert!(same(floor(x), x.floor()), "floor {x:e}");
+            assert!(same(ceil(x), x.ceil()), "ceil {x:e}");
+            assert!(same(trunc(x), x.trunc()), "trunc {x:e}");
+            assert!(same(round_ties_even(x), x.round_ties_even()), "round {x:e}");
+        }
+    }
 }

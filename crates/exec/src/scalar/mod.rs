@@ -28,7 +28,7 @@ mod int64;
 mod pack;
 
 pub(crate) use convert::{trunc_i32, trunc_u32};
-pub(crate) use float::{fmax, fmin, sign};
+pub(crate) use float::{ceil, floor, fmax, fmin, round_ties_even, sign, trunc};
 
 use tgsi::{Opcode, OperandType};
 
