@@ -30,6 +30,26 @@ fn generated_programs_parse_build_verify_and_run() {
     }
 }
 
+/// A lane's results do not depend on the lanes it shares a batch with:
+/// batch widths change which lanes run together (whole batches take the
+/// backend's full-batch loops, diverged lanes the masked ones).
+#[test]
+fn results_do_not_depend_on_the_batch_width() {
+    for seed in 0..100 {
+        let p = random_program::program(seed);
+        let shader = tgsi_opt::tgsi::parse(&p.text).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+        let module = tgsi_opt::ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.text));
+        let text = random_program::state(&p, 0);
+        let state = exec::State::parse(&text).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        let run = |lanes| exec::run(&module, &state, &exec::RunOptions { lanes, ..exec::RunOptions::default() });
+        let wide = run(16).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.text));
+        for lanes in [4, 8] {
+            let narrow = run(lanes).unwrap_or_else(|e| panic!("seed {seed}, {lanes} lanes: {e}\n{}", p.text));
+            assert!(narrow.same_results(&wide), "seed {seed}: {lanes} lanes per batch differ from 16\n{}", p.text);
+        }
+    }
+}
+
 #[test]
 fn generator_is_deterministic() {
     for seed in [0, 1, 42, u64::MAX] {
