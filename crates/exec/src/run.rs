@@ -319,6 +319,8 @@ struct Batch<'a> {
     env: &'a Env<'a>,
     first: u32,
     w: usize,
+    /// Every lane of the batch, as a mask.
+    all: u64,
     slots: Vec<u64>,
     arrays: Vec<Vec<[u32; 4]>>,
     outputs: OutputTable<'a>,
@@ -367,6 +369,7 @@ impl<'a> Batch<'a> {
             env,
             first,
             w,
+            all: full(w),
             slots: scratch.slots,
             arrays: program.arrays.iter().map(|&len| vec![[0; 4]; len as usize * w]).collect(),
             outputs,
@@ -420,7 +423,7 @@ impl<'a> Batch<'a> {
     }
 
     fn lanes(&self, mask: u64) -> Lanes {
-        Lanes(mask & full(self.w))
+        Lanes(mask & self.all)
     }
 
     /// Runs `region` for the lanes of `active`; returns the lanes that
@@ -530,7 +533,7 @@ impl<'a> Batch<'a> {
         self.count(steps.len() as u64)?;
         for step in steps {
             match step {
-                Step::Alu { dst, args, kernel, plain: true, .. } if active == full(self.w) => {
+                Step::Alu { dst, args, kernel, plain: true, .. } if active == self.all => {
                     // Every lane straight into `dst`.
                     let (out, other) = self.write_beside(*dst);
                     let mut columns: [&[u64]; MAX_ARGS] = [&[]; MAX_ARGS];
@@ -567,7 +570,7 @@ impl<'a> Batch<'a> {
                         out[..w].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v));
                     }
                     let column = &mut slots[*dst as usize * w..(*dst as usize + 1) * w];
-                    if active == full(w) {
+                    if active == self.all {
                         column.copy_from_slice(&out[..w]);
                     } else {
                         for (l, (v, &o)) in column.iter_mut().zip(&out[..w]).enumerate() {
@@ -606,20 +609,20 @@ impl<'a> Batch<'a> {
                         self.set(*dst, l, v);
                     }
                 }
-                Step::Pack { dst, lo, hi } if active == full(self.w) => {
+                Step::Pack { dst, lo, hi } if active == self.all => {
                     let (out, other) = self.write_beside(*dst);
                     for ((v, &lo), &hi) in out.iter_mut().zip(other.column(*lo)).zip(other.column(*hi)) {
                         *v = (lo & 0xffff_ffff) | (hi << 32);
                     }
                 }
-                Step::Split { dst, src, hi } if active == full(self.w) => {
+                Step::Split { dst, src, hi } if active == self.all => {
                     let shift = if *hi { 32 } else { 0 };
                     let (out, other) = self.write_beside(*dst);
                     for (v, &x) in out.iter_mut().zip(other.column(*src)) {
                         *v = (x >> shift) & 0xffff_ffff;
                     }
                 }
-                Step::ArrayLoad { dst, array, offset, index: None, chan } if active == full(self.w) => {
+                Step::ArrayLoad { dst, array, offset, index: None, chan } if active == self.all => {
                     let (w, c, i) = (self.w, *chan as usize & 3, *offset as usize);
                     let registers = self.arrays[*array as usize].get(i * w..(i + 1) * w).filter(|_| *offset >= 0);
                     let column = &mut self.slots[*dst as usize * w..(*dst as usize + 1) * w];
@@ -628,7 +631,7 @@ impl<'a> Batch<'a> {
                         None => column.fill(0),
                     }
                 }
-                Step::ArrayStore { array, offset, index: None, value, chan } if active == full(self.w) => {
+                Step::ArrayStore { array, offset, index: None, value, chan } if active == self.all => {
                     let (w, c, i) = (self.w, *chan as usize & 3, *offset as usize);
                     let values = &self.slots[*value as usize * w..(*value as usize + 1) * w];
                     let registers = self.arrays[*array as usize].get_mut(i * w..(i + 1) * w);
@@ -704,7 +707,7 @@ impl<'a> Batch<'a> {
                         Ok(r) => {
                             let (regs, c) = (self.outputs.registers.len(), *chan as usize & 3);
                             let lanes = self.outputs.values.iter_mut().skip(r).step_by(regs).zip(column);
-                            if active == full(self.w) {
+                            if active == self.all {
                                 lanes.for_each(|(out, &v)| out[c] = v as u32);
                             } else {
                                 for (l, (out, &v)) in lanes.enumerate() {
@@ -780,7 +783,7 @@ impl<'a> Batch<'a> {
                         let at = src as usize * w;
                         self.scratch.extend_from_slice(&self.slots[at..at + w]);
                     }
-                    let all = active == full(w);
+                    let all = active == self.all;
                     for (k, &(dst, _)) in pairs.iter().enumerate() {
                         let at = dst as usize * w;
                         let column = &self.scratch[k * w..(k + 1) * w];

@@ -27,8 +27,8 @@
 //! infinite one; with linear filtering its fraction is NaN and every channel
 //! is NaN.
 
-use crate::scalar;
 use crate::program::TexOp;
+use crate::scalar;
 use crate::state::{Filter, Sampler, Texture, Wrap};
 
 /// Runs one texture instruction of one lane on the unit's texture (`None`
