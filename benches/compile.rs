@@ -7,26 +7,13 @@
 //! Run with `cargo bench --bench compile`.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rayon::prelude::*;
 use tgsi_opt::{ir, passes, tgsi};
 
 fn corpus() -> Vec<String> {
-    let mut paths: Vec<PathBuf> = Vec::new();
-    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "tgsi") {
-                paths.push(path);
-            }
-        }
-    }
-    paths.sort();
+    let paths = testdata::corpus_files().unwrap_or_default();
     paths.iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect()
 }
 

@@ -6,8 +6,6 @@
 //! most; asserts the total shrinks and no shader grows past what plain
 //! emission (no pass) gives it.
 
-use std::path::{Path, PathBuf};
-
 /// What one shader counts.
 #[derive(Clone, Copy, Debug, Default)]
 struct Size {
@@ -42,31 +40,9 @@ fn emitted(module: &ir::Module, name: &str) -> tgsi::Shader {
     tgsi::parse(&text).unwrap_or_else(|e| panic!("{name}: {}", e.render(&text, name)))
 }
 
-fn corpus_files() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if !dir.is_dir() {
-        eprintln!("note: {} not found; skipping", dir.display());
-        return None;
-    }
-    let mut paths = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "tgsi") {
-                paths.push(path);
-            }
-        }
-    }
-    paths.sort();
-    Some(paths)
-}
-
 #[test]
 fn o1_shrinks_the_corpus() {
-    let Some(files) = corpus_files() else { return };
+    let Some(files) = testdata::corpus_files() else { return };
     let (mut input, mut plain, mut optimized) = (Size::default(), Size::default(), Size::default());
     let mut reductions = Vec::new();
     let mut grew = Vec::new();

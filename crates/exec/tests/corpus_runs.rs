@@ -6,14 +6,11 @@
 
 mod support {
     pub mod compare;
-    // The IR crate's tests walk the same corpus.
-    #[path = "../../../ir/tests/support/corpus.rs"]
-    pub mod corpus;
 }
 
 use exec::{ExecError, RunOptions, State};
 use support::compare::same;
-use support::corpus::corpus_files;
+use testdata::corpus_files;
 
 /// A state of 8 invocations with pseudo-random inputs 0..16 and constants
 /// 0..64, a texture on units 0..4, and on units 0..4 a buffer of 256 bytes

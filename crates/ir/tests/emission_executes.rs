@@ -5,12 +5,11 @@
 //! `../shared` is absent.
 
 mod support {
-    pub mod corpus;
     pub mod interp;
 }
 
-use support::corpus::corpus_files;
 use support::interp::{run, Inputs};
+use testdata::corpus_files;
 
 struct Rng(u64);
 impl Rng {

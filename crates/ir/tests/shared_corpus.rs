@@ -2,11 +2,7 @@
 //! emitted, and the emitted text parses and builds again; emission is
 //! compact. Skipped when `../shared` is absent.
 
-mod support {
-    pub mod corpus;
-}
-
-use support::corpus::corpus_files;
+use testdata::corpus_files;
 
 /// Instructions (END excluded) and TEMP registers, counted as the shared
 /// `tgsistat.py` counts them.

@@ -81,32 +81,6 @@ pub fn same_results(a: &Result<exec::Outputs, exec::ExecError>, b: &Result<exec:
     }
 }
 
-/// Every `.tgsi` file of the shared corpus (`/work/shared/corpus`, beside
-/// the checkout), sorted; `None` (after a note) when it is absent.
-pub fn corpus_files() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    if !dir.is_dir() {
-        eprintln!("note: {} not found; skipping", dir.display());
-        return None;
-    }
-    let mut paths = Vec::new();
-    walk(&dir, &mut paths);
-    paths.sort();
-    Some(paths)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|x| x == "tgsi") {
-            out.push(p);
-        }
-    }
-}
-
 /// How many instructions the blocks of the tree hold.
 pub fn placed_instructions(func: &ir::Function) -> usize {
     func.blocks_in_order().iter().filter_map(|&b| func.blocks.get(b)).map(|b| b.insts.len()).sum()
@@ -209,9 +183,9 @@ pub struct Built {
 }
 
 /// Every corpus shader that parses, builds and verifies, and how many did
-/// not; `None` when the corpus is absent (see [`corpus_files`]).
+/// not; `None` when the corpus is absent (see [`testdata::corpus_files`]).
 pub fn built_corpus() -> Option<(Vec<Built>, usize, usize)> {
-    let paths = corpus_files()?;
+    let paths = testdata::corpus_files()?;
     let mut built = Vec::new();
     for p in &paths {
         let name = p.display().to_string();
