@@ -174,6 +174,7 @@ impl<'a> Emitter<'a> {
                     prev = Some(*b);
                 }
                 Node::If(n) => {
+                    self.hoist_else_copies(n, prev.take())?;
                     let cond = self.operand(&[(0, n.cond)])?;
                     let mut inst = tgsi::Instruction::new(if n.unsigned { Opcode::Uif } else { Opcode::If });
                     inst.src.push(broadcast(cond));
@@ -190,11 +191,13 @@ impl<'a> Emitter<'a> {
                     self.out.push(tgsi::Instruction::new(Opcode::Endif));
                 }
                 Node::Loop(n) => {
+                    prev = None;
                     self.out.push(tgsi::Instruction::new(Opcode::Bgnloop));
                     self.region(&n.body)?;
                     self.out.push(tgsi::Instruction::new(Opcode::Endloop));
                 }
                 Node::Switch(n) => {
+                    prev = None;
                     let sel = self.operand(&[(0, n.selector)])?;
                     let mut inst = tgsi::Instruction::new(Opcode::Switch);
                     inst.src.push(broadcast(sel));
@@ -215,7 +218,6 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        let _ = prev;
         Ok(())
     }
 
@@ -241,7 +243,14 @@ impl<'a> Emitter<'a> {
 
     /// The parallel copy into the phis of this block's successors.
     fn phi_copies(&mut self, b: Block) -> Result<(), EmitError> {
-        let Some(list) = self.copies.get(&b).cloned() else { return Ok(()) };
+        let pending = self.pending_phi_copies(b)?;
+        self.parallel_copy(pending)
+    }
+
+    /// The (destination, source) pairs of the phi copies at the end of
+    /// `b`, leaving out copies of zero into registers that still hold it.
+    fn pending_phi_copies(&mut self, b: Block) -> Result<Vec<(RegChannel, Loc)>, EmitError> {
+        let Some(list) = self.copies.get(&b).cloned() else { return Ok(Vec::new()) };
         let mut pending: Vec<(RegChannel, Loc)> = Vec::new();
         let (excluded, loop_end) = self.layout.context.get(&b).cloned().unwrap_or_default();
         let end = self.layout.block_end.get(&b).copied().unwrap_or(0);
@@ -262,7 +271,54 @@ impl<'a> Emitter<'a> {
                 pending.push((dst, src));
             }
         }
-        self.parallel_copy(pending)
+        Ok(pending)
+    }
+
+    /// When an `IF` has no `ELSE` in the source and its else arm would hold
+    /// only phi copies, writes those copies before the `IF` instead (the
+    /// then arm overwrites the phis' registers on its own path), so no
+    /// `ELSE` is needed. Valid when no value occupies those registers where
+    /// the condition is read: then nothing on either path reads what they
+    /// held. Returns whether it did.
+    fn hoist_else_copies(&mut self, n: &IfNode, prev: Option<Block>) -> Result<bool, EmitError> {
+        let [Node::Block(else_block)] = n.else_region.as_slice() else { return Ok(false) };
+        let Some(at) = prev.and_then(|b| self.layout.block_end.get(&b)).map(|&end| end + 1) else {
+            return Ok(false);
+        };
+        if n.has_else || !self.writes_nothing(*else_block) {
+            return Ok(false);
+        }
+        let zero_skips = self.zero_skips.len();
+        let pending = self.pending_phi_copies(*else_block)?;
+        let movable = |e: &Self, dst: RegChannel| {
+            e.alloc.free_at(dst, at) && !e.zero_skips.iter().any(|&(s, before)| s == dst && before > at)
+        };
+        if pending.is_empty() || !pending.iter().all(|&(dst, _)| movable(self, dst)) {
+            // The else arm writes them itself; its zero skips are noted again.
+            self.zero_skips.truncate(zero_skips);
+            return Ok(false);
+        }
+        for &(dst, _) in &pending {
+            // A copy of zero into these registers can no longer be left out.
+            self.gather_writes.push((dst, at));
+        }
+        self.parallel_copy(pending)?;
+        self.copies.insert(*else_block, Vec::new());
+        Ok(true)
+    }
+
+    /// Whether emitting block `b` writes no instruction of its own (phi
+    /// copies aside).
+    fn writes_nothing(&self, b: Block) -> bool {
+        let data = &self.func.blocks[b];
+        data.exit == Exit::Fallthrough
+            && data.insts.iter().all(|&i| {
+                !self.layout.inst_pos.contains_key(&i)
+                    || matches!(
+                        self.func.insts[i].op,
+                        Op::Phi { .. } | Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_)
+                    )
+            })
     }
 
     /// Copies every (destination, source) pair as if all sources were read
