@@ -173,13 +173,16 @@ impl Layout {
                 layout.ranges.insert(v, ranges);
                 continue;
             }
-            let mut ranges = vec![iv];
+            // Applied again to what remains: the last use on the then path
+            // may itself be in the else arm of an if nested there.
+            let mut main_part = iv;
+            let mut else_parts: Vec<Interval> = Vec::new();
             let first_after = ifs.partition_point(|(_, e)| e.start <= iv.end);
             for &(t, e) in ifs[first_after.saturating_sub(64)..first_after].iter().rev() {
                 if e.start <= iv.start {
                     break;
                 }
-                if iv.end <= e.end && iv.start < t.start {
+                if e.start <= main_part.end && main_part.end <= e.end && iv.start < t.start {
                     let last_in_then = uses
                         .get(&v)
                         .into_iter()
@@ -192,13 +195,12 @@ impl Layout {
                     // keeps it live to that loop's end (the next round
                     // reads it again).
                     let last_in_then = extend_through_loops(&loops, iv.start, last_in_then);
-                    ranges = vec![
-                        Interval { start: iv.start, end: last_in_then.max(iv.start) },
-                        Interval { start: e.start, end: iv.end },
-                    ];
-                    break;
+                    else_parts.push(Interval { start: e.start, end: main_part.end });
+                    main_part.end = last_in_then.max(iv.start);
                 }
             }
+            let mut ranges = vec![main_part];
+            ranges.extend(else_parts);
             if let Some(p) = points.remove(&v) {
                 let outside = |p: &Interval, ranges: &[Interval]| !ranges.iter().any(|r| r.overlaps(*p));
                 let extra: Vec<Interval> = p.into_iter().filter(|p| outside(p, &ranges)).collect();
