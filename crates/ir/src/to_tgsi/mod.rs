@@ -12,6 +12,7 @@
 
 mod alloc;
 mod constant_phis;
+mod gather;
 mod immediates;
 mod layout;
 
@@ -526,94 +527,6 @@ impl<'a> Emitter<'a> {
         Ok(SrcOperand { reg: Register::new(File::Temporary, index as i32), swizzle, negate: false, absolute: false })
     }
 
-    /// Gathers scattered values into the TEMP register already holding
-    /// most of them, copying the others into its channels that hold
-    /// nothing live here.
-    fn gather_in_place(&mut self, wanted: &[(usize, Operand)]) -> Result<Option<SrcOperand>, EmitError> {
-        let Some(pos) = self.pos else { return Ok(None) };
-        let locs: Vec<(usize, Value, Loc)> =
-            wanted.iter().map(|&(p, o)| self.loc(o.value).map(|l| (p, o.value, l))).collect::<Result<_, _>>()?;
-        let mut best: Option<(u32, Vec<u8>)> = None;
-        let mut candidates: Vec<u32> = locs
-            .iter()
-            .filter_map(|&(_, _, l)| match l {
-                Loc::Reg(r) if r.file == File::Temporary => Some(r.index),
-                _ => None,
-            })
-            .collect();
-        candidates.sort();
-        candidates.dedup();
-        for index in candidates {
-            let missing = locs
-                .iter()
-                .filter(|&&(_, _, l)| !matches!(l, Loc::Reg(r) if r.file == File::Temporary && r.index == index))
-                .count();
-            let free: Vec<u8> = (0..4u8)
-                .filter(|&c| {
-                    let slot = RegChannel { file: File::Temporary, index, chan: c };
-                    // Only channels some value occupied before: one no
-                    // value wrote yet may be relied on to hold its initial
-                    // zero (a phi copy of zero is skipped then).
-                    // Not a channel a phi copy of zero was left out for,
-                    // trusting it to stay zero past here.
-                    let trusted = self.zero_skips.iter().any(|&(s, before)| s == slot && pos < before);
-                    self.alloc.free_at(slot, pos) && !self.gathered.contains(&slot) && !trusted
-                })
-                .collect();
-            if free.len() >= missing && best.as_ref().is_none_or(|(_, f)| f.len() > free.len()) {
-                best = Some((index, free));
-            }
-        }
-        let Some((index, mut free)) = best else { return Ok(None) };
-        let mut used = SmallVec::<[(usize, u8); 4]>::new();
-        let mut copied: Vec<(Value, u8)> = Vec::new();
-        for &(p, v, l) in &locs {
-            match l {
-                Loc::Reg(r) if r.file == File::Temporary && r.index == index => used.push((p, r.chan)),
-                _ => {
-                    let c = match copied.iter().find(|&&(w, _)| w == v) {
-                        Some(&(_, c)) => c,
-                        None => {
-                            let held = free
-                                .iter()
-                                .position(|&c| self.held_copy(RegChannel { file: File::Temporary, index, chan: c }, v));
-                            let c = match held {
-                                Some(k) => free.remove(k),
-                                None => {
-                                    if free.is_empty() {
-                                        return Ok(None);
-                                    }
-                                    let c = free.remove(0);
-                                    let slot = RegChannel { file: File::Temporary, index, chan: c };
-                                    let s = self.single_src(l, c)?;
-                                    self.mov_raw(slot, s)?;
-                                    self.gather_writes.push((slot, pos));
-                                    self.remember_copy(slot, v);
-                                    c
-                                }
-                            };
-                            self.gathered.push(RegChannel { file: File::Temporary, index, chan: c });
-                            copied.push((v, c));
-                            c
-                        }
-                    };
-                    used.push((p, c));
-                }
-            }
-        }
-        let mut swizzle = [0u8, 1, 2, 3];
-        for &(p, c) in &used {
-            swizzle[p] = c;
-        }
-        fill_unused(&mut swizzle, used.iter().copied());
-        Ok(Some(SrcOperand {
-            reg: Register::new(File::Temporary, index as i32),
-            swizzle,
-            negate: false,
-            absolute: false,
-        }))
-    }
-
     /// Notes that the instruction just written copied `v` into `slot`.
     fn remember_copy(&mut self, slot: RegChannel, v: Value) {
         let now = self.out.len();
@@ -899,8 +812,11 @@ impl<'a> Emitter<'a> {
             return Ok(n.max(1));
         }
         let same_mods = wanted.iter().all(|(_, o)| o.neg == wanted[0].1.neg && o.abs == wanted[0].1.abs);
-        let missing = self.gather_cost(&wanted);
-        if groups.len() > 1 && same_mods && missing.is_some_and(|m| m + 1 < groups.len()) {
+        let missing = self.gather_plan(&wanted)?.map(|plan| plan.moves());
+        // At equal cost, gathering pays when a later store of the block
+        // stores the same values again: it reads the gathered copies.
+        let pays = |m: usize| m + 1 < groups.len() || (m < groups.len() && self.stored_again(&insts[i + n..], &wanted));
+        if groups.len() > 1 && same_mods && missing.is_some_and(pays) {
             if let Some(s) = self.gather_in_place(&wanted)? {
                 let s = SrcOperand { negate: wanted[0].1.neg, absolute: wanted[0].1.abs, ..s };
                 self.mov_output(index, mask, s);
@@ -913,6 +829,34 @@ impl<'a> Emitter<'a> {
             self.mov_output(index, m, src);
         }
         Ok(n.max(1))
+    }
+
+    /// Whether a run of stores to one output among `rest` stores exactly
+    /// the values of `wanted`, in the same channels.
+    fn stored_again(&self, rest: &[Inst], wanted: &[(usize, Operand)]) -> bool {
+        let mut wanted: Wanted = wanted.iter().copied().collect();
+        wanted.sort_by_key(|&(p, _)| p);
+        let mut run: Wanted = Wanted::new();
+        let mut run_index = None;
+        let same = |run: &mut Wanted| {
+            run.sort_by_key(|&(p, _)| p);
+            *run == wanted
+        };
+        for &inst in rest.iter().filter(|i| self.layout.inst_pos.contains_key(i)) {
+            let data = &self.func.insts[inst];
+            let Op::StoreOutput { index, chan } = data.op else { continue };
+            if run_index != Some(index) {
+                if same(&mut run) {
+                    return true;
+                }
+                run.clear();
+                run_index = Some(index);
+            }
+            if !self.in_place(data.args[0].value, RegChannel { file: File::Output, index, chan }) {
+                run.push((chan as usize, data.args[0]));
+            }
+        }
+        same(&mut run)
     }
 
     /// Stores an output whose channels are values of one TEMP register
@@ -975,31 +919,6 @@ impl<'a> Emitter<'a> {
         inst.dst.push(DstOperand { reg: Register::new(File::Output, index as i32), write_mask: mask });
         inst.src.push(src);
         self.out.push(inst);
-    }
-
-    /// How many copies `gather_in_place` would need, if it can gather.
-    fn gather_cost(&self, wanted: &[(usize, Operand)]) -> Option<usize> {
-        let pos = self.pos?;
-        let locs: Vec<Loc> = wanted.iter().filter_map(|&(_, o)| self.loc(o.value).ok()).collect();
-        let mut best: Option<usize> = None;
-        for l in &locs {
-            let Loc::Reg(r) = l else { continue };
-            if r.file != File::Temporary {
-                continue;
-            }
-            let inside = locs
-                .iter()
-                .filter(|x| matches!(x, Loc::Reg(q) if q.file == File::Temporary && q.index == r.index))
-                .count();
-            let missing = locs.len() - inside;
-            let free = (0..4u8)
-                .filter(|&c| self.alloc.free_at(RegChannel { file: File::Temporary, index: r.index, chan: c }, pos))
-                .count();
-            if free >= missing && best.is_none_or(|b| missing < b) {
-                best = Some(missing);
-            }
-        }
-        best
     }
 
     /// Consecutive loads of channels of one indirectly addressed register
