@@ -172,9 +172,9 @@ impl Layout {
                 Some(&(a, b, id)) => {
                     let mut reads: Vec<u32> = value_uses.to_vec();
                     reads.extend(breaks_of[id].iter().copied().filter(|&at| at >= iv.start));
-                    (split_at_ifs(a, &reads, &ifs, &loops), Some(b))
+                    (split_at_ifs(a, &reads, &ifs, &loops), split_at_ifs(b, value_uses, &ifs, &loops))
                 }
-                None => (split_at_ifs(iv, value_uses, &ifs, &loops), None),
+                None => (split_at_ifs(iv, value_uses, &ifs, &loops), Vec::new()),
             };
             let mut ranges = head;
             ranges.extend(tail);
