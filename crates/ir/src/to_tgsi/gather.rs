@@ -71,8 +71,7 @@ impl Emitter<'_> {
     /// free channels are enough.
     fn plan_into(&self, index: u32, pos: u32, locs: &[(usize, Value, Loc)]) -> Option<GatherPlan> {
         let slot = |chan: u8| RegChannel { file: File::Temporary, index, chan };
-        let wants_zero =
-            locs.iter().any(|&(_, v, l)| !matches!(l, Loc::Reg(r) if r == slot(r.chan)) && self.is_initial(v));
+        let wants_zero = locs.iter().any(|&(_, v, _)| self.is_initial(v));
         let zero = if wants_zero { self.zero_channel(index) } else { None };
         let mut free: SmallVec<[u8; 4]> = (0..4u8)
             .filter(|&c| {
