@@ -1,7 +1,8 @@
 //! Emission back to TGSI.
 //!
 //! Out of SSA: every value gets a register channel ([`alloc`]), phis become
-//! copies at the end of their predecessors (as one parallel copy), and the
+//! copies at the end of their predecessors (as one parallel copy; those an
+//! else arm would hold alone go before the `IF` when they can), and the
 //! control-flow tree is written back as structured TGSI. Scalar operations
 //! that came from one source instruction, have the same opcode and read
 //! the same registers are written as one vector instruction again, so a
