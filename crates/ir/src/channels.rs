@@ -74,6 +74,12 @@ pub fn read_mask(inst: &tgsi::Instruction, src: usize) -> u8 {
                 0b0001
             }
         }
+        // A buffer or memory store writes only the channels of its write
+        // mask (Mesa's interpreter); an image store writes a whole texel.
+        (Store, 1) => match inst.dst.first() {
+            Some(d) if d.reg.file != tgsi::File::Image => d.write_mask & 0xf,
+            _ => 0xf,
+        },
         _ => 0xf,
     }
 }

@@ -7,7 +7,7 @@
 //! no register: instructions read them where they are.
 
 use super::layout::{Interval, Layout};
-use crate::channels::chan_class;
+use crate::channels::{chan_class, replicated_reads};
 use crate::entity::SecondaryMap;
 use crate::from_tgsi::is_value_file;
 use crate::function::*;
@@ -108,6 +108,9 @@ struct Allocator<'a> {
     /// instruction: emission writes them as one instruction when they share
     /// a register, so they are placed together.
     groups: SecondaryMap<Value, std::rc::Rc<Vec<Value>>>,
+    /// The values stored by each run of consecutive stores to one output
+    /// (emission writes such a run as one MOV when it can).
+    store_runs: SecondaryMap<Inst, std::rc::Rc<Vec<Value>>>,
 }
 
 pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
@@ -134,6 +137,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         uses,
         group_reg: HashMap::default(),
         groups: find_groups(func),
+        store_runs: find_store_runs(func),
     };
     let mut order: Vec<(u32, Value)> =
         layout.ranges.iter().map(|(v, r)| (r.first().map_or(0, |i| i.start), v)).collect();
@@ -408,6 +412,73 @@ impl<'a> Allocator<'a> {
         true
     }
 
+    /// The TEMP registers that, for some use of `v`, hold every already
+    /// placed register value read in the same operand as `v`: placed
+    /// there too, `v` needs no gathering copy for that use.
+    fn partner_registers(&self, v: Value) -> Vec<u32> {
+        let mut out: Vec<u32> = Vec::new();
+        for &u in self.uses.get(&v).map_or(&[][..], |u| u.as_slice()) {
+            let mut regs: Vec<u32> = Vec::new();
+            for p in self.operand_partners(u, v) {
+                match self.loc.get(&p) {
+                    Some(Loc::Reg(r)) if r.file == File::Temporary => regs.push(r.index),
+                    Some(Loc::Reg(_) | Loc::Pair { .. }) => regs.push(u32::MAX),
+                    _ => {}
+                }
+            }
+            regs.sort_unstable();
+            regs.dedup();
+            if let [index] = regs[..] {
+                if index != u32::MAX && !out.contains(&index) {
+                    out.push(index);
+                }
+            }
+        }
+        out
+    }
+
+    /// The values instruction `u` reads in the same source operand as `v`
+    /// (with the other operations written with it as one instruction).
+    fn operand_partners(&self, u: Inst, v: Value) -> Vec<Value> {
+        let data = &self.func.insts[u];
+        let positions = || data.args.iter().enumerate().filter(|(_, a)| a.value == v).map(|(k, _)| k);
+        let mut out = Vec::new();
+        match &data.op {
+            Op::Alu { opcode, .. } if !opcode.info().is_64bit() => match opcode.info().mode {
+                tgsi::ChannelMode::Componentwise => {
+                    let members = data.results.first().and_then(|r| self.groups.get(r));
+                    let members: Vec<Inst> =
+                        members.map_or(vec![u], |g| g.iter().map(|&m| self.func.values[m].def).collect());
+                    for k in positions() {
+                        out.extend(members.iter().filter_map(|&m| self.func.insts[m].args.get(k)).map(|a| a.value));
+                    }
+                }
+                tgsi::ChannelMode::Replicate => {
+                    let reads = replicated_reads(*opcode);
+                    for k in positions() {
+                        let Some(&(src, _)) = reads.get(k) else { continue };
+                        let same_src = reads.iter().zip(&data.args).filter(|((s, _), _)| *s == src);
+                        out.extend(same_src.map(|(_, a)| a.value));
+                    }
+                }
+                _ => {}
+            },
+            Op::Opaque { .. } => {
+                for k in positions() {
+                    out.extend(data.args.iter().skip(k / 4 * 4).take(4).map(|a| a.value));
+                }
+            }
+            Op::StoreOutput { .. } => {
+                if let Some(run) = self.store_runs.get(&u) {
+                    out.extend(run.iter().copied());
+                }
+            }
+            _ => {}
+        }
+        out.retain(|&p| p != v);
+        out
+    }
+
     fn place_scalar(&mut self, v: Value) {
         if self.place_replicated_output(v) {
             return;
@@ -419,16 +490,23 @@ impl<'a> Allocator<'a> {
         let data = self.func.def(v);
         let chans = self.allowed_chans(v);
         let mut candidates: Vec<RegChannel> = Vec::new();
-        if let Some(o) = data.origin.dst {
-            candidates.push(o);
-        }
-        // Coalescing: a phi with its arguments, an argument with its phi.
+        // Coalescing: a phi with its arguments (first one in the source's
+        // register), an argument with its phi.
         if let Op::Phi { .. } = data.op {
             for arg in &data.args {
                 if let Some(Loc::Reg(r)) = self.loc.get(&arg.value) {
                     candidates.push(*r);
                 }
             }
+            candidates.sort_by_key(|&r| Some(r) != data.origin.dst);
+        }
+        // Beside the values an operand reads with it: no gathering then.
+        let preferred = data.origin.dst.map_or(0, |o| o.chan);
+        for index in self.partner_registers(v) {
+            candidates.extend((0..4).map(|k| RegChannel { file: File::Temporary, index, chan: (preferred + k) % 4 }));
+        }
+        if let Some(o) = data.origin.dst {
+            candidates.push(o);
         }
         for &u in self.uses.get(&v).map_or(&[][..], |u| u.as_slice()) {
             if let Op::Phi { .. } = self.func.insts[u].op {
@@ -502,7 +580,16 @@ impl<'a> Allocator<'a> {
             Some(out)
         };
         let mut choice = None;
-        if same_origin_reg {
+        let mut partners: Vec<u32> = group.iter().flat_map(|&m| self.partner_registers(m)).collect();
+        partners.dedup();
+        for index in partners {
+            choice =
+                try_reg(self, File::Temporary, index, true).or_else(|| try_reg(self, File::Temporary, index, false));
+            if choice.is_some() {
+                break;
+            }
+        }
+        if choice.is_none() && same_origin_reg {
             if let Some(o) = origins[0] {
                 choice = try_reg(self, o.file, o.index, true);
             }
@@ -592,8 +679,14 @@ impl<'a> Allocator<'a> {
             };
             let origin_reg = (dst.reg.indirect.is_none() && dst.reg.index >= 0).then_some(dst.reg.index as u32);
             let out_file = if file == File::Address { File::Address } else { File::Temporary };
-            let choice = match origin_reg {
-                Some(i) if matches!(file, File::Temporary | File::Output | File::Address) && fits(self, file, i) => {
+            // Beside the values an operand reads with them, first.
+            let partners: Vec<u32> = vals.iter().flat_map(|&v| self.partner_registers(v)).collect();
+            let beside = partners.into_iter().find(|&i| file == File::Temporary && fits(self, File::Temporary, i));
+            let choice = match (beside, origin_reg) {
+                (Some(i), _) => (File::Temporary, i),
+                (None, Some(i))
+                    if matches!(file, File::Temporary | File::Output | File::Address) && fits(self, file, i) =>
+                {
                     (file, i)
                 }
                 _ => (0..).map(|i| (out_file, i)).find(|&(f, i)| fits(self, f, i)).unwrap_or((out_file, 0)),
@@ -604,6 +697,42 @@ impl<'a> Allocator<'a> {
             }
         }
     }
+}
+
+/// For each output store, the values stored by its run of consecutive
+/// stores to the same output register.
+fn find_store_runs(func: &Function) -> SecondaryMap<Inst, std::rc::Rc<Vec<Value>>> {
+    let mut out = SecondaryMap::default();
+    for (_, block) in func.blocks.iter() {
+        let mut run: Vec<(Inst, Value)> = Vec::new();
+        let mut run_index = None;
+        let flush = |run: &mut Vec<(Inst, Value)>, out: &mut SecondaryMap<Inst, std::rc::Rc<Vec<Value>>>| {
+            let values = std::rc::Rc::new(run.iter().map(|&(_, v)| v).collect::<Vec<_>>());
+            for &(i, _) in run.iter() {
+                out.insert(i, values.clone());
+            }
+            run.clear();
+        };
+        for &inst in &block.insts {
+            let data = &func.insts[inst];
+            match (&data.op, data.args.first()) {
+                (Op::StoreOutput { index, .. }, Some(arg)) => {
+                    if run_index != Some(*index) {
+                        flush(&mut run, &mut out);
+                        run_index = Some(*index);
+                    }
+                    run.push((inst, arg.value));
+                }
+                (Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) | Op::Phi { .. }, _) => {}
+                _ => {
+                    flush(&mut run, &mut out);
+                    run_index = None;
+                }
+            }
+        }
+        flush(&mut run, &mut out);
+    }
+    out
 }
 
 /// Groups of values computed by consecutive ALU operations (skipping

@@ -117,7 +117,7 @@ impl Layout {
         // the path round the loop after its last use inside (SSA: the next
         // iteration computes a new one), so inside the loop it lives only
         // to its last use there or the last exit that carries it.
-        let mut split: SecondaryMap<Value, (Interval, Interval)> = SecondaryMap::default();
+        let mut split: SecondaryMap<Value, (Interval, Interval, usize)> = SecondaryMap::default();
         // Loops in opening order have increasing starts; the innermost one
         // holding a position is among the last few starting before it (a
         // bounded look keeps this linear; missing a case only costs a copy).
@@ -155,7 +155,7 @@ impl Layout {
             if inner_end < l.end {
                 split.insert(
                     v,
-                    (Interval { start: iv.start, end: inner_end }, Interval { start: l.end + 1, end: iv.end }),
+                    (Interval { start: iv.start, end: inner_end }, Interval { start: l.end + 1, end: iv.end }, id),
                 );
             }
         }
@@ -165,40 +165,19 @@ impl Layout {
         let mut ifs = std::mem::take(&mut ctx.ifs);
         ifs.sort_by_key(|(_, e)| e.start);
         for (v, iv) in main {
-            if let Some(&(a, b)) = split.get(&v) {
-                let mut ranges = vec![a, b];
-                if let Some(p) = points.remove(&v) {
-                    ranges.extend(p.into_iter().filter(|p| !a.overlaps(*p) && !b.overlaps(*p)));
+            let value_uses = uses.get(&v).map_or(&[][..], |u| u.as_slice());
+            let (head, tail) = match split.get(&v) {
+                // Breaks out of the loop carry the value to its uses after
+                // it: on the then path they count as uses.
+                Some(&(a, b, id)) => {
+                    let mut reads: Vec<u32> = value_uses.to_vec();
+                    reads.extend(breaks_of[id].iter().copied().filter(|&at| at >= iv.start));
+                    (split_at_ifs(a, &reads, &ifs, &loops), split_at_ifs(b, value_uses, &ifs, &loops))
                 }
-                layout.ranges.insert(v, ranges);
-                continue;
-            }
-            let mut ranges = vec![iv];
-            let first_after = ifs.partition_point(|(_, e)| e.start <= iv.end);
-            for &(t, e) in ifs[first_after.saturating_sub(64)..first_after].iter().rev() {
-                if e.start <= iv.start {
-                    break;
-                }
-                if iv.end <= e.end && iv.start < t.start {
-                    let last_in_then = uses
-                        .get(&v)
-                        .into_iter()
-                        .flatten()
-                        .filter(|&&u| t.start <= u && u <= t.end)
-                        .max()
-                        .copied()
-                        .unwrap_or(t.start - 1);
-                    // A use inside a loop the value was defined before
-                    // keeps it live to that loop's end (the next round
-                    // reads it again).
-                    let last_in_then = extend_through_loops(&loops, iv.start, last_in_then);
-                    ranges = vec![
-                        Interval { start: iv.start, end: last_in_then.max(iv.start) },
-                        Interval { start: e.start, end: iv.end },
-                    ];
-                    break;
-                }
-            }
+                None => (split_at_ifs(iv, value_uses, &ifs, &loops), Vec::new()),
+            };
+            let mut ranges = head;
+            ranges.extend(tail);
             if let Some(p) = points.remove(&v) {
                 let outside = |p: &Interval, ranges: &[Interval]| !ranges.iter().any(|r| r.overlaps(*p));
                 let extra: Vec<Interval> = p.into_iter().filter(|p| outside(p, &ranges)).collect();
@@ -311,6 +290,35 @@ impl Layout {
             }
         }
     }
+}
+
+/// The intervals of a value live over `iv` and read at `reads`: a value
+/// defined before an if whose last read is in the else arm is dead on the
+/// then path after its last read there, so that part of the then arm is
+/// left out. Applied again to what remains: the last read on the then path
+/// may itself be in the else arm of an if nested there. `ifs` are the
+/// (then, else) arms of every if, sorted by the start of the else arm.
+fn split_at_ifs(iv: Interval, reads: &[u32], ifs: &[(Interval, Interval)], loops: &[Interval]) -> Vec<Interval> {
+    let mut main_part = iv;
+    let mut else_parts: Vec<Interval> = Vec::new();
+    let first_after = ifs.partition_point(|(_, e)| e.start <= iv.end);
+    for &(t, e) in ifs[first_after.saturating_sub(64)..first_after].iter().rev() {
+        if e.start <= iv.start {
+            break;
+        }
+        if e.start <= main_part.end && main_part.end <= e.end && iv.start < t.start {
+            let last_in_then =
+                reads.iter().copied().filter(|&u| t.start <= u && u <= t.end).max().unwrap_or(t.start - 1);
+            // A read inside a loop the value was defined before keeps it
+            // live to that loop's end (the next round reads it again).
+            let last_in_then = extend_through_loops(loops, iv.start, last_in_then);
+            else_parts.push(Interval { start: e.start, end: main_part.end });
+            main_part.end = last_in_then.max(iv.start);
+        }
+    }
+    let mut ranges = vec![main_part];
+    ranges.extend(else_parts);
+    ranges
 }
 
 /// `at`, or the end of the outermost loop holding `at` that starts after

@@ -1,7 +1,8 @@
 //! Emission back to TGSI.
 //!
 //! Out of SSA: every value gets a register channel ([`alloc`]), phis become
-//! copies at the end of their predecessors (as one parallel copy), and the
+//! copies at the end of their predecessors (as one parallel copy; those an
+//! else arm would hold alone go before the `IF` when they can), and the
 //! control-flow tree is written back as structured TGSI. Scalar operations
 //! that came from one source instruction, have the same opcode and read
 //! the same registers are written as one vector instruction again, so a
@@ -12,6 +13,7 @@
 
 mod alloc;
 mod constant_phis;
+mod gather;
 mod immediates;
 mod layout;
 
@@ -174,6 +176,7 @@ impl<'a> Emitter<'a> {
                     prev = Some(*b);
                 }
                 Node::If(n) => {
+                    self.hoist_else_copies(n, prev.take())?;
                     let cond = self.operand(&[(0, n.cond)])?;
                     let mut inst = tgsi::Instruction::new(if n.unsigned { Opcode::Uif } else { Opcode::If });
                     inst.src.push(broadcast(cond));
@@ -190,11 +193,13 @@ impl<'a> Emitter<'a> {
                     self.out.push(tgsi::Instruction::new(Opcode::Endif));
                 }
                 Node::Loop(n) => {
+                    prev = None;
                     self.out.push(tgsi::Instruction::new(Opcode::Bgnloop));
                     self.region(&n.body)?;
                     self.out.push(tgsi::Instruction::new(Opcode::Endloop));
                 }
                 Node::Switch(n) => {
+                    prev = None;
                     let sel = self.operand(&[(0, n.selector)])?;
                     let mut inst = tgsi::Instruction::new(Opcode::Switch);
                     inst.src.push(broadcast(sel));
@@ -215,7 +220,6 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        let _ = prev;
         Ok(())
     }
 
@@ -241,7 +245,14 @@ impl<'a> Emitter<'a> {
 
     /// The parallel copy into the phis of this block's successors.
     fn phi_copies(&mut self, b: Block) -> Result<(), EmitError> {
-        let Some(list) = self.copies.get(&b).cloned() else { return Ok(()) };
+        let pending = self.pending_phi_copies(b)?;
+        self.parallel_copy(pending)
+    }
+
+    /// The (destination, source) pairs of the phi copies at the end of
+    /// `b`, leaving out copies of zero into registers that still hold it.
+    fn pending_phi_copies(&mut self, b: Block) -> Result<Vec<(RegChannel, Loc)>, EmitError> {
+        let Some(list) = self.copies.get(&b).cloned() else { return Ok(Vec::new()) };
         let mut pending: Vec<(RegChannel, Loc)> = Vec::new();
         let (excluded, loop_end) = self.layout.context.get(&b).cloned().unwrap_or_default();
         let end = self.layout.block_end.get(&b).copied().unwrap_or(0);
@@ -262,7 +273,54 @@ impl<'a> Emitter<'a> {
                 pending.push((dst, src));
             }
         }
-        self.parallel_copy(pending)
+        Ok(pending)
+    }
+
+    /// When an `IF` has no `ELSE` in the source and its else arm would hold
+    /// only phi copies, writes those copies before the `IF` instead (the
+    /// then arm overwrites the phis' registers on its own path), so no
+    /// `ELSE` is needed. Valid when no value occupies those registers where
+    /// the condition is read: then nothing on either path reads what they
+    /// held. Returns whether it did.
+    fn hoist_else_copies(&mut self, n: &IfNode, prev: Option<Block>) -> Result<bool, EmitError> {
+        let [Node::Block(else_block)] = n.else_region.as_slice() else { return Ok(false) };
+        let Some(at) = prev.and_then(|b| self.layout.block_end.get(&b)).map(|&end| end + 1) else {
+            return Ok(false);
+        };
+        if n.has_else || !self.writes_nothing(*else_block) {
+            return Ok(false);
+        }
+        let zero_skips = self.zero_skips.len();
+        let pending = self.pending_phi_copies(*else_block)?;
+        let movable = |e: &Self, dst: RegChannel| {
+            e.alloc.free_at(dst, at) && !e.zero_skips.iter().any(|&(s, before)| s == dst && before > at)
+        };
+        if pending.is_empty() || !pending.iter().all(|&(dst, _)| movable(self, dst)) {
+            // The else arm writes them itself; its zero skips are noted again.
+            self.zero_skips.truncate(zero_skips);
+            return Ok(false);
+        }
+        for &(dst, _) in &pending {
+            // A copy of zero into these registers can no longer be left out.
+            self.gather_writes.push((dst, at));
+        }
+        self.parallel_copy(pending)?;
+        self.copies.insert(*else_block, Vec::new());
+        Ok(true)
+    }
+
+    /// Whether emitting block `b` writes no instruction of its own (phi
+    /// copies aside).
+    fn writes_nothing(&self, b: Block) -> bool {
+        let data = &self.func.blocks[b];
+        data.exit == Exit::Fallthrough
+            && data.insts.iter().all(|&i| {
+                !self.layout.inst_pos.contains_key(&i)
+                    || matches!(
+                        self.func.insts[i].op,
+                        Op::Phi { .. } | Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_)
+                    )
+            })
     }
 
     /// Copies every (destination, source) pair as if all sources were read
@@ -468,94 +526,6 @@ impl<'a> Emitter<'a> {
         let mut swizzle = [0u8, 1, 2, 3];
         fill_unused(&mut swizzle, wanted.iter().map(|&(p, _)| (p, p as u8)));
         Ok(SrcOperand { reg: Register::new(File::Temporary, index as i32), swizzle, negate: false, absolute: false })
-    }
-
-    /// Gathers scattered values into the TEMP register already holding
-    /// most of them, copying the others into its channels that hold
-    /// nothing live here.
-    fn gather_in_place(&mut self, wanted: &[(usize, Operand)]) -> Result<Option<SrcOperand>, EmitError> {
-        let Some(pos) = self.pos else { return Ok(None) };
-        let locs: Vec<(usize, Value, Loc)> =
-            wanted.iter().map(|&(p, o)| self.loc(o.value).map(|l| (p, o.value, l))).collect::<Result<_, _>>()?;
-        let mut best: Option<(u32, Vec<u8>)> = None;
-        let mut candidates: Vec<u32> = locs
-            .iter()
-            .filter_map(|&(_, _, l)| match l {
-                Loc::Reg(r) if r.file == File::Temporary => Some(r.index),
-                _ => None,
-            })
-            .collect();
-        candidates.sort();
-        candidates.dedup();
-        for index in candidates {
-            let missing = locs
-                .iter()
-                .filter(|&&(_, _, l)| !matches!(l, Loc::Reg(r) if r.file == File::Temporary && r.index == index))
-                .count();
-            let free: Vec<u8> = (0..4u8)
-                .filter(|&c| {
-                    let slot = RegChannel { file: File::Temporary, index, chan: c };
-                    // Only channels some value occupied before: one no
-                    // value wrote yet may be relied on to hold its initial
-                    // zero (a phi copy of zero is skipped then).
-                    // Not a channel a phi copy of zero was left out for,
-                    // trusting it to stay zero past here.
-                    let trusted = self.zero_skips.iter().any(|&(s, before)| s == slot && pos < before);
-                    self.alloc.free_at(slot, pos) && !self.gathered.contains(&slot) && !trusted
-                })
-                .collect();
-            if free.len() >= missing && best.as_ref().is_none_or(|(_, f)| f.len() > free.len()) {
-                best = Some((index, free));
-            }
-        }
-        let Some((index, mut free)) = best else { return Ok(None) };
-        let mut used = SmallVec::<[(usize, u8); 4]>::new();
-        let mut copied: Vec<(Value, u8)> = Vec::new();
-        for &(p, v, l) in &locs {
-            match l {
-                Loc::Reg(r) if r.file == File::Temporary && r.index == index => used.push((p, r.chan)),
-                _ => {
-                    let c = match copied.iter().find(|&&(w, _)| w == v) {
-                        Some(&(_, c)) => c,
-                        None => {
-                            let held = free
-                                .iter()
-                                .position(|&c| self.held_copy(RegChannel { file: File::Temporary, index, chan: c }, v));
-                            let c = match held {
-                                Some(k) => free.remove(k),
-                                None => {
-                                    if free.is_empty() {
-                                        return Ok(None);
-                                    }
-                                    let c = free.remove(0);
-                                    let slot = RegChannel { file: File::Temporary, index, chan: c };
-                                    let s = self.single_src(l, c)?;
-                                    self.mov_raw(slot, s)?;
-                                    self.gather_writes.push((slot, pos));
-                                    self.remember_copy(slot, v);
-                                    c
-                                }
-                            };
-                            self.gathered.push(RegChannel { file: File::Temporary, index, chan: c });
-                            copied.push((v, c));
-                            c
-                        }
-                    };
-                    used.push((p, c));
-                }
-            }
-        }
-        let mut swizzle = [0u8, 1, 2, 3];
-        for &(p, c) in &used {
-            swizzle[p] = c;
-        }
-        fill_unused(&mut swizzle, used.iter().copied());
-        Ok(Some(SrcOperand {
-            reg: Register::new(File::Temporary, index as i32),
-            swizzle,
-            negate: false,
-            absolute: false,
-        }))
     }
 
     /// Notes that the instruction just written copied `v` into `slot`.
@@ -843,8 +813,11 @@ impl<'a> Emitter<'a> {
             return Ok(n.max(1));
         }
         let same_mods = wanted.iter().all(|(_, o)| o.neg == wanted[0].1.neg && o.abs == wanted[0].1.abs);
-        let missing = self.gather_cost(&wanted);
-        if groups.len() > 1 && same_mods && missing.is_some_and(|m| m + 1 < groups.len()) {
+        let missing = self.gather_plan(&wanted)?.map(|plan| plan.moves());
+        // At equal cost, gathering pays when a later store of the block
+        // stores the same values again: it reads the gathered copies.
+        let pays = |m: usize| m + 1 < groups.len() || (m < groups.len() && self.stored_again(&insts[i + n..], &wanted));
+        if groups.len() > 1 && same_mods && missing.is_some_and(pays) {
             if let Some(s) = self.gather_in_place(&wanted)? {
                 let s = SrcOperand { negate: wanted[0].1.neg, absolute: wanted[0].1.abs, ..s };
                 self.mov_output(index, mask, s);
@@ -857,6 +830,34 @@ impl<'a> Emitter<'a> {
             self.mov_output(index, m, src);
         }
         Ok(n.max(1))
+    }
+
+    /// Whether a run of stores to one output among `rest` stores exactly
+    /// the values of `wanted`, in the same channels.
+    fn stored_again(&self, rest: &[Inst], wanted: &[(usize, Operand)]) -> bool {
+        let mut wanted: Wanted = wanted.iter().copied().collect();
+        wanted.sort_by_key(|&(p, _)| p);
+        let mut run: Wanted = Wanted::new();
+        let mut run_index = None;
+        let same = |run: &mut Wanted| {
+            run.sort_by_key(|&(p, _)| p);
+            *run == wanted
+        };
+        for &inst in rest.iter().filter(|i| self.layout.inst_pos.contains_key(i)) {
+            let data = &self.func.insts[inst];
+            let Op::StoreOutput { index, chan } = data.op else { continue };
+            if run_index != Some(index) {
+                if same(&mut run) {
+                    return true;
+                }
+                run.clear();
+                run_index = Some(index);
+            }
+            if !self.in_place(data.args[0].value, RegChannel { file: File::Output, index, chan }) {
+                run.push((chan as usize, data.args[0]));
+            }
+        }
+        same(&mut run)
     }
 
     /// Stores an output whose channels are values of one TEMP register
@@ -919,31 +920,6 @@ impl<'a> Emitter<'a> {
         inst.dst.push(DstOperand { reg: Register::new(File::Output, index as i32), write_mask: mask });
         inst.src.push(src);
         self.out.push(inst);
-    }
-
-    /// How many copies `gather_in_place` would need, if it can gather.
-    fn gather_cost(&self, wanted: &[(usize, Operand)]) -> Option<usize> {
-        let pos = self.pos?;
-        let locs: Vec<Loc> = wanted.iter().filter_map(|&(_, o)| self.loc(o.value).ok()).collect();
-        let mut best: Option<usize> = None;
-        for l in &locs {
-            let Loc::Reg(r) = l else { continue };
-            if r.file != File::Temporary {
-                continue;
-            }
-            let inside = locs
-                .iter()
-                .filter(|x| matches!(x, Loc::Reg(q) if q.file == File::Temporary && q.index == r.index))
-                .count();
-            let missing = locs.len() - inside;
-            let free = (0..4u8)
-                .filter(|&c| self.alloc.free_at(RegChannel { file: File::Temporary, index: r.index, chan: c }, pos))
-                .count();
-            if free >= missing && best.is_none_or(|b| missing < b) {
-                best = Some(missing);
-            }
-        }
-        best
     }
 
     /// Consecutive loads of channels of one indirectly addressed register
