@@ -20,7 +20,8 @@ pub fn shared(sub: &str) -> Option<PathBuf> {
     // This crate is `crates/testdata` of the workspace.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(sub);
     if dir.is_dir() {
-        Some(dir)
+        // Without the `..` steps, so that paths print plainly.
+        Some(dir.canonicalize().unwrap_or(dir))
     } else {
         eprintln!("note: {} not found; skipping", dir.display());
         None
