@@ -184,9 +184,11 @@ struct PerLane {
     all: Option<[u32; 4]>,
     /// By lane, one entry per lane once finished.
     lanes: Vec<(u32, [u32; 4])>,
-    /// Once finished, when the lines set most lanes up to the last one
-    /// they name: every lane's value up to it, so that a batch reads a
-    /// run of lanes without a search.
+    /// Once finished, when every lane up to the last one the lines name
+    /// has a value (its own, or the `*` line's): those values, so that a
+    /// batch reads a run of lanes without a search. A lane with no value
+    /// must stay apart from one set to zero (a system value then takes the
+    /// stage's default, `IN[v][i]` reads `IN[i]`), so gaps keep it sparse.
     dense: Vec<[u32; 4]>,
 }
 
@@ -214,7 +216,7 @@ impl PerLane {
         }
         self.lanes = kept;
         let span = self.lanes.last().map_or(0, |&(lane, _)| lane as usize + 1);
-        if span > 0 && span <= 2 * self.lanes.len() {
+        if span > 0 && (self.all.is_some() || span == self.lanes.len()) {
             self.dense = vec![self.all.unwrap_or_default(); span];
             for &(lane, v) in &self.lanes {
                 self.dense[lane as usize] = v;
@@ -761,20 +763,26 @@ mod tests {
         p.finish();
         assert_eq!((p.get(0), p.get(1), p.get(3)), (Some([4; 4]), Some([2; 4]), Some([5; 4])));
         assert_eq!(p.lanes.len(), 2, "one entry per lane");
-        assert!(!p.dense.is_empty(), "most lanes up to the last one are set: kept as an array");
+        assert!(!p.dense.is_empty(), "every lane up to the last one has a value: kept as an array");
         let mut out = [9; 3];
         p.fill_column(1, 2, &mut out);
         assert_eq!(out, [2, 2, 5]);
     }
 
     #[test]
-    fn few_lanes_far_apart_stay_sparse() {
+    fn lanes_with_no_value_between_stay_sparse() {
         let mut p = PerLane::default();
         p.set(Some(0), [1; 4]);
         p.set(Some(100), [7, 8, 9, 10]);
         p.finish();
         assert!(p.dense.is_empty());
         assert_eq!((p.get(0), p.get(50), p.get(100)), (Some([1; 4]), None, Some([7, 8, 9, 10])));
+        // One gap is enough: the lane in it has no value.
+        let mut q = PerLane::default();
+        [0, 1, 3].map(|lane| q.set(Some(lane), [lane + 1; 4]));
+        q.finish();
+        assert!(q.dense.is_empty());
+        assert_eq!((q.get(1), q.get(2), q.get(3)), (Some([2; 4]), None, Some([4; 4])));
         let mut out = [5; 3];
         p.fill_column(99, 1, &mut out);
         assert_eq!(out, [5, 8, 5], "lanes nothing sets are left as they were");

@@ -132,6 +132,10 @@ fn system_values_default_by_stage() {
     let text = "VERT\nDCL SV[0], VERTEXID\nDCL OUT[0], POSITION\nMOV OUT[0], SV[0]\nEND\n";
     let out = run(text, "invocations 2\nsysval VERTEXID 1 0x9 0 0 0\n");
     assert_eq!((out.get(0, 0).unwrap()[0], out.get(0, 1).unwrap()[0]), (0, 9), "lane, or the state's value");
+    let state =
+        "invocations 4\nsysval VERTEXID 0 0x7 0 0 0\nsysval VERTEXID 1 0x8 0 0 0\nsysval VERTEXID 3 0x9 0 0 0\n";
+    let ids: Vec<u32> = (0..4).map(|l| run(text, state).get(0, l).unwrap()[0]).collect();
+    assert_eq!(ids, [7, 8, 2, 9], "a lane the state leaves out between others takes the default");
 }
 
 #[test]
