@@ -779,7 +779,9 @@ mod tests {
         assert_eq!((p.get(0), p.get(50), p.get(100)), (Some([1; 4]), None, Some([7, 8, 9, 10])));
         // One gap is enough: the lane in it has no value.
         let mut q = PerLane::default();
-        [0, 1, 3].map(|lane| q.set(Some(lane), [lane + 1; 4]));
+        for lane in [0, 1, 3] {
+            q.set(Some(lane), [lane + 1; 4]);
+        }
         q.finish();
         assert!(q.dense.is_empty());
         assert_eq!((q.get(1), q.get(2), q.get(3)), (Some([2; 4]), None, Some([4; 4])));
