@@ -703,34 +703,16 @@ impl<'a> Allocator<'a> {
 /// stores to the same output register.
 fn find_store_runs(func: &Function) -> SecondaryMap<Inst, std::rc::Rc<Vec<Value>>> {
     let mut out = SecondaryMap::default();
-    for (_, block) in func.blocks.iter() {
-        let mut run: Vec<(Inst, Value)> = Vec::new();
-        let mut run_index = None;
-        let flush = |run: &mut Vec<(Inst, Value)>, out: &mut SecondaryMap<Inst, std::rc::Rc<Vec<Value>>>| {
-            let values = std::rc::Rc::new(run.iter().map(|&(_, v)| v).collect::<Vec<_>>());
-            for &(i, _) in run.iter() {
-                out.insert(i, values.clone());
-            }
-            run.clear();
-        };
-        for &inst in &block.insts {
-            let data = &func.insts[inst];
-            match (&data.op, data.args.first()) {
-                (Op::StoreOutput { index, .. }, Some(arg)) => {
-                    if run_index != Some(*index) {
-                        flush(&mut run, &mut out);
-                        run_index = Some(*index);
-                    }
-                    run.push((inst, arg.value));
-                }
-                (Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) | Op::Phi { .. }, _) => {}
-                _ => {
-                    flush(&mut run, &mut out);
-                    run_index = None;
-                }
-            }
+    let key = |data: &InstData| match (&data.op, data.args.first()) {
+        (Op::StoreOutput { index, .. }, Some(_)) => Some(*index),
+        _ => None,
+    };
+    for run in runs(func, usize::MAX, key) {
+        let values =
+            std::rc::Rc::new(run.iter().filter_map(|&i| func.insts[i].args.first()).map(|a| a.value).collect());
+        for &inst in &run {
+            out.insert(inst, std::rc::Rc::clone(&values));
         }
-        flush(&mut run, &mut out);
     }
     out
 }
@@ -739,38 +721,49 @@ fn find_store_runs(func: &Function) -> SecondaryMap<Inst, std::rc::Rc<Vec<Value>
 /// operations that write no register) of one source instruction.
 fn find_groups(func: &Function) -> SecondaryMap<Value, std::rc::Rc<Vec<Value>>> {
     let mut out = SecondaryMap::default();
+    let key = |data: &InstData| match (&data.op, data.origin.inst) {
+        (Op::Alu { opcode, .. }, Some(src)) if data.results.len() == 1 && func.ty(data.results[0]) == Ty::B32 => {
+            Some((src, *opcode))
+        }
+        _ => None,
+    };
+    for run in runs(func, 4, key).into_iter().filter(|run| run.len() > 1) {
+        let group = std::rc::Rc::new(run.iter().map(|&i| func.insts[i].results[0]).collect::<Vec<_>>());
+        for &m in group.iter() {
+            out.insert(m, std::rc::Rc::clone(&group));
+        }
+    }
+    out
+}
+
+/// The runs, at most `max` long, of consecutive instructions of a block
+/// with equal keys; an instruction without a key ends a run, except those
+/// that write no register (constants, reads, phis), which are skipped.
+fn runs<K: PartialEq>(func: &Function, max: usize, key: impl Fn(&InstData) -> Option<K>) -> Vec<Vec<Inst>> {
+    let mut out = Vec::new();
     for (_, block) in func.blocks.iter() {
-        let mut current: Vec<Value> = Vec::new();
-        let mut key: Option<(u32, tgsi::Opcode)> = None;
-        let flush = |current: &mut Vec<Value>, out: &mut SecondaryMap<Value, std::rc::Rc<Vec<Value>>>| {
-            if current.len() > 1 {
-                let g = std::rc::Rc::new(std::mem::take(current));
-                for &m in g.iter() {
-                    out.insert(m, g.clone());
-                }
-            }
-            current.clear();
-        };
+        let mut run: Vec<Inst> = Vec::new();
+        let mut run_key: Option<K> = None;
         for &inst in &block.insts {
             let data = &func.insts[inst];
-            match (&data.op, data.origin.inst) {
-                (Op::Alu { opcode, .. }, Some(src))
-                    if data.results.len() == 1 && func.ty(data.results[0]) == Ty::B32 =>
-                {
-                    if key != Some((src, *opcode)) || current.len() == 4 {
-                        flush(&mut current, &mut out);
-                        key = Some((src, *opcode));
-                    }
-                    current.push(data.results[0]);
+            if matches!(data.op, Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) | Op::Phi { .. }) {
+                continue;
+            }
+            let k = key(data);
+            if k.is_none() || k != run_key || run.len() == max {
+                if !run.is_empty() {
+                    out.push(std::mem::take(&mut run));
                 }
-                (Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) | Op::Phi { .. }, _) => {}
-                _ => {
-                    flush(&mut current, &mut out);
-                    key = None;
-                }
+                run_key = None;
+            }
+            if k.is_some() {
+                run.push(inst);
+                run_key = k;
             }
         }
-        flush(&mut current, &mut out);
+        if !run.is_empty() {
+            out.push(run);
+        }
     }
     out
 }
