@@ -42,19 +42,14 @@ struct Unpacked<V> {
     abs_hi: V,
 }
 
-/// A 32-bit constant.
-fn k<E: Emit>(e: &mut E, c: u32) -> E::V {
-    e.k32(c)
-}
-
 /// Unpacks a double, normalizing denormals with a leading-bit count.
 fn unpack<E: Emit>(e: &mut E, (lo, hi): Pair<E::V>) -> Unpacked<E::V> {
     let sbit = opk(e, And, hi, 0x8000_0000);
     let abs_hi = opk(e, And, hi, 0x7fff_ffff);
-    let (c20, c11) = (k(e, 20), k(e, 11));
+    let (c20, c11) = (e.k32(20), e.k32(11));
     let ef = e.alu(Ubfe, &[hi, c20, c11]);
     let fhi = opk(e, And, hi, 0x000f_ffff);
-    let (implicit, zero) = (k(e, 0x0010_0000), k(e, 0));
+    let (implicit, zero) = (e.k32(0x0010_0000), e.k32(0));
     let implicit = e.select(ef, implicit, zero);
     let fhi = e.alu(Or, &[fhi, implicit]);
     let e1 = opk(e, Imax, ef, 1);
@@ -66,7 +61,7 @@ fn unpack<E: Emit>(e: &mut E, (lo, hi): Pair<E::V>) -> Unpacked<E::V> {
     let nsh = e.alu(Ineg, &[sh]);
     let exp = e.alu(Uadd, &[e1, nsh]);
     let nz = e.alu(Or, &[lo, fhi]);
-    let zexp = k(e, ZERO_EXP as u32);
+    let zexp = e.k32(ZERO_EXP as u32);
     let exp = e.select(nz, exp, zexp);
     Unpacked { sbit, exp, sig: [sig[0], sig[1]], lo, abs_hi }
 }
@@ -76,7 +71,7 @@ fn is_nan<E: Emit>(e: &mut E, u: &Unpacked<E::V>) -> E::V {
     // A nonzero low word makes the high word compare one above.
     let l = opk(e, Umin, u.lo, 1);
     let h = e.alu(Or, &[u.abs_hi, l]);
-    let inf = k(e, INF_HI);
+    let inf = e.k32(INF_HI);
     e.alu(Uslt, &[inf, h])
 }
 
@@ -106,17 +101,17 @@ fn original<E: Emit>(e: &mut E, u: &Unpacked<E::V>) -> Pair<E::V> {
 
 /// 0xfff8000000000000, what x86 gives for invalid operations.
 fn default_nan<E: Emit>(e: &mut E) -> Pair<E::V> {
-    (k(e, 0), k(e, DEFAULT_NAN_HI))
+    (e.k32(0), e.k32(DEFAULT_NAN_HI))
 }
 
 /// Infinity with sign bit `sbit`.
 fn inf<E: Emit>(e: &mut E, sbit: E::V) -> Pair<E::V> {
-    (k(e, 0), opk(e, Or, sbit, INF_HI))
+    (e.k32(0), opk(e, Or, sbit, INF_HI))
 }
 
 /// Zero with sign bit `sbit`.
 fn zero_signed<E: Emit>(e: &mut E, sbit: E::V) -> Pair<E::V> {
-    (k(e, 0), sbit)
+    (e.k32(0), sbit)
 }
 
 /// Rounds and packs (SoftFloat's `roundPackToF64`). `sig` has its leading
@@ -142,17 +137,17 @@ fn round_pack<E: Emit>(e: &mut E, sbit: E::V, exp: E::V, sig: [E::V; 2]) -> Pair
     let l3 = e.alu(Or, &[l3, up]);
     let h3 = opk(e, Ushr, h2, 10);
     let tie = opk(e, Useq, rb, 0x200);
-    let (even, all) = (k(e, 0xffff_fffe), k(e, u32::MAX));
+    let (even, all) = (e.k32(0xffff_fffe), e.k32(u32::MAX));
     let m = e.select(tie, even, all);
     let l3 = e.alu(And, &[l3, m]);
     let nz = e.alu(Or, &[l3, h3]);
-    let zero = k(e, 0);
+    let zero = e.k32(0);
     let ex = e.select(nz, ex, zero);
     // The carry of a rounding into bit 53 adds one to the exponent.
     let eh = opk(e, Shl, ex, 20);
     let hi = e.alu(Uadd, &[eh, h3]);
     let hi = e.alu(Or, &[hi, sbit]);
-    let big = k(e, 0x7fd);
+    let big = e.k32(0x7fd);
     let ovf = e.alu(Islt, &[big, exp]);
     let ovf = e.select(nz, ovf, zero);
     let i = inf(e, sbit);
@@ -165,7 +160,7 @@ fn round_pack32<E: Emit>(e: &mut E, sbit: E::V, exp: E::V, sig: E::V) -> E::V {
     let nexp = e.alu(Ineg, &[exp]);
     let cnt = opk(e, Imax, nexp, 0);
     let cnt = opk(e, Umin, cnt, 31);
-    let one = k(e, 1);
+    let one = e.k32(1);
     let m = e.alu(Shl, &[one, cnt]);
     let m = addk(e, m, u32::MAX);
     let lost = e.alu(And, &[sig, m]);
@@ -177,15 +172,15 @@ fn round_pack32<E: Emit>(e: &mut E, sbit: E::V, exp: E::V, sig: E::V) -> E::V {
     let s = addk(e, s, 0x40);
     let s = opk(e, Ushr, s, 7);
     let tie = opk(e, Useq, rb, 0x40);
-    let (even, all) = (k(e, 0xffff_fffe), k(e, u32::MAX));
+    let (even, all) = (e.k32(0xffff_fffe), e.k32(u32::MAX));
     let m = e.select(tie, even, all);
     let s = e.alu(And, &[s, m]);
-    let zero = k(e, 0);
+    let zero = e.k32(0);
     let ex = e.select(s, ex, zero);
     let eh = opk(e, Shl, ex, 23);
     let r = e.alu(Uadd, &[eh, s]);
     let r = e.alu(Or, &[r, sbit]);
-    let big = k(e, 0xfd);
+    let big = e.k32(0xfd);
     let ovf = e.alu(Islt, &[big, exp]);
     let ovf = e.select(s, ovf, zero);
     let i = opk(e, Or, sbit, 0x7f80_0000);
@@ -342,7 +337,7 @@ fn fma<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>, c: Pair<E::V>) -> Pair<
     let ps = e.alu(Uadd, &[ua.exp, ub.exp]);
     let ps = addk(e, ps, (-2170i32) as u32);
     let sc = shl_const(e, uc.sig, 9);
-    let zero = k(e, 0);
+    let zero = e.k32(0);
     let cs = addk(e, uc.exp, (-1148i32) as u32);
     let x = Term { sbit: sp, scale: ps, words: prod };
     let y = Term { sbit: uc.sbit, scale: cs, words: vec![zero, zero, sc[0], sc[1]] };
@@ -405,8 +400,8 @@ fn div_sig<E: Emit>(e: &mut E, a: [E::V; 2], b: [E::V; 2]) -> ([E::V; 2], E::V) 
     let (mut rl, mut rh) = (a[0], a[1]);
     let nbl = e.alu(Ineg, &[b[0]]);
     let nbh = e.alu(Ineg, &[b[1]]);
-    let zero = k(e, 0);
-    let two = k(e, 2);
+    let zero = e.k32(0);
+    let two = e.k32(2);
     // Each step adds its sign mask (-1 where rem - b went negative, so the
     // bit is 0) into a word of the quotient less all ones: a word of n
     // bits is the sum plus 2^n - 1.
@@ -449,7 +444,7 @@ fn sqrt<E: Emit>(e: &mut E, a: Pair<E::V>) -> Pair<E::V> {
     let st = opk(e, Umin, rem, 1);
     let lo = e.alu(Or, &[sig[0], st]);
     let ex = addk(e, half, 1048);
-    let zero = k(e, 0);
+    let zero = e.k32(0);
     let r = round_pack(e, zero, ex, [lo, sig[1]]);
     let az = is_zero(e, &u);
     let ai = is_inf(e, &u);
@@ -469,8 +464,8 @@ fn sqrt<E: Emit>(e: &mut E, a: Pair<E::V>) -> Pair<E::V> {
 /// Digit-by-digit square root of `m * 2^56` (`m` below 2^54): the 55-bit
 /// root and whether a remainder is left (nonzero when so).
 fn sqrt_sig<E: Emit>(e: &mut E, m: [E::V; 2]) -> ([E::V; 2], E::V) {
-    let zero = k(e, 0);
-    let (two, four) = (k(e, 2), k(e, 4));
+    let zero = e.k32(0);
+    let (two, four) = (e.k32(2), e.k32(4));
     let (mut rl, mut rh) = (zero, zero);
     let (mut ql, mut qh) = (zero, zero);
     // The first 29 root bits: the remainder (at most twice the root) and
@@ -479,7 +474,7 @@ fn sqrt_sig<E: Emit>(e: &mut E, m: [E::V; 2]) -> ([E::V; 2], E::V) {
         let bits = if i >= 28 {
             let pos = 2 * i - 56;
             let w = m[(pos / 32) as usize];
-            let (o, n) = (k(e, pos % 32), k(e, 2));
+            let (o, n) = (e.k32(pos % 32), e.k32(2));
             e.alu(Ubfe, &[w, o, n])
         } else {
             zero
@@ -523,7 +518,7 @@ fn sqrt_sig<E: Emit>(e: &mut E, m: [E::V; 2]) -> ([E::V; 2], E::V) {
 
 /// The constant 1.0.
 fn one<E: Emit>(e: &mut E) -> Pair<E::V> {
-    (k(e, 0), k(e, 0x3ff0_0000))
+    (e.k32(0), e.k32(0x3ff0_0000))
 }
 
 /// A double as a signed 64-bit integer that orders as the double does
@@ -546,7 +541,7 @@ fn compare<E: Emit>(e: &mut E, opcode: Opcode, a: Pair<E::V>, b: Pair<E::V>) -> 
         Dslt | Dsge => {
             let lt = slt64(e, ka, kb);
             let r = if opcode == Dslt { lt } else { e.alu(Not, &[lt]) };
-            let zero = k(e, 0);
+            let zero = e.k32(0);
             e.select(un, zero, r)
         }
         _ => {
@@ -570,7 +565,7 @@ fn compare<E: Emit>(e: &mut E, opcode: Opcode, a: Pair<E::V>, b: Pair<E::V>) -> 
 fn unpack_fields<E: Emit>(e: &mut E, (lo, hi): Pair<E::V>) -> Unpacked<E::V> {
     let sbit = opk(e, And, hi, 0x8000_0000);
     let abs_hi = opk(e, And, hi, 0x7fff_ffff);
-    let zero = k(e, 0);
+    let zero = e.k32(0);
     Unpacked { sbit, exp: zero, sig: [zero, zero], lo, abs_hi }
 }
 
@@ -605,7 +600,7 @@ fn abs<E: Emit>(e: &mut E, a: Pair<E::V>) -> Pair<E::V> {
 /// quieted (as `cvtss2sd`).
 fn from_f32<E: Emit>(e: &mut E, x: E::V) -> Pair<E::V> {
     let s = opk(e, And, x, 0x8000_0000);
-    let (c23, c8) = (k(e, 23), k(e, 8));
+    let (c23, c8) = (e.k32(23), e.k32(8));
     let ef = e.alu(Ubfe, &[x, c23, c8]);
     let f = opk(e, And, x, 0x007f_ffff);
     let p = e.alu(Umsb, &[f]);
@@ -619,12 +614,12 @@ fn from_f32<E: Emit>(e: &mut E, x: E::V) -> Pair<E::V> {
     let en = addk(e, ef, 896);
     let ex = e.select(den, ed, en);
     let special = opk(e, Useq, ef, 255);
-    let top = k(e, 0x7ff);
+    let top = e.k32(0x7ff);
     let ex = e.select(special, top, ex);
     let mag = opk(e, And, x, 0x7fff_ffff);
-    let zero = k(e, 0);
+    let zero = e.k32(0);
     let ex = e.select(mag, ex, zero);
-    let qb = k(e, 0x7f80_0000);
+    let qb = e.k32(0x7f80_0000);
     let nan = e.alu(Uslt, &[qb, mag]);
     let qbit = opk(e, And, nan, 0x0040_0000);
     let m = e.alu(Or, &[m, qbit]);
@@ -668,7 +663,7 @@ fn from_u32<E: Emit>(e: &mut E, x: E::V) -> Pair<E::V> {
     let eh = opk(e, Shl, ex, 20);
     let mh = opk(e, Ushr, y, 11);
     let hi = e.alu(Uadd, &[eh, mh]);
-    let zero = k(e, 0);
+    let zero = e.k32(0);
     let hi = e.select(x, hi, zero);
     (opk(e, Shl, y, 21), hi)
 }
@@ -688,14 +683,14 @@ fn int64_parts<E: Emit>(e: &mut E, signed: bool, (lo, hi): Pair<E::V>) -> (E::V,
         let s = opk(e, And, hi, 0x8000_0000);
         (s, abs64(e, (lo, hi)))
     } else {
-        (k(e, 0), (lo, hi))
+        (e.k32(0), (lo, hi))
     }
 }
 
 /// I642D and U642D: rounded to nearest even.
 fn from_int64<E: Emit>(e: &mut E, signed: bool, x: Pair<E::V>) -> Pair<E::V> {
     let (s, (lo, hi)) = int64_parts(e, signed, x);
-    let zero = k(e, 0);
+    let zero = e.k32(0);
     // A third word gives the leading bit (up to 63) room below bit 94.
     let (ex, sig) = normalize(e, &[lo, hi, zero], zero);
     round_pack(e, s, ex, sig)
@@ -704,7 +699,7 @@ fn from_int64<E: Emit>(e: &mut E, signed: bool, x: Pair<E::V>) -> Pair<E::V> {
 /// I642F and U642F: rounded to nearest even, once.
 fn int64_to_f32<E: Emit>(e: &mut E, signed: bool, x: Pair<E::V>) -> E::V {
     let (s, (lo, hi)) = int64_parts(e, signed, x);
-    let zero = k(e, 0);
+    let zero = e.k32(0);
     let (ex, sig) = normalize(e, &[lo, hi, zero], zero);
     let st = opk(e, Umin, sig[0], 1);
     let s32 = e.alu(Or, &[sig[1], st]);
@@ -719,7 +714,7 @@ fn int64_to_f32<E: Emit>(e: &mut E, signed: bool, x: Pair<E::V>) -> E::V {
 fn to_int<E: Emit>(e: &mut E, a: Pair<E::V>, bits: u32, signed: bool) -> Pair<E::V> {
     let (lo, hi) = a;
     let u = unpack_fields(e, a);
-    let (c20, c11) = (k(e, 20), k(e, 11));
+    let (c20, c11) = (e.k32(20), e.k32(11));
     let ef = e.alu(Ubfe, &[hi, c20, c11]);
     let fhi = opk(e, And, hi, 0x000f_ffff);
     let fhi = opk(e, Or, fhi, 0x0010_0000);
@@ -734,21 +729,21 @@ fn to_int<E: Emit>(e: &mut E, a: Pair<E::V>, bits: u32, signed: bool) -> Pair<E:
     let cnt = opk(e, Umin, cnt, 63);
     let m = shr_words(e, &[tl, th], cnt, false);
     let small = opk(e, Islt, ef, 1023);
-    let zero = k(e, 0);
+    let zero = e.k32(0);
     let mag = sel64(e, small, (zero, zero), (m[0], m[1]));
     let (mag, min) = if bits == 32 {
         // 2^32 and above give a zero high word and 0x80000000 below.
         let mlo = mag.0;
-        ((mlo, zero), (k(e, 0x8000_0000), zero))
+        ((mlo, zero), (e.k32(0x8000_0000), zero))
     } else {
-        (mag, (zero, k(e, 0x8000_0000)))
+        (mag, (zero, e.k32(0x8000_0000)))
     };
     let neg = neg64(e, mag);
     let neg = if bits == 32 { (neg.0, zero) } else { neg };
-    let lim_neg = k(e, 1023 + bits - 1);
+    let lim_neg = e.k32(1023 + bits - 1);
     let over_neg = e.alu(Isge, &[ef, lim_neg]);
     let rn = sel64(e, over_neg, min, neg);
-    let lim_pos = k(e, if signed { 1023 + bits - 1 } else { 1023 + bits });
+    let lim_pos = e.k32(if signed { 1023 + bits - 1 } else { 1023 + bits });
     let over_pos = e.alu(Isge, &[ef, lim_pos]);
     let big = if signed {
         min
