@@ -176,13 +176,32 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     Ok(outputs)
 }
 
+/// A float operand's absolute value and negate as sign-bit masks: the
+/// bits to keep, then the bits to flip.
+fn sign_masks(a: &Arg) -> (u64, u64) {
+    (if a.abs { 0x7fff_ffff } else { 0xffff_ffff }, if a.neg { 0x8000_0000 } else { 0 })
+}
+
+/// The 64-bit value of two 32-bit halves.
+fn pack(lo: u64, hi: u64) -> u64 {
+    (lo & 0xffff_ffff) | (hi << 32)
+}
+
+/// One 32-bit half of a 64-bit value.
+fn split(v: u64, hi: bool) -> u64 {
+    if hi {
+        v >> 32
+    } else {
+        v & 0xffff_ffff
+    }
+}
+
 /// `source` with `a`'s negate and absolute value applied, into `column`.
 fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u64], source: &[u64]) {
     match ty {
         // Sign-bit operations: one mask for the whole column.
         OperandType::Float | OperandType::Untyped => {
-            let clear = if a.abs { 0x7fff_ffff } else { 0xffff_ffff };
-            let flip = if a.neg { 0x8000_0000 } else { 0 };
+            let (clear, flip) = sign_masks(a);
             for (m, &v) in column.iter_mut().zip(source) {
                 *m = (v & clear) ^ flip;
             }
@@ -612,14 +631,13 @@ impl<'a> Batch<'a> {
                 Step::Pack { dst, lo, hi } if active == self.all => {
                     let (out, other) = self.write_beside(*dst);
                     for ((v, &lo), &hi) in out.iter_mut().zip(other.column(*lo)).zip(other.column(*hi)) {
-                        *v = (lo & 0xffff_ffff) | (hi << 32);
+                        *v = pack(lo, hi);
                     }
                 }
                 Step::Split { dst, src, hi } if active == self.all => {
-                    let shift = if *hi { 32 } else { 0 };
                     let (out, other) = self.write_beside(*dst);
                     for (v, &x) in out.iter_mut().zip(other.column(*src)) {
-                        *v = (x >> shift) & 0xffff_ffff;
+                        *v = split(x, *hi);
                     }
                 }
                 Step::ArrayLoad { dst, array, offset, index: None, chan } if active == self.all => {
@@ -641,14 +659,14 @@ impl<'a> Batch<'a> {
                 }
                 Step::Pack { dst, lo, hi } => {
                     for l in self.lanes(active) {
-                        let v = (self.get(*lo, l) & 0xffff_ffff) | (self.get(*hi, l) << 32);
+                        let v = pack(self.get(*lo, l), self.get(*hi, l));
                         self.set(*dst, l, v);
                     }
                 }
                 Step::Split { dst, src, hi } => {
                     for l in self.lanes(active) {
                         let v = self.get(*src, l);
-                        self.set(*dst, l, if *hi { v >> 32 } else { v & 0xffff_ffff });
+                        self.set(*dst, l, split(v, *hi));
                     }
                 }
                 Step::LoadIndirect { dst, file, base, index, dim, chan } => {
@@ -727,12 +745,11 @@ impl<'a> Batch<'a> {
                 Step::Texture { op, unit, coords, swizzle, dsts, sat } => {
                     let texture = self.env.state.texture(*unit);
                     // Float modifiers are sign-bit masks, taken out of the lane loop.
-                    let masks =
-                        coords.map(|a| (if a.abs { 0x7fff_ffff } else { u32::MAX }, if a.neg { 1 << 31 } else { 0 }));
+                    let masks = coords.map(|a| sign_masks(&a));
                     for l in self.lanes(active) {
                         let mut c = [0u32; 4];
                         for ((c, a), (clear, flip)) in c.iter_mut().zip(coords).zip(masks) {
-                            *c = (self.get(a.slot, l) as u32 & clear) ^ flip;
+                            *c = ((self.get(a.slot, l) & clear) ^ flip) as u32;
                         }
                         let result = sampler::sample(texture, *op, c);
                         let mut texel = swizzle.map(|s| result[s as usize & 3]);
