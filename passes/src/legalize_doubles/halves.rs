@@ -99,10 +99,11 @@ pub fn nonzero<E: Emit>(e: &mut E, a: Halves<E::V>) -> E::V {
 /// `a + b` modulo 2^64: the low halves' carry goes into the high half.
 pub fn add<E: Emit>(e: &mut E, a: Halves<E::V>, b: Halves<E::V>) -> Halves<E::V> {
     let lo = e.alu(Uadd, &[a.lo, b.lo]);
-    // The sum wrapped exactly when it is below an addend.
+    // The sum wrapped exactly when it is below an addend; INEG turns that
+    // mask into 1.
     let carry = e.alu(Uslt, &[lo, a.lo]);
-    let carry = opk(e, And, carry, 1);
     let hi = e.alu(Uadd, &[a.hi, b.hi]);
+    let carry = e.alu(Ineg, &[carry]);
     let hi = e.alu(Uadd, &[hi, carry]);
     Halves { lo, hi }
 }

@@ -211,8 +211,7 @@ pub(super) fn neg64<E: Emit>(e: &mut E, a: Pair<E::V>) -> Pair<E::V> {
 
 /// `a + b` on 64-bit pairs.
 pub(super) fn add64<E: Emit>(e: &mut E, a: Pair<E::V>, b: Pair<E::V>) -> Pair<E::V> {
-    let w = add_words(e, &[a.0, a.1], &[b.0, b.1], None);
-    (w[0], w[1])
+    halves::add(e, a.into(), b.into()).into()
 }
 
 /// `cond ? a : b` on 64-bit pairs.
