@@ -144,33 +144,45 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
             }
             Ok(batch.emitted.take().map(Emitter::finish))
         };
-    // `chunks_mut` needs a non-zero size; with no OUT register every batch
-    // gets an empty slice.
-    let value_chunks: Vec<&mut [[u32; 4]]> = if registers == 0 {
-        (0..n.div_ceil(step)).map(|_| Default::default()).collect()
-    } else {
-        values.chunks_mut(step * registers).collect()
-    };
-    let batches = (0..n).step_by(step).zip(value_chunks.into_iter().zip(killed.chunks_mut(step)));
+    // With no OUT register every batch gets an empty slice.
+    let value_chunks =
+        values.chunks_mut((step * registers).max(1)).chain(std::iter::repeat_with(<&mut [[u32; 4]]>::default));
+    let batches = (0..n).step_by(step).zip(value_chunks.zip(killed.chunks_mut(step)));
     // Stores and atomics land in invocation order only if batches run in order.
     let threads = if program.memory.writes { 1 } else { options.threads };
-    let emitted: Vec<Option<Emitted>> = match threads {
-        1 => batches.map(run_batch).collect::<Result<_, _>>()?,
-        0 => batches.collect::<Vec<_>>().into_par_iter().map(run_batch).collect::<Result<_, _>>()?,
+    // What each batch emitted, with its first lane.
+    let emitted: Vec<(usize, Emitted)> = match threads {
+        1 => {
+            let mut emitted = Vec::new();
+            for batch in batches {
+                let first = batch.0;
+                emitted.extend(run_batch(batch)?.map(|e| (first, e)));
+            }
+            emitted
+        }
         t => {
             let batches: Vec<_> = batches.collect();
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .map_err(|e| ExecError::Threads(e.to_string()))?
-                .install(|| batches.into_par_iter().map(run_batch).collect::<Result<_, _>>())?
+            let run_all = || {
+                batches
+                    .into_par_iter()
+                    .map(|batch| Ok((batch.0, run_batch(batch)?)))
+                    .filter_map(|r: Result<_, ExecError>| r.map(|(first, e)| e.map(|e| (first, e))).transpose())
+                    .collect::<Result<Vec<_>, _>>()
+            };
+            if t == 0 {
+                run_all()?
+            } else {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .map_err(|e| ExecError::Threads(e.to_string()))?
+                    .install(run_all)?
+            }
         }
     };
     // Vertices are added in lane order once every batch is done.
-    for (emitter, first) in emitted.into_iter().zip((0..n).step_by(step)) {
-        if let Some(emitter) = emitter {
-            emitter.add_to(&mut outputs, first as u32);
-        }
+    for (first, emitter) in emitted {
+        emitter.add_to(&mut outputs, first as u32);
     }
     memory.into_inner().unwrap_or_else(|e| e.into_inner()).finish(&mut outputs);
     Ok(outputs)
@@ -724,7 +736,8 @@ impl<'a> Batch<'a> {
                         // A declared register: straight into the run's outputs.
                         Ok(r) => {
                             let (regs, c) = (self.outputs.registers.len(), *chan as usize & 3);
-                            let lanes = self.outputs.values.iter_mut().skip(r).step_by(regs).zip(column);
+                            // A lane's registers, then the register among them.
+                            let lanes = self.outputs.values.chunks_exact_mut(regs).map(|lane| &mut lane[r]).zip(column);
                             if active == self.all {
                                 lanes.for_each(|(out, &v)| out[c] = v as u32);
                             } else {

@@ -189,7 +189,8 @@ struct PerLane {
     /// batch reads a run of lanes without a search. A lane with no value
     /// must stay apart from one set to zero (a system value then takes the
     /// stage's default, `IN[v][i]` reads `IN[i]`), so gaps keep it sparse.
-    dense: Vec<[u32; 4]>,
+    /// Kept by channel, as a batch reads them.
+    dense: [Vec<u32>; 4],
 }
 
 impl PerLane {
@@ -217,16 +218,19 @@ impl PerLane {
         self.lanes = kept;
         let span = self.lanes.last().map_or(0, |&(lane, _)| lane as usize + 1);
         if span > 0 && (self.all.is_some() || span == self.lanes.len()) {
-            self.dense = vec![self.all.unwrap_or_default(); span];
+            let all = self.all.unwrap_or_default();
+            self.dense = all.map(|v| vec![v; span]);
             for &(lane, v) in &self.lanes {
-                self.dense[lane as usize] = v;
+                for (column, v) in self.dense.iter_mut().zip(v) {
+                    column[lane as usize] = v;
+                }
             }
         }
     }
 
     fn get(&self, lane: u32) -> Option<[u32; 4]> {
-        if let Some(&v) = self.dense.get(lane as usize) {
-            return Some(v);
+        if (lane as usize) < self.dense[0].len() {
+            return Some(self.dense.each_ref().map(|column| column[lane as usize]));
         }
         match self.lanes.binary_search_by_key(&lane, |&(l, _)| l) {
             Ok(i) => Some(self.lanes[i].1),
@@ -237,20 +241,20 @@ impl PerLane {
     /// Whether lanes `first..first + len` all have a value of their own
     /// or the `*` line's.
     fn covers(&self, first: u32, len: usize) -> bool {
-        self.all.is_some() || first as usize + len <= self.dense.len()
+        self.all.is_some() || first as usize + len <= self.dense[0].len()
     }
 
     /// Channel `chan` of lanes `first..first + out.len()` into `out`, with
     /// one search rather than one per lane; lanes nothing sets are left as
     /// they were.
     fn fill_column(&self, first: u32, chan: usize, out: &mut [u64]) {
+        let dense = self.dense[chan].get(first as usize..).unwrap_or_default();
         if let Some(all) = self.all {
-            out.fill(all[chan] as u64);
+            out.get_mut(dense.len()..).unwrap_or_default().fill(all[chan] as u64);
         }
-        if !self.dense.is_empty() {
-            let lanes = self.dense.get(first as usize..).unwrap_or_default();
-            for (o, v) in out.iter_mut().zip(lanes) {
-                *o = v[chan] as u64;
+        if !self.dense[chan].is_empty() {
+            for (o, &v) in out.iter_mut().zip(dense) {
+                *o = v as u64;
             }
             return;
         }
@@ -763,7 +767,7 @@ mod tests {
         p.finish();
         assert_eq!((p.get(0), p.get(1), p.get(3)), (Some([4; 4]), Some([2; 4]), Some([5; 4])));
         assert_eq!(p.lanes.len(), 2, "one entry per lane");
-        assert!(!p.dense.is_empty(), "every lane up to the last one has a value: kept as an array");
+        assert!(!p.dense[0].is_empty(), "every lane up to the last one has a value: kept as an array");
         let mut out = [9; 3];
         p.fill_column(1, 2, &mut out);
         assert_eq!(out, [2, 2, 5]);
@@ -775,7 +779,7 @@ mod tests {
         p.set(Some(0), [1; 4]);
         p.set(Some(100), [7, 8, 9, 10]);
         p.finish();
-        assert!(p.dense.is_empty());
+        assert!(p.dense[0].is_empty());
         assert_eq!((p.get(0), p.get(50), p.get(100)), (Some([1; 4]), None, Some([7, 8, 9, 10])));
         // One gap is enough: the lane in it has no value.
         let mut q = PerLane::default();
@@ -783,7 +787,7 @@ mod tests {
             q.set(Some(lane), [lane + 1; 4]);
         }
         q.finish();
-        assert!(q.dense.is_empty());
+        assert!(q.dense[0].is_empty());
         assert_eq!((q.get(1), q.get(2), q.get(3)), (Some([2; 4]), None, Some([4; 4])));
         let mut out = [5; 3];
         p.fill_column(99, 1, &mut out);
