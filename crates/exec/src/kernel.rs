@@ -153,15 +153,23 @@ impl Kernel {
             (UmulHi, 2) => Kernel::UmulHi,
             (Udiv, 2) => Kernel::Udiv,
             (Umod, 2) => Kernel::Umod,
-            _ if args <= MAX_ARGS => Kernel::Eval { opcode, chan, family: Family::of(opcode, chan, args)? },
-            _ => return None,
+            _ => return Kernel::eval(opcode, chan, args),
         })
     }
 
+    /// [`Kernel::Eval`] for `opcode`, whatever loop it may have of its own
+    /// (64-bit values are computed lane by lane).
+    pub fn eval(opcode: Opcode, chan: u8, args: usize) -> Option<Kernel> {
+        if args > MAX_ARGS {
+            return None;
+        }
+        Some(Kernel::Eval { opcode, chan, family: Family::of(opcode, chan, args)? })
+    }
+
     /// Computes every lane of `out` from the operand columns `a` (each as
-    /// long as `out`, modifiers already applied). The loops zip slices, so
-    /// they carry no bounds checks and vectorize.
-    pub fn run(self, a: &[&[u64]], out: &mut [u64]) {
+    /// long as `out`, modifiers already applied), all of 32-bit values. The
+    /// loops zip slices, so they carry no bounds checks and vectorize.
+    pub fn run(self, a: &[&[u32]], out: &mut [u32]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor has AVX2, checked just now.
@@ -173,25 +181,25 @@ impl Kernel {
     /// [`Kernel::run`] compiled for AVX2: twice the lanes per instruction.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn run_avx2(self, a: &[&[u64]], out: &mut [u64]) {
+    fn run_avx2(self, a: &[&[u32]], out: &mut [u32]) {
         self.run_any(a, out)
     }
 
     #[inline(always)]
-    fn run_any(self, a: &[&[u64]], out: &mut [u64]) {
-        let f = |x: u64| f32::from_bits(x as u32);
-        let b = |x: f32| x.to_bits() as u64;
-        let one_if = |c: bool| if c { 1.0f32.to_bits() as u64 } else { 0 };
+    fn run_any(self, a: &[&[u32]], out: &mut [u32]) {
+        let f = f32::from_bits;
+        let b = f32::to_bits;
+        let one_if = |c: bool| if c { 1.0f32.to_bits() } else { 0 };
         let mask = |c: bool| if c { 0xffff_ffff } else { 0 };
-        let i = |x: u64| x as u32 as i32;
-        let u = |x: u64| x as u32;
+        let i = |x: u32| x as i32;
+        let u = |x: u32| x;
         match self {
             Kernel::Add => map2(out, a, |x, y| b(f(x) + f(y))),
             Kernel::Mul => map2(out, a, |x, y| b(f(x) * f(y))),
             Kernel::Mad => map3(out, a, |x, y, z| b(f(x) * f(y) + f(z))),
             Kernel::Min => map2(out, a, |x, y| b(fmin(f(x), f(y)))),
             Kernel::Max => map2(out, a, |x, y| b(fmax(f(x), f(y)))),
-            Kernel::Mov => map1(out, a, |x| x & 0xffff_ffff),
+            Kernel::Mov => map1(out, a, |x| x),
             Kernel::Dot(k) => {
                 // Products summed in order, rounding to f32 at each step.
                 let k = k as usize;
@@ -206,13 +214,13 @@ impl Kernel {
             Kernel::Sge => map2(out, a, |x, y| one_if(f(x) >= f(y))),
             Kernel::Rcp => map1(out, a, |x| b(1.0 / f(x))),
             Kernel::Rsq => map1(out, a, |x| b(1.0 / f(x).sqrt())),
-            Kernel::Uadd => map2(out, a, |x, y| u(x).wrapping_add(u(y)) as u64),
-            Kernel::Umul => map2(out, a, |x, y| u(x).wrapping_mul(u(y)) as u64),
-            Kernel::And => map2(out, a, |x, y| (x & y) & 0xffff_ffff),
-            Kernel::Or => map2(out, a, |x, y| (x | y) & 0xffff_ffff),
-            Kernel::Xor => map2(out, a, |x, y| (x ^ y) & 0xffff_ffff),
-            Kernel::Cmp => map3(out, a, |x, y, z| (if f(x) < 0.0 { y } else { z }) & 0xffff_ffff),
-            Kernel::Ucmp => map3(out, a, |x, y, z| (if u(x) != 0 { y } else { z }) & 0xffff_ffff),
+            Kernel::Uadd => map2(out, a, |x, y| u(x).wrapping_add(u(y))),
+            Kernel::Umul => map2(out, a, |x, y| u(x).wrapping_mul(u(y))),
+            Kernel::And => map2(out, a, |x, y| x & y),
+            Kernel::Or => map2(out, a, |x, y| x | y),
+            Kernel::Xor => map2(out, a, |x, y| x ^ y),
+            Kernel::Cmp => map3(out, a, |x, y, z| if f(x) < 0.0 { y } else { z }),
+            Kernel::Ucmp => map3(out, a, |x, y, z| if u(x) != 0 { y } else { z }),
             Kernel::Lrp => map3(out, a, |x, y, z| b(f(x) * (f(y) - f(z)) + f(z))),
             Kernel::Frc => map1(out, a, |x| b(f(x) - floor(f(x)))),
             Kernel::Flr => map1(out, a, |x| b(floor(f(x)))),
@@ -222,13 +230,13 @@ impl Kernel {
             Kernel::Fsge => map2(out, a, |x, y| mask(f(x) >= f(y))),
             Kernel::Fseq => map2(out, a, |x, y| mask(f(x) == f(y))),
             Kernel::Fsne => map2(out, a, |x, y| mask(f(x) != f(y))),
-            Kernel::Imin => map2(out, a, |x, y| i(x).min(i(y)) as u32 as u64),
-            Kernel::Imax => map2(out, a, |x, y| i(x).max(i(y)) as u32 as u64),
-            Kernel::Umin => map2(out, a, |x, y| u(x).min(u(y)) as u64),
-            Kernel::Umax => map2(out, a, |x, y| u(x).max(u(y)) as u64),
-            Kernel::Shl => map2(out, a, |x, y| (u(x) << (u(y) & 31)) as u64),
-            Kernel::Ishr => map2(out, a, |x, y| (i(x) >> (u(y) & 31)) as u32 as u64),
-            Kernel::Ushr => map2(out, a, |x, y| (u(x) >> (u(y) & 31)) as u64),
+            Kernel::Imin => map2(out, a, |x, y| i(x).min(i(y)) as u32),
+            Kernel::Imax => map2(out, a, |x, y| i(x).max(i(y)) as u32),
+            Kernel::Umin => map2(out, a, |x, y| u(x).min(u(y))),
+            Kernel::Umax => map2(out, a, |x, y| u(x).max(u(y))),
+            Kernel::Shl => map2(out, a, |x, y| u(x) << (u(y) & 31)),
+            Kernel::Ishr => map2(out, a, |x, y| (i(x) >> (u(y) & 31)) as u32),
+            Kernel::Ushr => map2(out, a, |x, y| u(x) >> (u(y) & 31)),
             Kernel::Islt => map2(out, a, |x, y| mask(i(x) < i(y))),
             Kernel::Isge => map2(out, a, |x, y| mask(i(x) >= i(y))),
             Kernel::Useq => map2(out, a, |x, y| mask(u(x) == u(y))),
@@ -243,36 +251,36 @@ impl Kernel {
             Kernel::Round => map1(out, a, |x| b(round_ties_even(f(x)))),
             Kernel::Sgt => map2(out, a, |x, y| one_if(f(x) > f(y))),
             Kernel::Sle => map2(out, a, |x, y| one_if(f(x) <= f(y))),
-            Kernel::Not => map1(out, a, |x| !u(x) as u64),
-            Kernel::Uarl => map1(out, a, |x| u(x) as u64),
-            Kernel::Umad => map3(out, a, |x, y, z| u(x).wrapping_mul(u(y)).wrapping_add(u(z)) as u64),
+            Kernel::Not => map1(out, a, |x| !u(x)),
+            Kernel::Uarl => map1(out, a, u),
+            Kernel::Umad => map3(out, a, |x, y, z| u(x).wrapping_mul(u(y)).wrapping_add(u(z))),
             Kernel::Sqrt => map1(out, a, |x| b(f(x).sqrt())),
             Kernel::Ssg => map1(out, a, |x| b(sign(f(x)))),
-            Kernel::F2i => map1(out, a, |x| trunc_i32(f(x) as f64) as u32 as u64),
-            Kernel::F2u => map1(out, a, |x| trunc_u32(f(x) as f64) as u64),
-            Kernel::Iabs => map1(out, a, |x| i(x).wrapping_abs() as u32 as u64),
-            Kernel::Ineg => map1(out, a, |x| i(x).wrapping_neg() as u32 as u64),
-            Kernel::UmulHi => map2(out, a, |x, y| (u(x) as u64 * u(y) as u64) >> 32),
-            Kernel::Udiv => map2(out, a, |x, y| u(x).checked_div(u(y)).unwrap_or(u32::MAX) as u64),
-            Kernel::Umod => map2(out, a, |x, y| u(x).checked_rem(u(y)).unwrap_or(u32::MAX) as u64),
+            Kernel::F2i => map1(out, a, |x| trunc_i32(f(x) as f64) as u32),
+            Kernel::F2u => map1(out, a, |x| trunc_u32(f(x) as f64)),
+            Kernel::Iabs => map1(out, a, |x| i(x).wrapping_abs() as u32),
+            Kernel::Ineg => map1(out, a, |x| i(x).wrapping_neg() as u32),
+            Kernel::UmulHi => map2(out, a, |x, y| ((u(x) as u64 * u(y) as u64) >> 32) as u32),
+            Kernel::Udiv => map2(out, a, |x, y| u(x).checked_div(u(y)).unwrap_or(u32::MAX)),
+            Kernel::Umod => map2(out, a, |x, y| u(x).checked_rem(u(y)).unwrap_or(u32::MAX)),
             // `of` checked that the family covers the operation.
             Kernel::Eval { opcode, chan, family } if a.len() == 1 => {
-                map1(out, a, |x| family.eval(opcode, chan, &[x]).unwrap_or(0))
+                map1(out, a, |x| family.eval(opcode, chan, &[x as u64]).unwrap_or(0) as u32)
             }
             Kernel::Eval { opcode, chan, family } if a.len() == 2 => {
-                map2(out, a, |x, y| family.eval(opcode, chan, &[x, y]).unwrap_or(0))
+                map2(out, a, |x, y| family.eval(opcode, chan, &[x as u64, y as u64]).unwrap_or(0) as u32)
             }
             Kernel::Eval { opcode, chan, family } if a.len() == 3 => {
-                map3(out, a, |x, y, z| family.eval(opcode, chan, &[x, y, z]).unwrap_or(0))
+                map3(out, a, |x, y, z| family.eval(opcode, chan, &[x as u64, y as u64, z as u64]).unwrap_or(0) as u32)
             }
             Kernel::Eval { opcode, chan, family } => {
                 let mut args = [0u64; MAX_ARGS];
                 let n = a.len().min(MAX_ARGS);
                 for (l, o) in out.iter_mut().enumerate() {
                     for (arg, column) in args.iter_mut().zip(&a[..n]) {
-                        *arg = column.get(l).copied().unwrap_or(0);
+                        *arg = column.get(l).copied().unwrap_or(0) as u64;
                     }
-                    *o = family.eval(opcode, chan, &args[..n]).unwrap_or(0);
+                    *o = family.eval(opcode, chan, &args[..n]).unwrap_or(0) as u32;
                 }
             }
         }
@@ -283,21 +291,21 @@ impl Kernel {
 pub(crate) const MAX_ARGS: usize = 12;
 
 #[inline(always)]
-fn map1(out: &mut [u64], a: &[&[u64]], op: impl Fn(u64) -> u64) {
+fn map1(out: &mut [u32], a: &[&[u32]], op: impl Fn(u32) -> u32) {
     for (o, &x) in out.iter_mut().zip(a[0]) {
         *o = op(x);
     }
 }
 
 #[inline(always)]
-fn map2(out: &mut [u64], a: &[&[u64]], op: impl Fn(u64, u64) -> u64) {
+fn map2(out: &mut [u32], a: &[&[u32]], op: impl Fn(u32, u32) -> u32) {
     for ((o, &x), &y) in out.iter_mut().zip(a[0]).zip(a[1]) {
         *o = op(x, y);
     }
 }
 
 #[inline(always)]
-fn map3(out: &mut [u64], a: &[&[u64]], op: impl Fn(u64, u64, u64) -> u64) {
+fn map3(out: &mut [u32], a: &[&[u32]], op: impl Fn(u32, u32, u32) -> u32) {
     for (((o, &x), &y), &z) in out.iter_mut().zip(a[0]).zip(a[1]).zip(a[2]) {
         *o = op(x, y, z);
     }
@@ -309,7 +317,7 @@ mod tests {
     use crate::scalar::eval;
 
     /// Random bits, many of them interesting floats.
-    fn values(seed: &mut u64, n: usize) -> Vec<u64> {
+    fn values(seed: &mut u64, n: usize) -> Vec<u32> {
         let special =
             [0u32, 0x8000_0000, 0x3f80_0000, 0xbf80_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 1, 0x0080_0000];
         (0..n)
@@ -318,7 +326,11 @@ mod tests {
                 *seed ^= *seed >> 7;
                 *seed ^= *seed << 17;
                 let r = *seed;
-                (if r.is_multiple_of(4) { special[(r >> 8) as usize % special.len()] } else { (r >> 16) as u32 }) as u64
+                if r.is_multiple_of(4) {
+                    special[(r >> 8) as usize % special.len()]
+                } else {
+                    (r >> 16) as u32
+                }
             })
             .collect()
     }
@@ -397,19 +409,21 @@ mod tests {
             let kernel = Kernel::of(op, 0, args).unwrap();
             assert!(!matches!(kernel, Kernel::Eval { .. }), "{op:?} has a loop of its own");
             for _ in 0..200 {
-                let cols: Vec<Vec<u64>> = (0..args).map(|_| values(&mut seed, 64)).collect();
-                let refs: Vec<&[u64]> = cols.iter().map(Vec::as_slice).collect();
+                let cols: Vec<Vec<u32>> = (0..args).map(|_| values(&mut seed, 64)).collect();
+                let refs: Vec<&[u32]> = cols.iter().map(Vec::as_slice).collect();
                 // Both builds of the loops: the one the processor gets and
                 // the one for any processor.
                 let (mut out, mut out_any) = (vec![0; 64], vec![0; 64]);
                 kernel.run(&refs, &mut out);
                 kernel.run_any(&refs, &mut out_any);
                 for l in 0..64 {
-                    let lane: Vec<u64> = cols.iter().map(|c| c[l]).collect();
+                    let lane: Vec<u64> = cols.iter().map(|c| c[l] as u64).collect();
                     let want = eval(op, 0, &lane).unwrap();
+                    assert!(want <= u32::MAX as u64, "{op:?}: a 32-bit result");
+                    let want = want as u32;
                     // NaN payloads may differ (the compiler may order a
                     // commutative operation's operands either way).
-                    let nan = |x: u64| f32::from_bits(x as u32).is_nan();
+                    let nan = |x: u32| f32::from_bits(x).is_nan();
                     for got in [out[l], out_any[l]] {
                         assert!(got == want || (nan(got) && nan(want)), "{op:?} on {lane:x?}: {got:x} vs {want:x}");
                     }

@@ -73,11 +73,10 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use ir::function::{Inst, InstData, Module, Op};
-use ir::EntityRef;
 use smallvec::SmallVec;
 use tgsi::{File, MemoryType, Opcode, OperandType, Processor, TextureTarget};
 
-use crate::program::{Arg, Program};
+use crate::program::{Arg, Program, Slots};
 use crate::run::ExecError;
 use crate::scalar;
 use crate::{Outputs, State};
@@ -295,6 +294,7 @@ fn group_size(program: &Program, n: usize) -> u64 {
 pub(crate) fn compile(
     module: &Module,
     data: &InstData,
+    slots: &Slots,
     t: &tgsi::Instruction,
     inst: Inst,
 ) -> Result<Option<Access>, ExecError> {
@@ -307,7 +307,7 @@ pub(crate) fn compile(
     let dsts: SmallVec<[(u8, u32); 4]> = if op == Opcode::Store {
         SmallVec::new()
     } else {
-        (0..4u8).filter(|c| mask & (1 << c) != 0).zip(data.results.iter().map(|v| v.index() as u32)).collect()
+        (0..4u8).filter(|c| mask & (1 << c) != 0).zip(data.results.iter().map(|&v| slots.of(v))).collect()
     };
     if op == Opcode::Fbfetch {
         let address = [None; 4];
@@ -358,7 +358,8 @@ pub(crate) fn compile(
             .zip(data.args.get(4 * k + c))
             .ok_or_else(|| ExecError::Malformed(format!("{inst} lacks operand {k}")))?;
         let s = &t.src[src];
-        let arg = Arg { slot: a.value.index() as u32, neg: s.negate || a.neg, abs: s.absolute || a.abs };
+        let a = slots.arg(a);
+        let arg = Arg { neg: s.negate || a.neg, abs: s.absolute || a.abs, ..a };
         Ok((arg, op.src_type(src)))
     };
     let address = |k: usize| -> Result<[Option<Arg>; 4], ExecError> {
@@ -579,7 +580,7 @@ fn write_word(bytes: &mut [u8], byte: u64, v: u32) {
 /// A batch's view of what a memory access needs.
 pub(crate) struct Lanes<'s> {
     /// The batch's slots, slot-major (`slot * w + lane`).
-    pub slots: &'s mut [u64],
+    pub slots: &'s mut [u32],
     pub w: usize,
     /// The invocation of lane 0.
     pub first: u32,
@@ -592,12 +593,16 @@ pub(crate) struct Lanes<'s> {
 impl Lanes<'_> {
     fn get(&self, a: &Arg, ty: OperandType, lane: usize) -> u32 {
         let v = self.slots.get(a.slot as usize * self.w + lane).copied().unwrap_or(0);
-        (if a.neg || a.abs { scalar::apply_modifiers(ty, v, a.neg, a.abs) } else { v }) as u32
+        if a.neg || a.abs {
+            scalar::apply_modifiers(ty, v as u64, a.neg, a.abs) as u32
+        } else {
+            v
+        }
     }
 
     fn set(&mut self, slot: u32, lane: usize, v: u32) {
         if let Some(s) = self.slots.get_mut(slot as usize * self.w + lane) {
-            *s = v as u64;
+            *s = v;
         }
     }
 }

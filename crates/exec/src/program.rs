@@ -1,8 +1,9 @@
 //! A module's code compiled once into steps over value slots, so running it
-//! looks nothing up: every value is a slot (its index), every block a list
-//! of steps, and phis become copies at the end of their predecessors.
+//! looks nothing up: every value is a slot of 32-bit lanes (a 64-bit value
+//! two, its low half then its high half, see [`Slots`]), every block a
+//! list of steps, and phis become copies at the end of their predecessors.
 
-use ir::function::{Block, Exit, Function, Module, Node, Op, Operand, Region, Source};
+use ir::function::{Block, Exit, Function, Module, Node, Op, Operand, Region, Source, Ty, Value};
 use ir::EntityRef;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode, OperandType, Processor, PropertyName, SemanticName};
@@ -18,11 +19,44 @@ pub(crate) struct Arg {
     pub slot: u32,
     pub neg: bool,
     pub abs: bool,
+    /// A 64-bit value: `slot` holds its low half, `slot + 1` its high half.
+    pub wide: bool,
 }
 
-impl Arg {
-    fn new(op: &Operand) -> Arg {
-        Arg { slot: op.value.index() as u32, neg: op.neg, abs: op.abs }
+/// Where each value's lanes are kept: one slot of 32-bit lanes per value,
+/// two in a row for a 64-bit value (low half, then high half). 32-bit
+/// columns let the batch loops do twice the lanes per vector instruction.
+#[derive(Debug)]
+pub(crate) struct Slots {
+    first: Vec<u32>,
+    wide: Vec<bool>,
+    count: u32,
+}
+
+impl Slots {
+    pub fn new(func: &Function) -> Slots {
+        let (mut first, mut wide, mut count) = (Vec::new(), Vec::new(), 0);
+        for (_, data) in func.values.iter() {
+            let w = data.ty == Ty::B64;
+            first.push(count);
+            wide.push(w);
+            count += 1 + w as u32;
+        }
+        Slots { first, wide, count }
+    }
+
+    /// The (first) slot of `v`.
+    pub fn of(&self, v: Value) -> u32 {
+        self.first.get(v.index()).copied().unwrap_or(0)
+    }
+
+    pub fn is_wide(&self, v: Value) -> bool {
+        self.wide.get(v.index()).copied().unwrap_or(false)
+    }
+
+    /// `op` as an operand, with its own modifiers.
+    pub fn arg(&self, op: &Operand) -> Arg {
+        Arg { slot: self.of(op.value), neg: op.neg, abs: op.abs, wide: self.is_wide(op.value) }
     }
 }
 
@@ -31,7 +65,7 @@ impl Arg {
 /// of them for every lane when it starts, so the blocks never do.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Fill {
-    Bits(u64),
+    Bits(u32),
     /// The `k`-th entry of [`Program::const_reads`], looked up once per run.
     Constant {
         k: u32,
@@ -92,6 +126,11 @@ pub(crate) enum Step {
         /// No operand has modifiers and the result is not saturated: the
         /// batch loop writes `dst` in place.
         plain: bool,
+        /// The result or an operand is a 64-bit value: computed lane by
+        /// lane on the joined halves.
+        wide: bool,
+        /// The result is a 64-bit value (in `dst` and `dst + 1`).
+        wide_dst: bool,
     },
     Deriv {
         dst: u32,
@@ -99,15 +138,11 @@ pub(crate) enum Step {
         kind: Deriv,
         sat: bool,
     },
-    Pack {
-        dst: u32,
-        lo: u32,
-        hi: u32,
-    },
-    Split {
+    /// A copy of one slot: what joining two halves into a 64-bit value
+    /// and taking a half of one come to.
+    Move {
         dst: u32,
         src: u32,
-        hi: bool,
     },
     /// A load from a register file, its index (and 2-D index) adding the
     /// values of `index` and `dim_index` when present.
@@ -160,7 +195,8 @@ pub(crate) enum Step {
     KillIf {
         args: SmallVec<[Arg; 4]>,
     },
-    /// Phi copies at the end of a predecessor: all read, then all written.
+    /// Phi copies at the end of a predecessor, slot by slot: all read,
+    /// then all written.
     Copies(Vec<(u32, u32)>),
     /// A load, store, atomic or query of memory (see [`crate::memory`]).
     Memory(Box<Access>),
@@ -171,6 +207,8 @@ pub(crate) enum Step {
 pub(crate) struct Program {
     pub steps: Vec<Vec<Step>>,
     pub exits: Vec<Exit>,
+    /// Where each value is.
+    pub values: Slots,
     /// The slots set when a batch starts.
     pub fills: Vec<(u32, Fill)>,
     pub slots: usize,
@@ -200,6 +238,7 @@ pub(crate) struct Program {
 impl Program {
     pub fn compile(module: &Module) -> Result<Program, ExecError> {
         let func = &module.function;
+        let slots = Slots::new(func);
         let sv_names = system_value_names(module);
         let mut steps: Vec<Vec<Step>> = vec![Vec::new(); func.blocks.len()];
         let mut copies: Vec<Vec<(u32, u32)>> = vec![Vec::new(); func.blocks.len()];
@@ -214,16 +253,21 @@ impl Program {
             for &inst in &block.insts {
                 let data = &func.insts[inst];
                 if let Op::Phi { preds } = &data.op {
+                    let dst = data.results[0];
                     for (arg, pred) in data.args.iter().zip(preds) {
                         if let Some(list) = copies.get_mut(pred.index()) {
-                            list.push((data.results[0].index() as u32, arg.value.index() as u32));
+                            let (d, a) = (slots.of(dst), slots.of(arg.value));
+                            list.push((d, a));
+                            if slots.is_wide(dst) {
+                                list.push((d + 1, a + 1));
+                            }
                         }
                     }
                     continue;
                 }
-                match compile_inst(module, func, inst, &sv_names, &mut const_reads)? {
-                    Compiled::Step(step) => steps[b.index()].push(step),
-                    Compiled::Fill(slot, fill) => fills.push((slot, fill)),
+                match compile_inst(module, func, &slots, inst, &sv_names, &mut const_reads)? {
+                    Compiled::Steps(list) => steps[b.index()].extend(list),
+                    Compiled::Fills(list) => fills.extend(list),
                     Compiled::Nothing => {}
                 }
             }
@@ -248,7 +292,8 @@ impl Program {
             steps,
             fills,
             exits: func.blocks.iter().map(|(_, d)| d.exit).collect(),
-            slots: func.values.len(),
+            slots: slots.count as usize,
+            values: slots,
             cleared,
             arrays: func.arrays.iter().map(|(_, a)| a.len).collect(),
             immediates: module.immediates.iter().map(|imm| imm.data).collect(),
@@ -260,6 +305,11 @@ impl Program {
             block_size: block_size(module),
             memory: Usage::of(module),
         })
+    }
+
+    /// The (first) slot of `v`.
+    pub fn slot_of(&self, v: Value) -> u32 {
+        self.values.of(v)
     }
 
     pub fn block(&self, b: Block) -> &[Step] {
@@ -344,14 +394,11 @@ fn system_value_names(module: &Module) -> Vec<Option<SemanticName>> {
     names
 }
 
-fn slot(v: ir::function::Value) -> u32 {
-    v.index() as u32
-}
-
 /// What an instruction compiles to.
 enum Compiled {
-    Step(Step),
-    Fill(u32, Fill),
+    Steps(SmallVec<[Step; 2]>),
+    /// Slots set when a batch starts (two for a 64-bit constant).
+    Fills(SmallVec<[(u32, Fill); 2]>),
     /// Phis (copies at the ends of their predecessors instead), and
     /// barriers, which a batch's lanes honour by running together.
     Nothing,
@@ -360,6 +407,7 @@ enum Compiled {
 fn compile_inst(
     module: &Module,
     func: &Function,
+    slots: &Slots,
     inst: ir::function::Inst,
     sv_names: &[Option<SemanticName>],
     const_reads: &mut Vec<(u32, u32, u8)>,
@@ -369,15 +417,26 @@ fn compile_inst(
     if data.args.iter().any(|a| data.results.contains(&a.value)) {
         return Err(ExecError::Malformed(format!("{inst} reads its own result")));
     }
+    let slot = |v: Value| slots.of(v);
     let dst = data.results.first().map(|&v| slot(v));
+    let wide_dst = data.results.first().is_some_and(|&v| slots.is_wide(v));
     let need_dst = || dst.ok_or_else(|| ExecError::Malformed(format!("{inst} has no result")));
     let arg = |i: usize| {
         data.args.get(i).map(|a| slot(a.value)).ok_or_else(|| ExecError::Malformed(format!("{inst} lacks operand {i}")))
     };
+    // A value set when a batch starts; the high half of a 64-bit one too.
+    let fill = |fill: Fill, hi: u32| -> Result<Compiled, ExecError> {
+        let dst = need_dst()?;
+        let mut list = SmallVec::from_slice(&[(dst, fill)]);
+        if wide_dst {
+            list.push((dst + 1, Fill::Bits(hi)));
+        }
+        Ok(Compiled::Fills(list))
+    };
     let step = match &data.op {
-        Op::Const(bits) => return Ok(Compiled::Fill(need_dst()?, Fill::Bits(*bits))),
-        Op::Initial | Op::Undef => return Ok(Compiled::Fill(need_dst()?, Fill::Bits(0))),
-        Op::Read(s) => return Ok(Compiled::Fill(need_dst()?, read_fill(module, s, sv_names, const_reads))),
+        Op::Const(bits) => return fill(Fill::Bits(*bits as u32), (*bits >> 32) as u32),
+        Op::Initial | Op::Undef => return fill(Fill::Bits(0), 0),
+        Op::Read(s) => return fill(read_fill(module, s, sv_names, const_reads), 0),
         Op::Alu { opcode, chan } => {
             let info = opcode.info();
             let kind = match opcode {
@@ -389,17 +448,15 @@ fn compile_inst(
             };
             if let Some(kind) = kind {
                 let a = data.args.first().ok_or_else(|| ExecError::Malformed(format!("{inst} lacks its operand")))?;
-                Step::Deriv { dst: need_dst()?, arg: Arg::new(a), kind, sat: data.saturate }
+                Step::Deriv { dst: need_dst()?, arg: slots.arg(a), kind, sat: data.saturate }
             } else {
                 let n = data.args.len();
-                let kernel = Kernel::of(*opcode, *chan, n).ok_or(ExecError::UnsupportedAlu {
-                    opcode: info.name,
-                    chan: *chan,
-                    args: n,
-                })?;
                 let dst = need_dst()?;
-                let args: SmallVec<[Arg; 4]> = data.args.iter().map(Arg::new).collect();
+                let args: SmallVec<[Arg; 4]> = data.args.iter().map(|a| slots.arg(a)).collect();
                 let plain = !data.saturate && args.iter().all(|a| !a.neg && !a.abs);
+                let wide = wide_dst || args.iter().any(|a| a.wide);
+                let kernel = if wide { Kernel::eval(*opcode, *chan, n) } else { Kernel::of(*opcode, *chan, n) };
+                let kernel = kernel.ok_or(ExecError::UnsupportedAlu { opcode: info.name, chan: *chan, args: n })?;
                 Step::Alu {
                     dst,
                     args,
@@ -407,11 +464,17 @@ fn compile_inst(
                     sat: data.saturate.then_some(info.dst_type),
                     kernel,
                     plain,
+                    wide,
+                    wide_dst,
                 }
             }
         }
-        Op::Pack => Step::Pack { dst: need_dst()?, lo: arg(0)?, hi: arg(1)? },
-        Op::Split { hi } => Step::Split { dst: need_dst()?, src: arg(0)?, hi: *hi },
+        Op::Pack => {
+            let dst = need_dst()?;
+            let moves = [Step::Move { dst, src: arg(0)? }, Step::Move { dst: dst + 1, src: arg(1)? }];
+            return Ok(Compiled::Steps(SmallVec::from_iter(moves)));
+        }
+        Op::Split { hi } => Step::Move { dst: need_dst()?, src: arg(0)? + *hi as u32 },
         Op::LoadIndirect { reg, chan } => {
             let mut k = 0;
             let index = if reg.indirect.is_some() {
@@ -450,7 +513,7 @@ fn compile_inst(
         Op::StoreOutput { index, chan } => Step::StoreOutput { index: *index, chan: *chan, value: arg(0)? },
         Op::Opaque { inst: t, .. } => match t.opcode {
             Opcode::Kill | Opcode::Demote => Step::Kill,
-            Opcode::KillIf => Step::KillIf { args: data.args.iter().take(4).map(Arg::new).collect() },
+            Opcode::KillIf => Step::KillIf { args: data.args.iter().take(4).map(|a| slots.arg(a)).collect() },
             // The stream is the first channel of the operand, when there is one.
             Opcode::Emit => Step::Emit { stream: data.args.first().map(|a| slot(a.value)) },
             Opcode::Endprim => Step::EndPrimitive { stream: data.args.first().map(|a| slot(a.value)) },
@@ -470,8 +533,8 @@ fn compile_inst(
             | Opcode::Sviewinfo
             | Opcode::Txqs
             | Opcode::SampleInfo
-            | Opcode::SamplePos) => texture_step(data, t, op, inst)?,
-            op if memory::handles(op) => match memory::compile(module, data, t, inst)? {
+            | Opcode::SamplePos) => texture_step(data, slots, t, op, inst)?,
+            op if memory::handles(op) => match memory::compile(module, data, slots, t, inst)? {
                 Some(access) => Step::Memory(Box::new(access)),
                 None => return Ok(Compiled::Nothing),
             },
@@ -479,7 +542,7 @@ fn compile_inst(
         },
         Op::Phi { .. } => return Ok(Compiled::Nothing),
     };
-    Ok(Compiled::Step(step))
+    Ok(Compiled::Steps(SmallVec::from_iter([step])))
 }
 
 /// A texture instruction: its unit (the sampler, or the view for the
@@ -487,6 +550,7 @@ fn compile_inst(
 /// operand's modifiers) and the written channels.
 fn texture_step(
     data: &ir::function::InstData,
+    slots: &Slots,
     t: &tgsi::Instruction,
     op: Opcode,
     inst: ir::function::Inst,
@@ -501,7 +565,8 @@ fn texture_step(
     let (neg, abs) = first.map_or((false, false), |s| (s.negate, s.absolute));
     let arg = |k: usize| -> Result<Arg, ExecError> {
         let a = data.args.get(k).ok_or_else(|| ExecError::Malformed(format!("{inst} lacks coordinate {k}")))?;
-        Ok(Arg { slot: a.value.index() as u32, neg: neg || a.neg, abs: abs || a.abs })
+        let a = slots.arg(a);
+        Ok(Arg { neg: neg || a.neg, abs: abs || a.abs, ..a })
     };
     let op = match op {
         Opcode::Txp => TexOp::Project,
@@ -514,7 +579,7 @@ fn texture_step(
     let coords = match op {
         TexOp::Sample | TexOp::Project | TexOp::Fetch => [arg(0)?, arg(1)?, arg(2)?, arg(3)?],
         // Queries read no coordinates (a level or a sample index at most).
-        _ => [Arg { slot: 0, neg: false, abs: false }; 4],
+        _ => [Arg { slot: 0, neg: false, abs: false, wide: false }; 4],
     };
     // The sample queries apply the resource operand's swizzle to their
     // result.
@@ -523,7 +588,7 @@ fn texture_step(
         _ => tgsi::IDENTITY_SWIZZLE,
     };
     let mask = t.dst.first().map_or(0, |d| d.write_mask);
-    let dsts = (0..4u8).filter(|c| mask & (1 << c) != 0).zip(data.results.iter().map(|&v| slot(v))).collect();
+    let dsts = (0..4u8).filter(|c| mask & (1 << c) != 0).zip(data.results.iter().map(|&v| slots.of(v))).collect();
     Ok(Step::Texture { op, unit, coords, swizzle, dsts, sat: data.saturate })
 }
 
@@ -543,7 +608,7 @@ fn read_fill(
             Fill::SystemValue { name: sv_names.get(s.index as usize).copied().flatten(), chan: s.chan }
         }
         File::Immediate => {
-            Fill::Bits(module.immediates.get(s.index as usize).map_or(0, |imm| imm.data[s.chan as usize & 3]) as u64)
+            Fill::Bits(module.immediates.get(s.index as usize).map_or(0, |imm| imm.data[s.chan as usize & 3]))
         }
         _ => Fill::Bits(0),
     }

@@ -1,7 +1,8 @@
 //! Running a module over many invocations at once.
 //!
 //! Invocations go in batches of up to 64 lanes; every value is a slot
-//! holding one 64-bit word per lane. Control flow keeps a mask of active
+//! holding one 32-bit word per lane (a 64-bit value two slots, see
+//! [`crate::program::Slots`]). Control flow keeps a mask of active
 //! lanes: an `if` runs each arm for the lanes that take it, a loop runs
 //! while any lane is left in it, a `switch` runs its cases in order for the
 //! lanes that entered or fell through. Every write is masked, so a lane's
@@ -13,14 +14,13 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use ir::function::{Module, Node, Region};
-use ir::EntityRef;
 use tgsi::{File, OperandType, Processor};
 
 use rayon::prelude::*;
 
 use crate::env::Env;
 use crate::geometry::{Emitted, Emitter};
-use crate::kernel::MAX_ARGS;
+use crate::kernel::{Kernel, MAX_ARGS};
 use crate::memory::{self, Memory};
 use crate::program::{Arg, Deriv, Fill, Program, Step};
 use crate::sampler;
@@ -190,26 +190,12 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
 
 /// A float operand's absolute value and negate as sign-bit masks: the
 /// bits to keep, then the bits to flip.
-fn sign_masks(a: &Arg) -> (u64, u64) {
+fn sign_masks(a: &Arg) -> (u32, u32) {
     (if a.abs { 0x7fff_ffff } else { 0xffff_ffff }, if a.neg { 0x8000_0000 } else { 0 })
 }
 
-/// The 64-bit value of two 32-bit halves.
-fn pack(lo: u64, hi: u64) -> u64 {
-    (lo & 0xffff_ffff) | (hi << 32)
-}
-
-/// One 32-bit half of a 64-bit value.
-fn split(v: u64, hi: bool) -> u64 {
-    if hi {
-        v >> 32
-    } else {
-        v & 0xffff_ffff
-    }
-}
-
 /// `source` with `a`'s negate and absolute value applied, into `column`.
-fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u64], source: &[u64]) {
+fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u32], source: &[u32]) {
     match ty {
         // Sign-bit operations: one mask for the whole column.
         OperandType::Float | OperandType::Untyped => {
@@ -220,7 +206,7 @@ fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u64], source: &[u64])
         }
         _ => {
             for (m, &v) in column.iter_mut().zip(source) {
-                *m = scalar::apply_modifiers(ty, v, a.neg, a.abs);
+                *m = scalar::apply_modifiers(ty, v as u64, a.neg, a.abs) as u32;
             }
         }
     }
@@ -229,8 +215,8 @@ fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u64], source: &[u64])
 /// Every slot's lanes but one's, which is being written (SSA: an
 /// operation never reads its own result).
 struct Beside<'s> {
-    below: &'s [u64],
-    above: &'s [u64],
+    below: &'s [u32],
+    above: &'s [u32],
     dst: usize,
     w: usize,
 }
@@ -239,7 +225,7 @@ impl Beside<'_> {
     /// The lanes of `slot`; none for the slot being written, which the
     /// program never reads there (compiling rejects an operation that reads
     /// its own result).
-    fn column(&self, slot: u32) -> &[u64] {
+    fn column(&self, slot: u32) -> &[u32] {
         let (s, w) = (slot as usize, self.w);
         match s.cmp(&self.dst) {
             std::cmp::Ordering::Less => &self.below[s * w..(s + 1) * w],
@@ -311,16 +297,16 @@ impl OutputTable<'_> {
 /// that a run allocates (and clears) nothing it used before.
 #[derive(Default)]
 struct Scratch {
-    slots: Vec<u64>,
+    slots: Vec<u32>,
     breaks: Vec<u64>,
     continues: Vec<u64>,
-    copies: Vec<u64>,
-    modified: Vec<u64>,
-    out: Vec<u64>,
+    copies: Vec<u32>,
+    modified: Vec<u32>,
+    out: Vec<u32>,
 }
 
 /// Makes `v` at least `len` long.
-fn grow(v: &mut Vec<u64>, len: usize) {
+fn grow(v: &mut Vec<u32>, len: usize) {
     if v.len() < len {
         v.resize(len, 0);
     }
@@ -352,7 +338,7 @@ struct Batch<'a> {
     w: usize,
     /// Every lane of the batch, as a mask.
     all: u64,
-    slots: Vec<u64>,
+    slots: Vec<u32>,
     arrays: Vec<Vec<[u32; 4]>>,
     outputs: OutputTable<'a>,
     killed: u64,
@@ -363,11 +349,11 @@ struct Batch<'a> {
     steps: u64,
     budget: u64,
     /// Phi copies' sources, read before any is written.
-    scratch: Vec<u64>,
+    scratch: Vec<u32>,
     /// Batch loops' operands with modifiers applied (`MAX_ARGS` columns).
-    modified: Vec<u64>,
+    modified: Vec<u32>,
     /// Batch loops' results, before the masked write.
-    out: Vec<u64>,
+    out: Vec<u32>,
     /// The run's buffers, images and shared memory.
     memory: &'a Mutex<Memory>,
 }
@@ -424,13 +410,13 @@ impl<'a> Batch<'a> {
             let column = &mut self.slots[slot as usize * w..(slot as usize + 1) * w];
             match fill {
                 Fill::Bits(bits) => column.fill(bits),
-                Fill::Constant { k } => column.fill(self.env.constants[k as usize] as u64),
+                Fill::Constant { k } => column.fill(self.env.constants[k as usize]),
                 Fill::Input { vertex, index, chan } => {
                     self.env.state.input_column(vertex, index, chan, self.first, column);
                 }
                 Fill::SystemValue { name, chan } => {
                     for (l, v) in column.iter_mut().enumerate() {
-                        *v = self.env.system_value(name, self.first + l as u32)[chan as usize & 3] as u64;
+                        *v = self.env.system_value(name, self.first + l as u32)[chan as usize & 3];
                     }
                 }
             }
@@ -438,18 +424,18 @@ impl<'a> Batch<'a> {
     }
 
     /// The lanes of `dst` to write, beside a reader of every other slot.
-    fn write_beside(&mut self, dst: u32) -> (&mut [u64], Beside<'_>) {
+    fn write_beside(&mut self, dst: u32) -> (&mut [u32], Beside<'_>) {
         let (w, d) = (self.w, dst as usize);
         let (below, rest) = self.slots.split_at_mut(d * w);
         let (out, above) = rest.split_at_mut(w);
         (out, Beside { below, above, dst: d, w })
     }
 
-    fn get(&self, slot: u32, lane: usize) -> u64 {
+    fn get(&self, slot: u32, lane: usize) -> u32 {
         self.slots[slot as usize * self.w + lane]
     }
 
-    fn set(&mut self, slot: u32, lane: usize, v: u64) {
+    fn set(&mut self, slot: u32, lane: usize, v: u32) {
         self.slots[slot as usize * self.w + lane] = v;
     }
 
@@ -485,10 +471,10 @@ impl<'a> Batch<'a> {
                     }
                 }
                 Node::If(n) => {
-                    let cond = n.cond.value.index() as u32;
+                    let cond = self.program.slot_of(n.cond.value);
                     let mut taken = 0u64;
                     for l in self.lanes(active) {
-                        let bits = self.get(cond, l) as u32;
+                        let bits = self.get(cond, l);
                         let t = if n.unsigned { bits != 0 } else { f32::from_bits(bits) != 0.0 };
                         if t {
                             taken |= 1 << l;
@@ -511,15 +497,15 @@ impl<'a> Batch<'a> {
                     self.breaks.pop().unwrap_or(0)
                 }
                 Node::Switch(n) => {
-                    let sel = n.selector.value.index() as u32;
+                    let sel = self.program.slot_of(n.selector.value);
                     let mut matched = 0u64;
                     let mut entries = Vec::with_capacity(n.cases.len());
                     for case in &n.cases {
                         let mut entry = 0u64;
                         if let Some(v) = &case.value {
-                            let v = v.value.index() as u32;
+                            let v = self.program.slot_of(v.value);
                             for l in self.lanes(active & !matched) {
-                                if self.get(sel, l) as u32 == self.get(v, l) as u32 {
+                                if self.get(sel, l) == self.get(v, l) {
                                     entry |= 1 << l;
                                 }
                             }
@@ -551,8 +537,13 @@ impl<'a> Batch<'a> {
         Ok(())
     }
 
+    /// Operand `a` of `lane` read as `ty`, with its modifiers; both halves
+    /// of a 64-bit value.
     fn operand(&self, a: &Arg, ty: OperandType, lane: usize) -> u64 {
-        let v = self.get(a.slot, lane);
+        let mut v = self.get(a.slot, lane) as u64;
+        if a.wide {
+            v |= (self.get(a.slot + 1, lane) as u64) << 32;
+        }
         if a.neg || a.abs {
             scalar::apply_modifiers(ty, v, a.neg, a.abs)
         } else {
@@ -564,10 +555,32 @@ impl<'a> Batch<'a> {
         self.count(steps.len() as u64)?;
         for step in steps {
             match step {
+                Step::Alu { dst, args, src_tys, sat, kernel, wide: true, wide_dst, .. } => {
+                    // Lane by lane on whole 64-bit values: only the double
+                    // and 64-bit integer operations, which have no batch loop.
+                    let Kernel::Eval { opcode, chan, family } = kernel else {
+                        return Err(ExecError::Malformed("a 64-bit operation with a 32-bit loop".into()));
+                    };
+                    let mut values = [0u64; MAX_ARGS];
+                    let n = args.len().min(MAX_ARGS);
+                    for l in self.lanes(active) {
+                        for ((v, a), ty) in values.iter_mut().zip(&args[..n]).zip(src_tys) {
+                            *v = self.operand(a, *ty, l);
+                        }
+                        let mut r = family.eval(*opcode, *chan, &values[..n]).unwrap_or(0);
+                        if let Some(ty) = sat {
+                            r = scalar::saturate(*ty, r);
+                        }
+                        self.set(*dst, l, r as u32);
+                        if *wide_dst {
+                            self.set(*dst + 1, l, (r >> 32) as u32);
+                        }
+                    }
+                }
                 Step::Alu { dst, args, kernel, plain: true, .. } if active == self.all => {
                     // Every lane straight into `dst`.
                     let (out, other) = self.write_beside(*dst);
-                    let mut columns: [&[u64]; MAX_ARGS] = [&[]; MAX_ARGS];
+                    let mut columns: [&[u32]; MAX_ARGS] = [&[]; MAX_ARGS];
                     for (a, column) in args.iter().zip(&mut columns) {
                         *column = other.column(a.slot);
                     }
@@ -586,7 +599,7 @@ impl<'a> Batch<'a> {
                         apply_modifiers(src_tys[i], a, column, source);
                     }
                     {
-                        let mut columns: [&[u64]; MAX_ARGS] = [&[]; MAX_ARGS];
+                        let mut columns: [&[u32]; MAX_ARGS] = [&[]; MAX_ARGS];
                         for ((i, a), column) in args.iter().enumerate().zip(&mut columns) {
                             *column = if a.neg || a.abs {
                                 &modified[i * w..(i + 1) * w]
@@ -598,7 +611,7 @@ impl<'a> Batch<'a> {
                         kernel.run(&columns[..args.len().min(MAX_ARGS)], &mut out[..w]);
                     }
                     if let Some(ty) = sat {
-                        out[..w].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v));
+                        out[..w].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v as u64) as u32);
                     }
                     let column = &mut slots[*dst as usize * w..(*dst as usize + 1) * w];
                     if active == self.all {
@@ -633,31 +646,23 @@ impl<'a> Batch<'a> {
                                 }
                             }
                         };
-                        let mut v = ((a - b).to_bits()) as u64;
+                        let mut v = (a - b).to_bits();
                         if *sat {
-                            v = scalar::saturate(OperandType::Float, v);
+                            v = scalar::saturate(OperandType::Float, v as u64) as u32;
                         }
                         self.set(*dst, l, v);
                     }
                 }
-                Step::Pack { dst, lo, hi } if active == self.all => {
+                Step::Move { dst, src } if active == self.all => {
                     let (out, other) = self.write_beside(*dst);
-                    for ((v, &lo), &hi) in out.iter_mut().zip(other.column(*lo)).zip(other.column(*hi)) {
-                        *v = pack(lo, hi);
-                    }
-                }
-                Step::Split { dst, src, hi } if active == self.all => {
-                    let (out, other) = self.write_beside(*dst);
-                    for (v, &x) in out.iter_mut().zip(other.column(*src)) {
-                        *v = split(x, *hi);
-                    }
+                    out.copy_from_slice(other.column(*src));
                 }
                 Step::ArrayLoad { dst, array, offset, index: None, chan } if active == self.all => {
                     let (w, c, i) = (self.w, *chan as usize & 3, *offset as usize);
                     let registers = self.arrays[*array as usize].get(i * w..(i + 1) * w).filter(|_| *offset >= 0);
                     let column = &mut self.slots[*dst as usize * w..(*dst as usize + 1) * w];
                     match registers {
-                        Some(registers) => column.iter_mut().zip(registers).for_each(|(v, r)| *v = r[c] as u64),
+                        Some(registers) => column.iter_mut().zip(registers).for_each(|(v, r)| *v = r[c]),
                         None => column.fill(0),
                     }
                 }
@@ -666,26 +671,20 @@ impl<'a> Batch<'a> {
                     let values = &self.slots[*value as usize * w..(*value as usize + 1) * w];
                     let registers = self.arrays[*array as usize].get_mut(i * w..(i + 1) * w);
                     if let Some(registers) = registers.filter(|_| *offset >= 0) {
-                        registers.iter_mut().zip(values).for_each(|(r, &v)| r[c] = v as u32);
+                        registers.iter_mut().zip(values).for_each(|(r, &v)| r[c] = v);
                     }
                 }
-                Step::Pack { dst, lo, hi } => {
-                    for l in self.lanes(active) {
-                        let v = pack(self.get(*lo, l), self.get(*hi, l));
-                        self.set(*dst, l, v);
-                    }
-                }
-                Step::Split { dst, src, hi } => {
+                Step::Move { dst, src } => {
                     for l in self.lanes(active) {
                         let v = self.get(*src, l);
-                        self.set(*dst, l, split(v, *hi));
+                        self.set(*dst, l, v);
                     }
                 }
                 Step::LoadIndirect { dst, file, base, index, dim, chan } => {
                     for l in self.lanes(active) {
                         let lane = self.first + l as u32;
-                        let i = base.wrapping_add(index.map_or(0, |s| self.get(s, l) as u32 as i32));
-                        let d = dim.map(|(b, s)| b.wrapping_add(s.map_or(0, |s| self.get(s, l) as u32 as i32)));
+                        let i = base.wrapping_add(index.map_or(0, |s| self.get(s, l) as i32));
+                        let d = dim.map(|(b, s)| b.wrapping_add(s.map_or(0, |s| self.get(s, l) as i32)));
                         let c = *chan as usize & 3;
                         let v = if i < 0 || d.is_some_and(|d| d < 0) {
                             0
@@ -705,27 +704,27 @@ impl<'a> Batch<'a> {
                                 _ => return Err(ExecError::Unsupported(format!("indirect {file:?} load"))),
                             }
                         };
-                        self.set(*dst, l, v as u64);
+                        self.set(*dst, l, v);
                     }
                 }
                 Step::ArrayLoad { dst, array, offset, index, chan } => {
                     let len = self.program.arrays[*array as usize] as i64;
                     for l in self.lanes(active) {
-                        let i = *offset as i64 + index.map_or(0, |s| self.get(s, l) as u32 as i32 as i64);
+                        let i = *offset as i64 + index.map_or(0, |s| self.get(s, l) as i32 as i64);
                         let v = if (0..len).contains(&i) {
                             self.arrays[*array as usize][i as usize * self.w + l][*chan as usize & 3]
                         } else {
                             0
                         };
-                        self.set(*dst, l, v as u64);
+                        self.set(*dst, l, v);
                     }
                 }
                 Step::ArrayStore { array, offset, index, value, chan } => {
                     let len = self.program.arrays[*array as usize] as i64;
                     for l in self.lanes(active) {
-                        let i = *offset as i64 + index.map_or(0, |s| self.get(s, l) as u32 as i32 as i64);
+                        let i = *offset as i64 + index.map_or(0, |s| self.get(s, l) as i32 as i64);
                         if (0..len).contains(&i) {
-                            let v = self.get(*value, l) as u32;
+                            let v = self.get(*value, l);
                             self.arrays[*array as usize][i as usize * self.w + l][*chan as usize & 3] = v;
                         }
                     }
@@ -739,18 +738,18 @@ impl<'a> Batch<'a> {
                             // A lane's registers, then the register among them.
                             let lanes = self.outputs.values.chunks_exact_mut(regs).map(|lane| &mut lane[r]).zip(column);
                             if active == self.all {
-                                lanes.for_each(|(out, &v)| out[c] = v as u32);
+                                lanes.for_each(|(out, &v)| out[c] = v);
                             } else {
                                 for (l, (out, &v)) in lanes.enumerate() {
                                     if active & (1 << l) != 0 {
-                                        out[c] = v as u32;
+                                        out[c] = v;
                                     }
                                 }
                             }
                         }
                         Err(_) => {
                             for l in (0..self.w).filter(|l| active & (1 << l) != 0) {
-                                self.outputs.set(*index, *chan, l, column[l] as u32);
+                                self.outputs.set(*index, *chan, l, column[l]);
                             }
                         }
                     }
@@ -762,7 +761,7 @@ impl<'a> Batch<'a> {
                     for l in self.lanes(active) {
                         let mut c = [0u32; 4];
                         for ((c, a), (clear, flip)) in c.iter_mut().zip(coords).zip(masks) {
-                            *c = ((self.get(a.slot, l) & clear) ^ flip) as u32;
+                            *c = (self.get(a.slot, l) & clear) ^ flip;
                         }
                         let result = sampler::sample(texture, *op, c);
                         let mut texel = swizzle.map(|s| result[s as usize & 3]);
@@ -770,7 +769,7 @@ impl<'a> Batch<'a> {
                             texel = texel.map(|v| scalar::saturate(OperandType::Float, v as u64) as u32);
                         }
                         for &(chan, dst) in dsts {
-                            self.set(dst, l, texel[chan as usize & 3] as u64);
+                            self.set(dst, l, texel[chan as usize & 3]);
                         }
                     }
                 }
@@ -783,7 +782,7 @@ impl<'a> Batch<'a> {
                 Step::Emit { stream } => {
                     self.sync_output_arrays(active);
                     for l in self.lanes(active) {
-                        let stream = stream.map_or(0, |s| self.get(s, l) as u32);
+                        let stream = stream.map_or(0, |s| self.get(s, l));
                         let outputs = &self.outputs;
                         if let Some(emitted) = &mut self.emitted {
                             emitted.emit(l, stream, |r| [0, 1, 2, 3].map(|c| outputs.get(r, c, l)));
@@ -792,7 +791,7 @@ impl<'a> Batch<'a> {
                 }
                 Step::EndPrimitive { stream } => {
                     for l in self.lanes(active) {
-                        let stream = stream.map_or(0, |s| self.get(s, l) as u32);
+                        let stream = stream.map_or(0, |s| self.get(s, l));
                         if let Some(emitted) = &mut self.emitted {
                             emitted.end_primitive(l, stream);
                         }

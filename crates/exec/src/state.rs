@@ -247,21 +247,20 @@ impl PerLane {
     /// Channel `chan` of lanes `first..first + out.len()` into `out`, with
     /// one search rather than one per lane; lanes nothing sets are left as
     /// they were.
-    fn fill_column(&self, first: u32, chan: usize, out: &mut [u64]) {
+    fn fill_column(&self, first: u32, chan: usize, out: &mut [u32]) {
         let dense = self.dense[chan].get(first as usize..).unwrap_or_default();
         if let Some(all) = self.all {
-            out.get_mut(dense.len()..).unwrap_or_default().fill(all[chan] as u64);
+            out.get_mut(dense.len()..).unwrap_or_default().fill(all[chan]);
         }
         if !self.dense[chan].is_empty() {
-            for (o, &v) in out.iter_mut().zip(dense) {
-                *o = v as u64;
-            }
+            let n = dense.len().min(out.len());
+            out[..n].copy_from_slice(&dense[..n]);
             return;
         }
         let end = first.saturating_add(out.len() as u32);
         let start = self.lanes.partition_point(|&(l, _)| l < first);
         for &(lane, v) in self.lanes[start..].iter().take_while(|&&(l, _)| l < end) {
-            out[(lane - first) as usize] = v[chan] as u64;
+            out[(lane - first) as usize] = v[chan];
         }
     }
 }
@@ -642,7 +641,7 @@ impl State {
     /// Channel `chan` of `IN[index]` (or `IN[vertex][index]`) of
     /// invocations `first..first + out.len()`, as [`State::input`] and
     /// [`State::vertex_input`] give them, into `out`: one column of a batch.
-    pub(crate) fn input_column(&self, vertex: Option<u32>, index: u32, chan: u8, first: u32, out: &mut [u64]) {
+    pub(crate) fn input_column(&self, vertex: Option<u32>, index: u32, chan: u8, first: u32, out: &mut [u32]) {
         let valid = (self.invocations.saturating_sub(first) as usize).min(out.len());
         let chan = chan as usize & 3;
         let register = self.inputs.get(&index);
