@@ -303,6 +303,7 @@ struct Scratch {
     copies: Vec<u32>,
     modified: Vec<u32>,
     out: Vec<u32>,
+    texels: Vec<[u32; 4]>,
 }
 
 /// Makes `v` at least `len` long.
@@ -325,6 +326,7 @@ impl Drop for Batch<'_> {
             copies: std::mem::take(&mut self.scratch),
             modified: std::mem::take(&mut self.modified),
             out: std::mem::take(&mut self.out),
+            texels: std::mem::take(&mut self.texels),
         };
         SCRATCH.with(|s| *s.borrow_mut() = scratch);
     }
@@ -354,6 +356,8 @@ struct Batch<'a> {
     modified: Vec<u32>,
     /// Batch loops' results, before the masked write.
     out: Vec<u32>,
+    /// Texture results, a texel per lane.
+    texels: Vec<[u32; 4]>,
     /// The run's buffers, images and shared memory.
     memory: &'a Mutex<Memory>,
 }
@@ -379,6 +383,9 @@ impl<'a> Batch<'a> {
         }
         grow(&mut scratch.modified, MAX_ARGS * w);
         grow(&mut scratch.out, w);
+        if scratch.texels.len() < w {
+            scratch.texels.resize(w, [0; 4]);
+        }
         scratch.breaks.clear();
         scratch.continues.clear();
         Batch {
@@ -399,6 +406,7 @@ impl<'a> Batch<'a> {
             scratch: scratch.copies,
             modified: scratch.modified,
             out: scratch.out,
+            texels: scratch.texels,
             memory,
         }
     }
@@ -755,21 +763,26 @@ impl<'a> Batch<'a> {
                     }
                 }
                 Step::Texture { op, unit, coords, swizzle, dsts, sat } => {
-                    let texture = self.env.state.texture(*unit);
-                    // Float modifiers are sign-bit masks, taken out of the lane loop.
-                    let masks = coords.map(|a| sign_masks(&a));
-                    for l in self.lanes(active) {
-                        let mut c = [0u32; 4];
-                        for ((c, a), (clear, flip)) in c.iter_mut().zip(coords).zip(masks) {
-                            *c = (self.get(a.slot, l) & clear) ^ flip;
-                        }
-                        let result = sampler::sample(texture, *op, c);
-                        let mut texel = swizzle.map(|s| result[s as usize & 3]);
-                        if *sat {
-                            texel = texel.map(|v| scalar::saturate(OperandType::Float, v as u64) as u32);
-                        }
-                        for &(chan, dst) in dsts {
-                            self.set(dst, l, texel[chan as usize & 3]);
+                    // Every lane is sampled (sampling is pure), then the
+                    // active ones written.
+                    let w = self.w;
+                    let (slots, modified, texels) = (&mut self.slots, &mut self.modified, &mut self.texels);
+                    for (k, a) in coords.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
+                        let at = a.slot as usize * w;
+                        apply_modifiers(OperandType::Float, a, &mut modified[k * w..(k + 1) * w], &slots[at..at + w]);
+                    }
+                    let mut columns: [&[u32]; 4] = [&[]; 4];
+                    for ((k, a), column) in coords.iter().enumerate().zip(&mut columns) {
+                        let at = a.slot as usize * w;
+                        *column = if a.neg || a.abs { &modified[k * w..(k + 1) * w] } else { &slots[at..at + w] };
+                    }
+                    sampler::sample_lanes(self.env.state.texture(*unit), *op, columns, &mut texels[..w]);
+                    for &(chan, dst) in dsts {
+                        let c = swizzle[chan as usize & 3] as usize & 3;
+                        let column = &mut slots[dst as usize * w..(dst as usize + 1) * w];
+                        for l in Lanes(active & self.all) {
+                            let v = texels[l][c];
+                            column[l] = if *sat { scalar::saturate(OperandType::Float, v as u64) as u32 } else { v };
                         }
                     }
                 }

@@ -62,17 +62,48 @@ pub(crate) fn sample(texture: Option<&Texture>, op: TexOp, c: [u32; 4]) -> [u32;
     }
 }
 
+/// [`sample`] for every lane of a batch: lane `l` reads its coordinates
+/// from `coords[k][l]` and gets `out[l]`. The choices that do not depend
+/// on the lane are made once.
+pub(crate) fn sample_lanes(texture: Option<&Texture>, op: TexOp, coords: [&[u32]; 4], out: &mut [[u32; 4]]) {
+    let [s, t, _, q] = coords;
+    match (op, texture) {
+        (TexOp::Sample, Some(tex)) if tex.sampler().filter == Filter::Nearest => {
+            for ((o, &s), &t) in out.iter_mut().zip(s).zip(t) {
+                *o = nearest(tex, f32::from_bits(s), f32::from_bits(t));
+            }
+        }
+        (TexOp::Project, Some(tex)) if tex.sampler().filter == Filter::Nearest => {
+            for (((o, &s), &t), &q) in out.iter_mut().zip(s).zip(t).zip(q) {
+                let q = f32::from_bits(q);
+                *o = nearest(tex, f32::from_bits(s) / q, f32::from_bits(t) / q);
+            }
+        }
+        _ => {
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = sample(texture, op, coords.map(|c| c.get(l).copied().unwrap_or(0)));
+            }
+        }
+    }
+}
+
+/// The texel of `tex` nearest to `(s, t)`, with its sampler's wrap.
+#[inline(always)]
+fn nearest(tex: &Texture, s: f32, t: f32) -> [u32; 4] {
+    let (w, h) = (tex.width() as i64, tex.height() as i64);
+    let wrap = tex.sampler().wrap;
+    // `s * W` then floor, as the reference harness computed it.
+    let x = wrap_index(x86_int(s * w as f32) as i64, w, wrap);
+    let y = wrap_index(x86_int(t * h as f32) as i64, h, wrap);
+    tex.texel(x, y)
+}
+
 /// Samples `tex` at `(s, t)` with `sampler`'s filter and wrap.
 fn filter(tex: &Texture, sampler: Sampler, s: f32, t: f32) -> [u32; 4] {
     let (w, h) = (tex.width() as i64, tex.height() as i64);
     let wrap = sampler.wrap;
     match sampler.filter {
-        Filter::Nearest => {
-            // `s * W` then floor, as the reference harness computed it.
-            let x = wrap_index(x86_int(s * w as f32) as i64, w, wrap);
-            let y = wrap_index(x86_int(t * h as f32) as i64, h, wrap);
-            tex.texel(x, y)
-        }
+        Filter::Nearest => nearest(tex, s, t),
         Filter::Linear => {
             let (i0, i1, a) = linear_axis(s, w, wrap);
             let (j0, j1, b) = linear_axis(t, h, wrap);
