@@ -4,8 +4,9 @@
 //! same opcode (a test checks this on random bits). Every other operation
 //! is [`Kernel::Eval`]: `eval` lane by lane over the same columns.
 //!
-//! On x86-64 processors with AVX2 the loops run in a build for AVX2, chosen
-//! at run time (the baseline target has 128-bit vectors only); IEEE-754
+//! The loops are inlined into the code running a block of steps, which on
+//! x86-64 processors with AVX2 runs in a build for AVX2, chosen at run
+//! time (the baseline target has 128-bit vectors only); IEEE-754
 //! arithmetic gives the same bits either way.
 
 use tgsi::Opcode;
@@ -169,24 +170,8 @@ impl Kernel {
     /// Computes every lane of `out` from the operand columns `a` (each as
     /// long as `out`, modifiers already applied), all of 32-bit values. The
     /// loops zip slices, so they carry no bounds checks and vectorize.
-    pub fn run(self, a: &[&[u32]], out: &mut [u32]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2, checked just now.
-            return unsafe { self.run_avx2(a, out) };
-        }
-        self.run_any(a, out)
-    }
-
-    /// [`Kernel::run`] compiled for AVX2: twice the lanes per instruction.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn run_avx2(self, a: &[&[u32]], out: &mut [u32]) {
-        self.run_any(a, out)
-    }
-
     #[inline(always)]
-    fn run_any(self, a: &[&[u32]], out: &mut [u32]) {
+    pub fn run(self, a: &[&[u32]], out: &mut [u32]) {
         let f = f32::from_bits;
         let b = f32::to_bits;
         let one_if = |c: bool| if c { 1.0f32.to_bits() } else { 0 };
@@ -335,6 +320,22 @@ mod tests {
             .collect()
     }
 
+    /// [`Kernel::run`] built for AVX2, as blocks run on such processors
+    /// (else the plain build).
+    fn run_avx2(kernel: Kernel, a: &[&[u32]], out: &mut [u32]) {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        fn avx2(kernel: Kernel, a: &[&[u32]], out: &mut [u32]) {
+            kernel.run(a, out)
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, checked just now.
+            return unsafe { avx2(kernel, a, out) };
+        }
+        kernel.run(a, out)
+    }
+
     /// Bit for bit, NaN payloads aside (the rule every comparison of
     /// results here follows).
     #[test]
@@ -411,11 +412,11 @@ mod tests {
             for _ in 0..200 {
                 let cols: Vec<Vec<u32>> = (0..args).map(|_| values(&mut seed, 64)).collect();
                 let refs: Vec<&[u32]> = cols.iter().map(Vec::as_slice).collect();
-                // Both builds of the loops: the one the processor gets and
-                // the one for any processor.
+                // Both builds of the loops: for any processor, and for AVX2
+                // when this one has it.
                 let (mut out, mut out_any) = (vec![0; 64], vec![0; 64]);
-                kernel.run(&refs, &mut out);
-                kernel.run_any(&refs, &mut out_any);
+                kernel.run(&refs, &mut out_any);
+                run_avx2(kernel, &refs, &mut out);
                 for l in 0..64 {
                     let lane: Vec<u64> = cols.iter().map(|c| c[l] as u64).collect();
                     let want = eval(op, 0, &lane).unwrap();

@@ -65,6 +65,7 @@ pub(crate) fn sample(texture: Option<&Texture>, op: TexOp, c: [u32; 4]) -> [u32;
 /// [`sample`] for every lane of a batch: lane `l` reads its coordinates
 /// from `coords[k][l]` and gets `out[l]`. The choices that do not depend
 /// on the lane are made once.
+#[inline(always)]
 pub(crate) fn sample_lanes(texture: Option<&Texture>, op: TexOp, coords: [&[u32]; 4], out: &mut [[u32; 4]]) {
     let [s, t, _, q] = coords;
     match (op, texture) {
