@@ -11,7 +11,7 @@
 
 use tgsi::Opcode;
 
-use crate::scalar::{ceil, floor, fmax, fmin, round_ties_even, sign, trunc, trunc_i32, trunc_u32, Family};
+use crate::scalar::{ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc, trunc_i32, trunc_u32, Family};
 
 /// An operation with a batch loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +77,12 @@ pub(crate) enum Kernel {
     UmulHi,
     Udiv,
     Umod,
+    Ex2,
+    Lg2,
+    Pow,
+    Sin,
+    Cos,
+    Fma,
     /// Any other operation: [`crate::scalar::eval`] per lane, asking only
     /// the family that defines it.
     Eval {
@@ -154,6 +160,12 @@ impl Kernel {
             (UmulHi, 2) => Kernel::UmulHi,
             (Udiv, 2) => Kernel::Udiv,
             (Umod, 2) => Kernel::Umod,
+            (Ex2, 1) => Kernel::Ex2,
+            (Lg2, 1) => Kernel::Lg2,
+            (Pow, 2) => Kernel::Pow,
+            (Sin, 1) => Kernel::Sin,
+            (Cos, 1) => Kernel::Cos,
+            (Fma, 3) => Kernel::Fma,
             _ => return Kernel::eval(opcode, chan, args),
         })
     }
@@ -248,6 +260,14 @@ impl Kernel {
             Kernel::UmulHi => map2(out, a, |x, y| ((u(x) as u64 * u(y) as u64) >> 32) as u32),
             Kernel::Udiv => map2(out, a, |x, y| u(x).checked_div(u(y)).unwrap_or(u32::MAX)),
             Kernel::Umod => map2(out, a, |x, y| u(x).checked_rem(u(y)).unwrap_or(u32::MAX)),
+            // Library calls lane by lane, but without asking which
+            // operation each time.
+            Kernel::Ex2 => map1(out, a, |x| b(exp2(f(x)))),
+            Kernel::Lg2 => map1(out, a, |x| b(lg2(f(x)))),
+            Kernel::Pow => map2(out, a, |x, y| b(f(x).powf(f(y)))),
+            Kernel::Sin => map1(out, a, |x| b(f(x).sin())),
+            Kernel::Cos => map1(out, a, |x| b(f(x).cos())),
+            Kernel::Fma => map3(out, a, |x, y, z| b(f(x).mul_add(f(y), f(z)))),
             // `of` checked that the family covers the operation.
             Kernel::Eval { opcode, chan, family } if a.len() == 1 => {
                 map1(out, a, |x| family.eval(opcode, chan, &[x as u64]).unwrap_or(0) as u32)
@@ -405,6 +425,12 @@ mod tests {
             (UmulHi, 2),
             (Udiv, 2),
             (Umod, 2),
+            (Ex2, 1),
+            (Lg2, 1),
+            (Pow, 2),
+            (Sin, 1),
+            (Cos, 1),
+            (Fma, 3),
         ];
         for (op, args) in ops {
             let kernel = Kernel::of(op, 0, args).unwrap();

@@ -32,12 +32,12 @@ pub(crate) fn fmin(x: f32, y: f32) -> f32 {
 }
 
 /// `2^x` as Mesa computes it (`powf(2.0f, x)`).
-fn exp2(x: f32) -> f32 {
+pub(crate) fn exp2(x: f32) -> f32 {
     2.0f32.powf(x)
 }
 
 /// `log2(x)` as Mesa computes it.
-fn lg2(x: f32) -> f32 {
+pub(crate) fn lg2(x: f32) -> f32 {
     x.ln() * LOG2_E
 }
 

@@ -28,7 +28,7 @@ mod int64;
 mod pack;
 
 pub(crate) use convert::{trunc_i32, trunc_u32};
-pub(crate) use float::{ceil, floor, fmax, fmin, round_ties_even, sign, trunc};
+pub(crate) use float::{ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc};
 
 use tgsi::{Opcode, OperandType};
 
