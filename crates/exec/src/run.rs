@@ -313,6 +313,8 @@ struct Scratch {
     modified: Vec<u32>,
     out: Vec<u32>,
     texels: Vec<[u32; 4]>,
+    joined: Vec<u64>,
+    joined_out: Vec<u64>,
 }
 
 /// Makes `v` at least `len` long.
@@ -336,6 +338,8 @@ impl Drop for Batch<'_> {
             modified: std::mem::take(&mut self.modified),
             out: std::mem::take(&mut self.out),
             texels: std::mem::take(&mut self.texels),
+            joined: std::mem::take(&mut self.joined),
+            joined_out: std::mem::take(&mut self.joined_out),
         };
         SCRATCH.with(|s| *s.borrow_mut() = scratch);
     }
@@ -369,6 +373,10 @@ struct Batch<'a> {
     out: Vec<u32>,
     /// Texture results, a texel per lane.
     texels: Vec<[u32; 4]>,
+    /// The operands of a 64-bit operation as whole values
+    /// (`MAX_ARGS` columns), and its results.
+    joined: Vec<u64>,
+    joined_out: Vec<u64>,
     /// The run's buffers, images and shared memory.
     memory: &'a Mutex<Memory>,
 }
@@ -397,6 +405,10 @@ impl<'a> Batch<'a> {
         if scratch.texels.len() < w {
             scratch.texels.resize(w, [0; 4]);
         }
+        if scratch.joined.len() < MAX_ARGS * w {
+            scratch.joined.resize(MAX_ARGS * w, 0);
+            scratch.joined_out.resize(w, 0);
+        }
         scratch.breaks.clear();
         scratch.continues.clear();
         Batch {
@@ -419,6 +431,8 @@ impl<'a> Batch<'a> {
             modified: scratch.modified,
             out: scratch.out,
             texels: scratch.texels,
+            joined: scratch.joined,
+            joined_out: scratch.joined_out,
             memory,
         }
     }
@@ -600,19 +614,39 @@ impl<'a> Batch<'a> {
                     let Kernel::Eval { opcode, chan, family } = kernel else {
                         return Err(ExecError::Malformed("a 64-bit operation with a 32-bit loop".into()));
                     };
+                    let (w, n) = (self.w, args.len().min(MAX_ARGS));
+                    let (slots, joined, out) = (&mut self.slots, &mut self.joined, &mut self.joined_out);
+                    // Each operand as one column of whole values, modifiers applied.
+                    for ((a, ty), column) in args[..n].iter().zip(src_tys).zip(joined.chunks_exact_mut(w)) {
+                        let at = a.slot as usize * w;
+                        let lo = &slots[at..at + w];
+                        if a.wide {
+                            let hi = &slots[at + w..at + 2 * w];
+                            for ((c, &lo), &hi) in column.iter_mut().zip(lo).zip(hi) {
+                                *c = lo as u64 | (hi as u64) << 32;
+                            }
+                        } else {
+                            column.iter_mut().zip(lo).for_each(|(c, &lo)| *c = lo as u64);
+                        }
+                        if a.neg || a.abs {
+                            column.iter_mut().for_each(|c| *c = scalar::apply_modifiers(*ty, *c, a.neg, a.abs));
+                        }
+                    }
                     let mut values = [0u64; MAX_ARGS];
-                    let n = args.len().min(MAX_ARGS);
-                    for l in self.lanes(active) {
-                        for ((v, a), ty) in values.iter_mut().zip(&args[..n]).zip(src_tys) {
-                            *v = self.operand(a, *ty, l);
+                    for (l, r) in out[..w].iter_mut().enumerate() {
+                        for (v, column) in values[..n].iter_mut().zip(joined.chunks_exact(w)) {
+                            *v = column[l];
                         }
-                        let mut r = family.eval(*opcode, *chan, &values[..n]).unwrap_or(0);
-                        if let Some(ty) = sat {
-                            r = scalar::saturate(*ty, r);
-                        }
-                        self.set(*dst, l, r as u32);
+                        *r = family.eval(*opcode, *chan, &values[..n]).unwrap_or(0);
+                    }
+                    if let Some(ty) = sat {
+                        out[..w].iter_mut().for_each(|r| *r = scalar::saturate(*ty, *r));
+                    }
+                    let at = *dst as usize * w;
+                    for l in Lanes(active & self.all) {
+                        slots[at + l] = out[l] as u32;
                         if *wide_dst {
-                            self.set(*dst + 1, l, (r >> 32) as u32);
+                            slots[at + w + l] = (out[l] >> 32) as u32;
                         }
                     }
                 }
