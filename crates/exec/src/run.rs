@@ -235,6 +235,17 @@ impl Beside<'_> {
     }
 }
 
+/// `values` into the lanes of `column` that `active` has.
+fn write_lanes(column: &mut [u32], values: &[u32], active: u64) {
+    if active == full(column.len()) {
+        column.copy_from_slice(values);
+    } else {
+        for l in Lanes(active) {
+            column[l] = values[l];
+        }
+    }
+}
+
 /// The lanes of a mask, lowest first.
 struct Lanes(u64);
 
@@ -686,45 +697,28 @@ impl<'a> Batch<'a> {
                     if let Some(ty) = sat {
                         out[..w].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v as u64) as u32);
                     }
-                    let column = &mut slots[*dst as usize * w..(*dst as usize + 1) * w];
-                    if active == self.all {
-                        column.copy_from_slice(&out[..w]);
-                    } else {
-                        for (l, (v, &o)) in column.iter_mut().zip(&out[..w]).enumerate() {
-                            if active & (1 << l) != 0 {
-                                *v = o;
-                            }
-                        }
-                    }
+                    write_lanes(&mut slots[*dst as usize * w..(*dst as usize + 1) * w], &out[..w], active);
                 }
                 Step::Deriv { dst, arg, kind, sat } => {
-                    for l in self.lanes(active) {
-                        let q = l & !3;
-                        let at = |k: usize| f32::from_bits(self.operand(arg, OperandType::Float, q + k) as u32);
-                        let (a, b) = match kind {
-                            Deriv::X => (at(3), at(2)),
-                            Deriv::Y => (at(2), at(0)),
-                            Deriv::XFine => {
-                                if l & 2 == 0 {
-                                    (at(1), at(0))
-                                } else {
-                                    (at(3), at(2))
-                                }
-                            }
-                            Deriv::YFine => {
-                                if l & 1 == 0 {
-                                    (at(2), at(0))
-                                } else {
-                                    (at(3), at(1))
-                                }
-                            }
-                        };
-                        let mut v = (a - b).to_bits();
-                        if *sat {
-                            v = scalar::saturate(OperandType::Float, v as u64) as u32;
+                    // Quad by quad: each lane's result is the difference of
+                    // two lanes of its quad, `pairs[lane % 4]`.
+                    let pairs: [(usize, usize); 4] = match kind {
+                        Deriv::X => [(3, 2); 4],
+                        Deriv::Y => [(2, 0); 4],
+                        Deriv::XFine => [(1, 0), (1, 0), (3, 2), (3, 2)],
+                        Deriv::YFine => [(2, 0), (3, 1), (2, 0), (3, 1)],
+                    };
+                    let (w, (clear, flip)) = (self.w, sign_masks(arg));
+                    let (slots, out) = (&mut self.slots, &mut self.out);
+                    let at = arg.slot as usize * w;
+                    for (quad, results) in slots[at..at + w].chunks_exact(4).zip(out[..w].chunks_exact_mut(4)) {
+                        let value = |k: usize| f32::from_bits((quad[k] & clear) ^ flip);
+                        for (r, &(a, b)) in results.iter_mut().zip(&pairs) {
+                            let d = (value(a) - value(b)).to_bits();
+                            *r = if *sat { scalar::saturate(OperandType::Float, d as u64) as u32 } else { d };
                         }
-                        self.set(*dst, l, v);
                     }
+                    write_lanes(&mut slots[*dst as usize * w..(*dst as usize + 1) * w], &out[..w], active);
                 }
                 Step::Move { dst, src } if active == self.all => {
                     let (out, other) = self.write_beside(*dst);
@@ -842,13 +836,14 @@ impl<'a> Batch<'a> {
                         *column = if a.neg || a.abs { &modified[k * w..(k + 1) * w] } else { &slots[at..at + w] };
                     }
                     sampler::sample_lanes(self.env.state.texture(*unit), *op, columns, &mut texels[..w]);
+                    let out = &mut self.out;
                     for &(chan, dst) in dsts {
                         let c = swizzle[chan as usize & 3] as usize & 3;
-                        let column = &mut slots[dst as usize * w..(dst as usize + 1) * w];
-                        for l in Lanes(active & self.all) {
-                            let v = texels[l][c];
-                            column[l] = if *sat { scalar::saturate(OperandType::Float, v as u64) as u32 } else { v };
+                        for (o, texel) in out[..w].iter_mut().zip(&texels[..w]) {
+                            let v = texel[c];
+                            *o = if *sat { scalar::saturate(OperandType::Float, v as u64) as u32 } else { v };
                         }
+                        write_lanes(&mut slots[dst as usize * w..(dst as usize + 1) * w], &out[..w], active);
                     }
                 }
                 Step::Kill => self.killed |= active,
@@ -890,17 +885,9 @@ impl<'a> Batch<'a> {
                         let at = src as usize * w;
                         self.scratch.extend_from_slice(&self.slots[at..at + w]);
                     }
-                    let all = active == self.all;
                     for (k, &(dst, _)) in pairs.iter().enumerate() {
                         let at = dst as usize * w;
-                        let column = &self.scratch[k * w..(k + 1) * w];
-                        if all {
-                            self.slots[at..at + w].copy_from_slice(column);
-                        } else {
-                            for l in (0..w).filter(|l| active & (1 << l) != 0) {
-                                self.slots[at + l] = column[l];
-                            }
-                        }
+                        write_lanes(&mut self.slots[at..at + w], &self.scratch[k * w..(k + 1) * w], active);
                     }
                 }
             }
