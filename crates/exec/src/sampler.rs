@@ -68,16 +68,30 @@ pub(crate) fn sample(texture: Option<&Texture>, op: TexOp, c: [u32; 4]) -> [u32;
 #[inline(always)]
 pub(crate) fn sample_lanes(texture: Option<&Texture>, op: TexOp, coords: [&[u32]; 4], out: &mut [[u32; 4]]) {
     let [s, t, _, q] = coords;
+    let f = f32::from_bits;
     match (op, texture) {
-        (TexOp::Sample, Some(tex)) if tex.sampler().filter == Filter::Nearest => {
-            for ((o, &s), &t) in out.iter_mut().zip(s).zip(t) {
-                *o = nearest(tex, f32::from_bits(s), f32::from_bits(t));
-            }
-        }
-        (TexOp::Project, Some(tex)) if tex.sampler().filter == Filter::Nearest => {
-            for (((o, &s), &t), &q) in out.iter_mut().zip(s).zip(t).zip(q) {
-                let q = f32::from_bits(q);
-                *o = nearest(tex, f32::from_bits(s) / q, f32::from_bits(t) / q);
+        (TexOp::Sample | TexOp::Project, Some(tex)) if tex.sampler().filter == Filter::Nearest => {
+            // Floored positions first, in loops with no lookups and no
+            // conversions to integers (so they vectorize), then the lookups.
+            let (w, h) = (tex.width() as f32, tex.height() as f32);
+            let (mut xs, mut ys) = ([0f32; MAX_LANES], [0f32; MAX_LANES]);
+            for (k, out) in out.chunks_mut(MAX_LANES).enumerate() {
+                let lanes = k * MAX_LANES..;
+                let (s, t, q) = (&s[lanes.clone()], &t[lanes.clone()], &q[lanes]);
+                if op == TexOp::Project {
+                    for ((x, &s), &q) in xs.iter_mut().zip(s).zip(q) {
+                        *x = scalar::floor(f(s) / f(q) * w);
+                    }
+                    for ((y, &t), &q) in ys.iter_mut().zip(t).zip(q) {
+                        *y = scalar::floor(f(t) / f(q) * h);
+                    }
+                } else {
+                    xs.iter_mut().zip(s).for_each(|(x, &s)| *x = scalar::floor(f(s) * w));
+                    ys.iter_mut().zip(t).for_each(|(y, &t)| *y = scalar::floor(f(t) * h));
+                }
+                for ((o, &x), &y) in out.iter_mut().zip(&xs).zip(&ys) {
+                    *o = nearest_texel(tex, int_of_integral(x), int_of_integral(y));
+                }
             }
         }
         _ => {
@@ -88,15 +102,20 @@ pub(crate) fn sample_lanes(texture: Option<&Texture>, op: TexOp, coords: [&[u32]
     }
 }
 
+/// Lanes [`sample_lanes`] takes at a time (a batch has at most 64).
+const MAX_LANES: usize = 64;
+
 /// The texel of `tex` nearest to `(s, t)`, with its sampler's wrap.
-#[inline(always)]
 fn nearest(tex: &Texture, s: f32, t: f32) -> [u32; 4] {
-    let (w, h) = (tex.width() as i64, tex.height() as i64);
-    let wrap = tex.sampler().wrap;
     // `s * W` then floor, as the reference harness computed it.
-    let x = wrap_index(x86_int(s * w as f32) as i64, w, wrap);
-    let y = wrap_index(x86_int(t * h as f32) as i64, h, wrap);
-    tex.texel(x, y)
+    nearest_texel(tex, x86_int(s * tex.width() as f32), x86_int(t * tex.height() as f32))
+}
+
+/// The texel at column `x`, row `y` of `tex` once wrapped.
+#[inline(always)]
+fn nearest_texel(tex: &Texture, x: i32, y: i32) -> [u32; 4] {
+    let wrap = tex.sampler().wrap;
+    tex.texel(wrap_index(x as i64, tex.width() as i64, wrap), wrap_index(y as i64, tex.height() as i64, wrap))
 }
 
 /// Samples `tex` at `(s, t)` with `sampler`'s filter and wrap.
@@ -153,11 +172,17 @@ fn wrap_index(i: i64, size: i64, wrap: Wrap) -> u32 {
 /// `floor(v)` converted to an integer as C does on x86: NaN and values out
 /// of range give `i32::MIN`.
 fn x86_int(v: f32) -> i32 {
-    let f = scalar::floor(v);
-    if f.is_nan() || f < i32::MIN as f32 || f >= 2147483648.0 {
-        i32::MIN
-    } else {
+    int_of_integral(scalar::floor(v))
+}
+
+/// An integral `f` (or NaN) converted as C does on x86, see [`x86_int`].
+#[inline(always)]
+fn int_of_integral(f: f32) -> i32 {
+    // False for NaN too.
+    if f >= i32::MIN as f32 && f < 2147483648.0 {
         f as i32
+    } else {
+        i32::MIN
     }
 }
 

@@ -73,16 +73,17 @@ pub(super) fn ldexp(x: f32, n: i32) -> f32 {
 const INTEGRAL: f32 = 8_388_608.0; // 2^23
 
 /// `x.floor()` without a library call (the baseline x86-64 target has no
-/// rounding instruction), so that batch loops vectorize: through an
-/// integer while `x` may have a fraction, keeping the sign of a zero.
+/// rounding instruction) and without a conversion to an integer (which
+/// does not vectorize), so that batch loops vectorize: the nearest integer
+/// as [`round_ties_even`] finds it, less one when that is above `x`.
 pub(crate) fn floor(x: f32) -> f32 {
     if x.abs() < INTEGRAL {
-        let t = x as i32 as f32;
-        let t = if t > x { t - 1.0 } else { t };
-        if t == 0.0 {
-            0.0f32.copysign(x)
+        let r = round_ties_even(x);
+        // -0.0 stays; 1.0 - 1.0 is +0.0, right for x in [0.5, 1).
+        if r > x {
+            r - 1.0
         } else {
-            t
+            r
         }
     } else {
         x
@@ -94,13 +95,9 @@ pub(crate) fn ceil(x: f32) -> f32 {
     -floor(-x)
 }
 
-/// `x.trunc()`, as [`floor`].
+/// `x.trunc()`, as [`floor`]: the floor of the magnitude.
 pub(crate) fn trunc(x: f32) -> f32 {
-    if x.abs() < INTEGRAL {
-        (x as i32 as f32).copysign(x)
-    } else {
-        x
-    }
+    floor(x.abs()).copysign(x)
 }
 
 /// `x.round_ties_even()`, as [`floor`]: adding 2^23 to the magnitude
