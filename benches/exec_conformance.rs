@@ -9,7 +9,10 @@
 //! case on its state repeated to 1,024 invocations (lane `l` gets what lane
 //! `l % 16` has), which is the throughput of the shader's code itself.
 //!
-//! Run with `cargo bench --bench exec_conformance`. With
+//! Run with `cargo bench --bench exec_conformance`. Timings on a shared
+//! machine drift by 20% and more between runs; pinning the run to one core
+//! (`taskset -c 0 target/release/deps/exec_conformance-*`) steadies them,
+//! and two builds compare best when run at once, each on its own core. With
 //! `EXEC_CONFORMANCE_RUNS=N` in the environment it instead runs every case
 //! N times untimed on each of its two states, for an instruction-counting profiler such as
 //! `valgrind --tool=callgrind`, whose counts do not depend on what else the
@@ -22,10 +25,10 @@ use std::time::{Duration, Instant};
 
 use tgsi_opt::{exec, ir, tgsi};
 
-/// Time spent on each case per round, and rounds per case (the fastest
+/// Time spent on each case and state per round, and rounds (the fastest
 /// round counts, so a busy moment of the machine does not).
-const ROUND: Duration = Duration::from_millis(4);
-const ROUNDS: usize = 5;
+const ROUND: Duration = Duration::from_millis(2);
+const ROUNDS: usize = 8;
 
 fn main() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/exec");
@@ -41,8 +44,7 @@ fn main() {
     }
     let options = exec::RunOptions::default();
     let fixed_runs: Option<u32> = std::env::var("EXEC_CONFORMANCE_RUNS").ok().and_then(|v| v.parse().ok());
-    let mut per_case = Vec::new();
-    let mut per_case_tiled = Vec::new();
+    let mut cases = Vec::new();
     for name in &names {
         let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
         let (Ok(text), Ok(state)) = (read("tgsi"), read("state")) else { continue };
@@ -51,45 +53,68 @@ fn main() {
             continue;
         };
         let Ok(module) = ir::from_tgsi(&shader) else { continue };
-        let Ok(executable) = exec::Executable::compile(&module) else { continue };
         let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count() as f64;
-        let work = instructions * state.invocations() as f64;
-        if let Some(runs) = fixed_runs {
-            for _ in 0..runs {
-                black_box(executable.run(black_box(&state), &options).expect("it runs"));
-                black_box(executable.run(black_box(&tiled), &options).expect("it runs"));
-            }
-            continue;
-        }
-        per_case.push((fastest(&executable, &state, &options) / work, name.clone()));
-        let tiled_work = instructions * tiled.invocations() as f64;
-        per_case_tiled.push((fastest(&executable, &tiled, &options) / tiled_work, name.clone()));
+        cases.push(Case { name: name.clone(), module, state, tiled, instructions });
     }
-    if per_case.is_empty() {
+    let executables: Vec<(&Case, exec::Executable)> =
+        cases.iter().filter_map(|c| Some((c, exec::Executable::compile(&c.module).ok()?))).collect();
+    if let Some(runs) = fixed_runs {
+        for (case, executable) in &executables {
+            for _ in 0..runs {
+                black_box(executable.run(black_box(&case.state), &options).expect("it runs"));
+                black_box(executable.run(black_box(&case.tiled), &options).expect("it runs"));
+            }
+        }
+        return;
+    }
+    if executables.is_empty() {
         println!("no cases timed");
         return;
     }
-    println!("cases {}", per_case.len());
-    report("on their own states (16 invocations)", &mut per_case);
-    report(&format!("on their states repeated to {TILED} invocations"), &mut per_case_tiled);
+    // Rounds go over every case in turn, so that a case's fastest round
+    // (the one that counts) is taken from moments spread over the whole
+    // run, not from one stretch in which the machine may be busy.
+    let mut best = vec![(f64::INFINITY, f64::INFINITY); executables.len()];
+    for _ in 0..ROUNDS {
+        for ((case, executable), best) in executables.iter().zip(&mut best) {
+            best.0 = best.0.min(time(executable, &case.state, &options));
+            best.1 = best.1.min(time(executable, &case.tiled, &options));
+        }
+    }
+    let per_case = |pick: fn(&(f64, f64)) -> f64, state: fn(&Case) -> &exec::State| -> Vec<(f64, String)> {
+        executables
+            .iter()
+            .zip(&best)
+            .map(|((case, _), b)| (pick(b) / (case.instructions * state(case).invocations() as f64), case.name.clone()))
+            .collect()
+    };
+    println!("cases {}", executables.len());
+    report("on their own states (16 invocations)", &mut per_case(|b| b.0, |c| &c.state));
+    report(&format!("on their states repeated to {TILED} invocations"), &mut per_case(|b| b.1, |c| &c.tiled));
+}
+
+/// A conformance case, read and converted.
+struct Case {
+    name: String,
+    module: ir::Module,
+    state: exec::State,
+    tiled: exec::State,
+    /// TGSI instructions, END excluded.
+    instructions: f64,
 }
 
 /// Invocations of the repeated states.
 const TILED: u32 = 1024;
 
-/// The fastest of `ROUNDS` rounds of running `state`, in ns per run.
-fn fastest(executable: &exec::Executable, state: &exec::State, options: &exec::RunOptions) -> f64 {
-    let mut best = f64::INFINITY;
-    for _ in 0..ROUNDS {
-        let start = Instant::now();
-        let mut runs = 0u32;
-        while start.elapsed() < ROUND {
-            black_box(executable.run(black_box(state), options).expect("it runs"));
-            runs += 1;
-        }
-        best = best.min(start.elapsed().as_nanos() as f64 / runs as f64);
+/// One round of running `state`: runs for [`ROUND`], in ns per run.
+fn time(executable: &exec::Executable, state: &exec::State, options: &exec::RunOptions) -> f64 {
+    let start = Instant::now();
+    let mut runs = 0u32;
+    while start.elapsed() < ROUND {
+        black_box(executable.run(black_box(state), options).expect("it runs"));
+        runs += 1;
     }
-    best
+    start.elapsed().as_nanos() as f64 / runs as f64
 }
 
 /// `state` with `invocations` lanes, lane `l` getting what lane
