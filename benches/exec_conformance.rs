@@ -4,8 +4,8 @@
 //! TGSI instructions times its invocations. Prints the distribution over
 //! the cases (the median is the figure to compare with Mesa's interpreter).
 //!
-//! Every state there has 16 invocations, so a run's fixed work (reading
-//! the state, laying out the outputs) weighs in. The second figure runs each
+//! Every state there has 16 invocations, so a run's fixed work (laying
+//! out the outputs, setting up the batch) weighs in. The second figure runs each
 //! case on its state repeated to 1,024 invocations (lane `l` gets what lane
 //! `l % 16` has), which is the throughput of the shader's code itself.
 //!
