@@ -329,9 +329,9 @@ struct Scratch {
 }
 
 /// Makes `v` at least `len` long.
-fn grow(v: &mut Vec<u32>, len: usize) {
+fn grow<T: Clone + Default>(v: &mut Vec<T>, len: usize) {
     if v.len() < len {
-        v.resize(len, 0);
+        v.resize(len, T::default());
     }
 }
 
@@ -413,13 +413,9 @@ impl<'a> Batch<'a> {
         }
         grow(&mut scratch.modified, MAX_ARGS * w);
         grow(&mut scratch.out, w);
-        if scratch.texels.len() < w {
-            scratch.texels.resize(w, [0; 4]);
-        }
-        if scratch.joined.len() < MAX_ARGS * w {
-            scratch.joined.resize(MAX_ARGS * w, 0);
-            scratch.joined_out.resize(w, 0);
-        }
+        grow(&mut scratch.texels, w);
+        grow(&mut scratch.joined, MAX_ARGS * w);
+        grow(&mut scratch.joined_out, w);
         scratch.breaks.clear();
         scratch.continues.clear();
         Batch {

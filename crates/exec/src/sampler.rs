@@ -66,7 +66,7 @@ pub(crate) fn sample(texture: Option<&Texture>, op: TexOp, c: [u32; 4]) -> [u32;
 /// from `coords[k][l]` and gets `out[l]`. The choices that do not depend
 /// on the lane are made once.
 #[inline(always)]
-pub(crate) fn sample_lanes(texture: Option<&Texture>, op: TexOp, coords: [&[u32]; 4], out: &mut [[u32; 4]]) {
+pub(crate) fn sample_lanes<'a>(texture: Option<&Texture>, op: TexOp, coords: [&'a [u32]; 4], out: &mut [[u32; 4]]) {
     let [s, t, _, q] = coords;
     let f = f32::from_bits;
     match (op, texture) {
@@ -76,8 +76,8 @@ pub(crate) fn sample_lanes(texture: Option<&Texture>, op: TexOp, coords: [&[u32]
             let (w, h) = (tex.width() as f32, tex.height() as f32);
             let (mut xs, mut ys) = ([0f32; MAX_LANES], [0f32; MAX_LANES]);
             for (k, out) in out.chunks_mut(MAX_LANES).enumerate() {
-                let lanes = k * MAX_LANES..;
-                let (s, t, q) = (&s[lanes.clone()], &t[lanes.clone()], &q[lanes]);
+                let from = |c: &'a [u32]| c.get(k * MAX_LANES..).unwrap_or_default();
+                let (s, t, q) = (from(s), from(t), from(q));
                 if op == TexOp::Project {
                     for ((x, &s), &q) in xs.iter_mut().zip(s).zip(q) {
                         *x = scalar::floor(f(s) / f(q) * w);
