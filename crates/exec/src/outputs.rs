@@ -69,15 +69,37 @@ impl Outputs {
     /// Zeroed outputs for `invocations` lanes and the declared OUT indices
     /// `registers` (in any order; repeats are dropped).
     pub fn new(invocations: u32, registers: impl IntoIterator<Item = u32>) -> Outputs {
+        Outputs::zeroed(invocations, registers, |len| vec![[0; 4]; len], |len| vec![false; len])
+    }
+
+    /// [`Outputs::new`], zeroed on the threads of the current rayon pool:
+    /// for many invocations, where one thread writing megabytes of zeros
+    /// would hold the others up.
+    pub(crate) fn new_in_parallel(invocations: u32, registers: impl IntoIterator<Item = u32>) -> Outputs {
+        use rayon::prelude::*;
+        Outputs::zeroed(
+            invocations,
+            registers,
+            |len| (0..len).into_par_iter().map(|_| [0; 4]).collect(),
+            |len| (0..len).into_par_iter().map(|_| false).collect(),
+        )
+    }
+
+    fn zeroed(
+        invocations: u32,
+        registers: impl IntoIterator<Item = u32>,
+        values: impl FnOnce(usize) -> Vec<[u32; 4]>,
+        killed: impl FnOnce(usize) -> Vec<bool>,
+    ) -> Outputs {
         let mut registers: Vec<u32> = registers.into_iter().collect();
         registers.sort_unstable();
         registers.dedup();
         let lanes = invocations as usize;
         Outputs {
             invocations,
-            values: vec![[0; 4]; lanes * registers.len()],
+            values: values(lanes * registers.len()),
             registers,
-            killed: vec![false; lanes],
+            killed: killed(lanes),
             emitted: BTreeMap::new(),
             buffers: BTreeMap::new(),
             images: BTreeMap::new(),

@@ -123,7 +123,20 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     let (w, step) = memory::batch_lanes(program, w, n)?;
     let memory = Mutex::new(Memory::new(program, state));
     let env = Env::new(program, state);
-    let mut outputs = Outputs::new(state.invocations(), program.outputs.iter().copied());
+    // Stores and atomics land in invocation order only if batches run in order.
+    let threads = if program.memory.writes { 1 } else { options.threads };
+    // 0 is rayon's global pool.
+    let pool = match threads {
+        0 | 1 => None,
+        t => Some(
+            rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| ExecError::Threads(e.to_string()))?,
+        ),
+    };
+    let mut outputs = if threads == 1 {
+        Outputs::new(state.invocations(), program.outputs.iter().copied())
+    } else {
+        on_pool(pool.as_ref(), || Outputs::new_in_parallel(state.invocations(), program.outputs.iter().copied()))
+    };
     let registers = program.outputs.len();
     let (values, killed) = outputs.lanes_mut();
     // Each batch writes its own lanes' outputs and kill flags in place, so
@@ -148,8 +161,6 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     let value_chunks =
         values.chunks_mut((step * registers).max(1)).chain(std::iter::repeat_with(<&mut [[u32; 4]]>::default));
     let batches = (0..n).step_by(step).zip(value_chunks.zip(killed.chunks_mut(step)));
-    // Stores and atomics land in invocation order only if batches run in order.
-    let threads = if program.memory.writes { 1 } else { options.threads };
     // What each batch emitted, with its first lane.
     let emitted: Vec<(usize, Emitted)> = match threads {
         1 => {
@@ -160,24 +171,15 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
             }
             emitted
         }
-        t => {
+        _ => {
             let batches: Vec<_> = batches.collect();
-            let run_all = || {
+            on_pool(pool.as_ref(), || {
                 batches
                     .into_par_iter()
                     .map(|batch| Ok((batch.0, run_batch(batch)?)))
                     .filter_map(|r: Result<_, ExecError>| r.map(|(first, e)| e.map(|e| (first, e))).transpose())
                     .collect::<Result<Vec<_>, _>>()
-            };
-            if t == 0 {
-                run_all()?
-            } else {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(t)
-                    .build()
-                    .map_err(|e| ExecError::Threads(e.to_string()))?
-                    .install(run_all)?
-            }
+            })?
         }
     };
     // Vertices are added in lane order once every batch is done.
@@ -186,6 +188,14 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     }
     memory.into_inner().unwrap_or_else(|e| e.into_inner()).finish(&mut outputs);
     Ok(outputs)
+}
+
+/// Runs `f` on `pool`, or on rayon's global pool without one.
+fn on_pool<R: Send>(pool: Option<&rayon::ThreadPool>, f: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
 }
 
 /// A float operand's absolute value and negate as sign-bit masks: the
