@@ -222,6 +222,28 @@ fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u32], source: &[u32])
     }
 }
 
+/// The lanes of each operand of `args` for a batch loop, into `columns`:
+/// a slot read in place, or, for an operand with modifiers, its lanes
+/// rewritten into column `i` of `modified` (operand `i` read as `ty(i)`).
+fn operand_columns<'c>(
+    slots: &'c [u32],
+    modified: &'c mut [u32],
+    w: usize,
+    args: &[Arg],
+    ty: impl Fn(usize) -> OperandType,
+    columns: &mut [&'c [u32]],
+) {
+    for (i, a) in args.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
+        let at = a.slot as usize * w;
+        apply_modifiers(ty(i), a, &mut modified[i * w..(i + 1) * w], &slots[at..at + w]);
+    }
+    let modified: &'c [u32] = modified;
+    for ((i, a), column) in args.iter().enumerate().zip(columns) {
+        let at = a.slot as usize * w;
+        *column = if a.neg || a.abs { &modified[i * w..(i + 1) * w] } else { &slots[at..at + w] };
+    }
+}
+
 /// Every slot's lanes but one's, which is being written (SSA: an
 /// operation never reads its own result).
 struct Beside<'s> {
@@ -682,23 +704,12 @@ impl<'a> Batch<'a> {
                     // column; the others are read in place. Every lane is
                     // computed (the operations are pure), then the active
                     // ones written.
-                    let (slots, modified, out) = (&mut self.slots, &mut self.modified, &mut self.out);
-                    for (i, a) in args.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
-                        let at = a.slot as usize * w;
-                        let (column, source) = (&mut modified[i * w..(i + 1) * w], &slots[at..at + w]);
-                        apply_modifiers(src_tys[i], a, column, source);
-                    }
+                    let (slots, out) = (&mut self.slots, &mut self.out);
                     {
                         let mut columns: [&[u32]; MAX_ARGS] = [&[]; MAX_ARGS];
-                        for ((i, a), column) in args.iter().enumerate().zip(&mut columns) {
-                            *column = if a.neg || a.abs {
-                                &modified[i * w..(i + 1) * w]
-                            } else {
-                                let at = a.slot as usize * w;
-                                &slots[at..at + w]
-                            };
-                        }
-                        kernel.run(&columns[..args.len().min(MAX_ARGS)], &mut out[..w]);
+                        let n = args.len().min(MAX_ARGS);
+                        operand_columns(slots, &mut self.modified, w, &args[..n], |i| src_tys[i], &mut columns);
+                        kernel.run(&columns[..n], &mut out[..w]);
                     }
                     if let Some(ty) = sat {
                         out[..w].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v as u64) as u32);
@@ -726,9 +737,9 @@ impl<'a> Batch<'a> {
                     }
                     write_lanes(&mut slots[*dst as usize * w..(*dst as usize + 1) * w], &out[..w], active);
                 }
-                Step::Move { dst, src } if active == self.all => {
+                Step::Move { dst, src } => {
                     let (out, other) = self.write_beside(*dst);
-                    out.copy_from_slice(other.column(*src));
+                    write_lanes(out, other.column(*src), active);
                 }
                 Step::ArrayLoad { dst, array, offset, index: None, chan } if active == self.all => {
                     let (w, c, i) = (self.w, *chan as usize & 3, *offset as usize);
@@ -745,12 +756,6 @@ impl<'a> Batch<'a> {
                     let registers = self.arrays[*array as usize].get_mut(i * w..(i + 1) * w);
                     if let Some(registers) = registers.filter(|_| *offset >= 0) {
                         registers.iter_mut().zip(values).for_each(|(r, &v)| r[c] = v);
-                    }
-                }
-                Step::Move { dst, src } => {
-                    for l in self.lanes(active) {
-                        let v = self.get(*src, l);
-                        self.set(*dst, l, v);
                     }
                 }
                 Step::LoadIndirect { dst, file, base, index, dim, chan } => {
@@ -831,16 +836,9 @@ impl<'a> Batch<'a> {
                     // Every lane is sampled (sampling is pure), then the
                     // active ones written.
                     let w = self.w;
-                    let (slots, modified, texels) = (&mut self.slots, &mut self.modified, &mut self.texels);
-                    for (k, a) in coords.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
-                        let at = a.slot as usize * w;
-                        apply_modifiers(OperandType::Float, a, &mut modified[k * w..(k + 1) * w], &slots[at..at + w]);
-                    }
+                    let (slots, texels) = (&mut self.slots, &mut self.texels);
                     let mut columns: [&[u32]; 4] = [&[]; 4];
-                    for ((k, a), column) in coords.iter().enumerate().zip(&mut columns) {
-                        let at = a.slot as usize * w;
-                        *column = if a.neg || a.abs { &modified[k * w..(k + 1) * w] } else { &slots[at..at + w] };
-                    }
+                    operand_columns(slots, &mut self.modified, w, coords, |_| OperandType::Float, &mut columns);
                     sampler::sample_lanes(self.env.state.texture(*unit), *op, columns, &mut texels[..w]);
                     let out = &mut self.out;
                     for &(chan, dst) in dsts {
