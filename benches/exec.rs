@@ -13,7 +13,6 @@
 //! Run with `cargo bench --bench exec`.
 
 use std::hint::black_box;
-use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tgsi_opt::{exec, ir, tgsi};
@@ -101,14 +100,7 @@ fn synthetic(c: &mut Criterion) {
 }
 
 fn conformance(c: &mut Criterion) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/exec");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("skipping conformance: {} not found", dir.display());
-        return;
-    };
-    let mut names: Vec<String> =
-        entries.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string)).collect();
-    names.sort();
+    let Some((dir, names)) = testdata::conformance_cases() else { return };
     let mut cases = Vec::new();
     let mut work = 0u64;
     for name in &names {

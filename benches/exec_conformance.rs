@@ -20,7 +20,6 @@
 //! name contains TEXT.
 
 use std::hint::black_box;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tgsi_opt::{exec, ir, tgsi};
@@ -31,14 +30,7 @@ const ROUND: Duration = Duration::from_millis(2);
 const ROUNDS: usize = 8;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/exec");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        println!("skipping: {} not found", dir.display());
-        return;
-    };
-    let mut names: Vec<String> =
-        entries.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string)).collect();
-    names.sort();
+    let Some((dir, mut names)) = testdata::conformance_cases() else { return };
     if let Ok(only) = std::env::var("EXEC_CONFORMANCE_CASES") {
         names.retain(|name| name.contains(&only));
     }

@@ -7,8 +7,6 @@
 //! must give exactly the same outputs as the original. Skipped entirely
 //! when the folder is absent.
 
-use std::path::{Path, PathBuf};
-
 mod support {
     pub mod compare;
 }
@@ -57,23 +55,9 @@ fn compare(got: &Outputs, want: &Outputs) -> (usize, usize, Vec<String>) {
     (exact, close, diffs)
 }
 
-/// The conformance folder and its case names, sorted; `None` (after a
-/// note) when the folder is absent.
-fn cases() -> Option<(PathBuf, Vec<String>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/exec");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("note: {} not found; skipping", dir.display());
-        return None;
-    };
-    let mut names: Vec<String> =
-        entries.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string)).collect();
-    names.sort();
-    Some((dir, names))
-}
-
 #[test]
 fn conformance_cases_match_mesa() {
-    let Some((dir, names)) = cases() else { return };
+    let Some((dir, names)) = testdata::conformance_cases() else { return };
     let (mut cases, mut matched, mut skipped) = (0, 0, Vec::new());
     let (mut exact, mut close) = (0, 0);
     let mut failures = Vec::new();
@@ -135,7 +119,7 @@ fn conformance_cases_match_mesa() {
 /// its IR, gives exactly the outputs of the original (NaN payloads aside).
 #[test]
 fn emitted_conformance_shaders_give_the_same_outputs() {
-    let Some((dir, names)) = cases() else { return };
+    let Some((dir, names)) = testdata::conformance_cases() else { return };
     let (mut identical, mut failures) = (0, Vec::new());
     for name in &names {
         let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));

@@ -34,6 +34,15 @@ pub fn corpus_files() -> Option<Vec<PathBuf>> {
     Some(tgsi_files(&shared("corpus")?))
 }
 
+/// The folder of the backend's conformance cases
+/// (`../shared/conformance/exec`) and the cases' names, sorted: case
+/// `NAME` is `NAME.tgsi` with its `NAME.state` and `NAME.expected`.
+pub fn conformance_cases() -> Option<(PathBuf, Vec<String>)> {
+    let dir = shared("conformance/exec")?;
+    let names = tgsi_files(&dir).iter().filter_map(|p| Some(p.file_stem()?.to_str()?.to_string())).collect();
+    Some((dir, names))
+}
+
 /// Every `.tgsi` file under `dir`, in its folders too, sorted.
 pub fn tgsi_files(dir: &Path) -> Vec<PathBuf> {
     let mut paths = Vec::new();
