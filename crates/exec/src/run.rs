@@ -225,6 +225,8 @@ fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u32], source: &[u32])
 /// The lanes of each operand of `args` for a batch loop, into `columns`:
 /// a slot read in place, or, for an operand with modifiers, its lanes
 /// rewritten into column `i` of `modified` (operand `i` read as `ty(i)`).
+/// Inlined, so that it is built into the AVX2 build of a block.
+#[inline(always)]
 fn operand_columns<'c>(
     slots: &'c [u32],
     modified: &'c mut [u32],
