@@ -330,8 +330,8 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub run: RunArgs,
 
-    /// How many times to run every invocation of the state.
-    #[arg(long, value_name = "R", default_value_t = 10)]
+    /// How many times to run every invocation of the state (at least 1).
+    #[arg(long, value_name = "R", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
 }
 

@@ -618,11 +618,17 @@ fn bench_reports_speed_and_threads_do_not_change_results() {
     let shader = shader.to_str().unwrap();
     let out = success(&["bench", shader, "--state", &state, "--repeat", "3"], b"");
     let keys: Vec<&str> = out.lines().filter_map(|l| l.split_whitespace().next()).collect();
-    assert_eq!(keys, ["invocations_per_second", "ns_per_invocation", "ns_per_instruction"], "{out}");
+    assert_eq!(
+        keys,
+        ["invocations_per_second", "ns_per_invocation", "ns_per_instruction", "fastest_ns_per_invocation"],
+        "{out}"
+    );
     for line in out.lines() {
         let value = line.split_whitespace().nth(1).unwrap_or("");
         assert!(value.parse::<f64>().is_ok_and(|v| v > 0.0), "{line}");
     }
+    // No run to time is a usage error, not a report of nothing.
+    assert_eq!(run(&["bench", shader, "--state", &state, "--repeat", "0"], b"").status.code(), Some(2));
     let one = success(&["run", shader, "--state", &state, "--lanes", "4", "--threads", "1"], b"");
     assert_eq!(success(&["run", shader, "--state", &state, "--lanes", "4", "--threads", "2"], b""), one);
     assert_eq!(success(&["run", shader, "--state", &state, "--lanes", "4", "--threads", "0"], b""), one);
