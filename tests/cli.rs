@@ -239,16 +239,8 @@ fn help_documents_every_flag() {
 /// sample of cases goes through the CLI and must give Mesa's dump and tokens.
 #[test]
 fn fmt_matches_mesa_on_conformance_sample() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/text");
-    let Ok(entries) = fs::read_dir(&dir) else {
-        eprintln!("skipped: no {}", dir.display());
-        return;
-    };
-    let mut cases: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "tgsi"))
-        .collect();
-    cases.sort();
+    let Some(dir) = testdata::shared("conformance/text") else { return };
+    let cases = testdata::tgsi_files(&dir);
     let mut failures = Vec::new();
     for tgsi in cases.iter().step_by(25) {
         let (Ok(dump), Ok(hex)) =

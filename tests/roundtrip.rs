@@ -33,22 +33,8 @@ fn unwind_as_violation(check: impl FnOnce() -> Result<(), Violation>) -> Result<
 /// Mutations tried per input.
 const MUTATIONS: u64 = 6;
 
-fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> =
-        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == ext)).collect();
-    files.sort();
-    files
-}
-
 fn examples() -> Vec<PathBuf> {
-    files_with_extension(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shaders"), "tgsi")
-}
-
-fn conformance_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/text")
+    testdata::tgsi_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shaders"))
 }
 
 /// A small deterministic generator (SplitMix64).
@@ -153,12 +139,9 @@ fn synthetic_shader_round_trips() {
 
 #[test]
 fn conformance_text_and_mutations_round_trip() {
-    let files = files_with_extension(&conformance_dir(), "tgsi");
-    if files.is_empty() {
-        eprintln!("skipped: no {}", conformance_dir().display());
-        return;
-    }
+    let Some(dir) = testdata::shared("conformance/text") else { return };
     let mut failures = Vec::new();
+    let files = testdata::tgsi_files(&dir);
     for path in files {
         let Ok(text) = fs::read_to_string(&path) else { continue };
         check_text_and_mutations(&path.display().to_string(), &text, &mut failures);
@@ -169,12 +152,9 @@ fn conformance_text_and_mutations_round_trip() {
 /// Every token stream of the conformance data and its mutations, checked
 /// with `check`.
 fn check_conformance_tokens(check: fn(&[u32]) -> Result<(), Violation>) {
-    let files = files_with_extension(&conformance_dir(), "hex");
-    if files.is_empty() {
-        eprintln!("skipped: no {}", conformance_dir().display());
-        return;
-    }
+    let Some(dir) = testdata::shared("conformance/text") else { return };
     let mut failures = Vec::new();
+    let files = testdata::files_with_extension(&dir, "hex");
     for path in files {
         let Ok(text) = fs::read_to_string(&path) else { continue };
         let words: Vec<u32> =

@@ -3,29 +3,10 @@
 //! `.expected` file reads back and writes out byte for byte. Skipped when
 //! that folder is absent.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use exec::{Outputs, State};
-
-fn exec_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/exec");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: {} not found; skipping conformance state checks", dir.display());
-        None
-    }
-}
-
-fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == ext)).collect()
-        })
-        .unwrap_or_default();
-    out.sort();
-    out
-}
+use testdata::files_with_extension;
 
 fn read(path: &Path) -> String {
     String::from_utf8_lossy(&std::fs::read(path).expect("shared file is readable")).into_owned()
@@ -33,8 +14,8 @@ fn read(path: &Path) -> String {
 
 #[test]
 fn every_conformance_state_parses() {
-    let Some(dir) = exec_dir() else { return };
-    let files = files_with_ext(&dir, "state");
+    let Some(dir) = testdata::shared("conformance/exec") else { return };
+    let files = files_with_extension(&dir, "state");
     assert!(!files.is_empty());
     let mut failures = Vec::new();
     for path in &files {
@@ -49,8 +30,8 @@ fn every_conformance_state_parses() {
 
 #[test]
 fn every_conformance_expected_round_trips() {
-    let Some(dir) = exec_dir() else { return };
-    let files = files_with_ext(&dir, "expected");
+    let Some(dir) = testdata::shared("conformance/exec") else { return };
+    let files = files_with_extension(&dir, "expected");
     assert!(!files.is_empty());
     let mut failures = Vec::new();
     for path in &files {

@@ -45,6 +45,12 @@ pub fn conformance_cases() -> Option<(PathBuf, Vec<String>)> {
 
 /// Every `.tgsi` file under `dir`, in its folders too, sorted.
 pub fn tgsi_files(dir: &Path) -> Vec<PathBuf> {
+    files_with_extension(dir, "tgsi")
+}
+
+/// Every file named `*.EXT` under `dir` (`ext` without its dot), in its
+/// folders too, sorted; none when `dir` cannot be read.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     let mut folders = vec![dir.to_path_buf()];
     while let Some(folder) = folders.pop() {
@@ -52,7 +58,7 @@ pub fn tgsi_files(dir: &Path) -> Vec<PathBuf> {
             let path = entry.path();
             if path.is_dir() {
                 folders.push(path);
-            } else if path.extension().is_some_and(|x| x == "tgsi") {
+            } else if path.extension().is_some_and(|x| x == ext) {
                 paths.push(path);
             }
         }

@@ -3,31 +3,8 @@
 //! prints exactly as Mesa's `tgsi_dump` does. Skipped when `../shared` is
 //! absent.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tgsi::{parse, print, Style};
-
-fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: {} not found; skipping shared-data checks", dir.display());
-        None
-    }
-}
-
-fn files_with_ext(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files_with_ext(&path, ext, out);
-        } else if path.extension().is_some_and(|e| e == ext) {
-            out.push(path);
-        }
-    }
-    out.sort();
-}
 
 fn read(path: &Path) -> String {
     String::from_utf8_lossy(&std::fs::read(path).expect("shared file is readable")).into_owned()
@@ -35,9 +12,7 @@ fn read(path: &Path) -> String {
 
 #[test]
 fn every_corpus_shader_parses_and_round_trips() {
-    let Some(shared) = shared() else { return };
-    let mut files = Vec::new();
-    files_with_ext(&shared.join("corpus"), "tgsi", &mut files);
+    let Some(files) = testdata::corpus_files() else { return };
     assert!(!files.is_empty());
     let mut failures = Vec::new();
     for path in &files {
@@ -69,9 +44,8 @@ fn every_corpus_shader_parses_and_round_trips() {
 
 #[test]
 fn every_conformance_shader_prints_like_mesa() {
-    let Some(shared) = shared() else { return };
-    let mut files = Vec::new();
-    files_with_ext(&shared.join("conformance/text"), "tgsi", &mut files);
+    let Some(dir) = testdata::shared("conformance/text") else { return };
+    let files = testdata::tgsi_files(&dir);
     assert!(!files.is_empty());
     let mut failures = Vec::new();
     for path in &files {
@@ -99,10 +73,8 @@ fn every_conformance_shader_prints_like_mesa() {
 
 #[test]
 fn every_invalid_corpus_file_is_rejected_with_a_location() {
-    let Some(shared) = shared() else { return };
-    let mut files = Vec::new();
-    files_with_ext(&shared.join("corpus-invalid"), "tgsi", &mut files);
-    for path in &files {
+    let Some(dir) = testdata::shared("corpus-invalid") else { return };
+    for path in &testdata::tgsi_files(&dir) {
         let text = read(path);
         match parse(&text) {
             Ok(_) => panic!("{} should be rejected", path.display()),

@@ -10,25 +10,12 @@ use tgsi::*;
 /// The conformance text cases, or `None` (with a note) when the shared data
 /// is not next to the workspace.
 fn conformance_dir() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let dir = root.join("../shared/conformance/text");
-    if root.join("../shared").is_dir() && dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: {} does not exist; skipping the conformance cases", dir.display());
-        None
-    }
+    testdata::shared("conformance/text")
 }
 
 /// Every `NAME.hex` of the conformance directory, sorted.
 fn hex_cases(dir: &Path) -> Vec<PathBuf> {
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("read conformance dir")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hex"))
-        .collect();
-    cases.sort();
-    cases
+    testdata::files_with_extension(dir, "hex")
 }
 
 fn name_of(path: &Path) -> String {
