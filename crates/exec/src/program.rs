@@ -3,7 +3,7 @@
 //! two, its low half then its high half, see [`Slots`]), every block a
 //! list of steps, and phis become copies at the end of their predecessors.
 
-use ir::function::{Block, Exit, Function, Module, Node, Op, Operand, Region, Source, Ty, Value};
+use ir::function::{Block, Exit, Function, InstData, Module, Node, Op, Operand, Region, Source, Ty, Value};
 use ir::EntityRef;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode, OperandType, Processor, PropertyName, SemanticName};
@@ -26,6 +26,10 @@ pub(crate) struct Arg {
 /// Where each value's lanes are kept: one slot of 32-bit lanes per value,
 /// two in a row for a 64-bit value (low half, then high half). 32-bit
 /// columns let the batch loops do twice the lanes per vector instruction.
+///
+/// The operands and results of a run of one ALU opcode (the channels of a
+/// TGSI instruction) get slots side by side where they can, so that the
+/// run is one step over consecutive slots (see [`join_channels`]).
 #[derive(Debug)]
 pub(crate) struct Slots {
     first: Vec<u32>,
@@ -35,13 +39,47 @@ pub(crate) struct Slots {
 
 impl Slots {
     pub fn new(func: &Function) -> Slots {
-        let (mut first, mut wide, mut count) = (Vec::new(), Vec::new(), 0);
-        for (_, data) in func.values.iter() {
-            let w = data.ty == Ty::B64;
-            first.push(count);
-            wide.push(w);
-            count += 1 + w as u32;
+        let wide: Vec<bool> = func.values.iter().map(|(_, data)| data.ty == Ty::B64).collect();
+        let mut placed: Vec<Option<u32>> = vec![None; wide.len()];
+        let mut count = 0;
+        // Places `values` side by side when none has a slot yet, all are
+        // 32-bit and no two are the same.
+        let mut side_by_side = |values: &[Option<Value>], placed: &mut Vec<Option<u32>>| {
+            let Some(values) = values.iter().copied().collect::<Option<SmallVec<[Value; 4]>>>() else { return };
+            let free = |v: &Value| placed.get(v.index()) == Some(&None) && !wide[v.index()];
+            let distinct = values.iter().enumerate().all(|(i, v)| !values[..i].contains(v));
+            if values.iter().all(free) && distinct {
+                for v in values {
+                    placed[v.index()] = Some(count);
+                    count += 1;
+                }
+            }
+        };
+        for (_, block) in func.blocks.iter() {
+            let insts: SmallVec<[&InstData; 16]> = block.insts.iter().map(|&i| &func.insts[i]).collect();
+            for run in insts.chunk_by(|a, b| same_alu(a, b)).flat_map(|run| run.chunks(MAX_WIDTH as usize)) {
+                if run.len() < 2 {
+                    continue;
+                }
+                for k in 0..run[0].args.len() {
+                    let operands: SmallVec<[Option<Value>; 4]> =
+                        run.iter().map(|d| d.args.get(k).map(|a| a.value)).collect();
+                    side_by_side(&operands, &mut placed);
+                }
+                let results: SmallVec<[Option<Value>; 4]> = run.iter().map(|d| d.results.first().copied()).collect();
+                side_by_side(&results, &mut placed);
+            }
         }
+        let first = placed
+            .iter()
+            .zip(&wide)
+            .map(|(slot, &w)| {
+                slot.unwrap_or_else(|| {
+                    count += 1 + w as u32;
+                    count - 1 - w as u32
+                })
+            })
+            .collect();
         Slots { first, wide, count }
     }
 
@@ -113,8 +151,11 @@ pub(crate) enum Deriv {
 
 #[derive(Clone, Debug)]
 pub(crate) enum Step {
+    /// Computes `width` consecutive slots from `dst` on, slot `dst + k`
+    /// from operand slots `slot + k` (see [`join_channels`]).
     Alu {
         dst: u32,
+        width: u32,
         args: SmallVec<[Arg; 4]>,
         /// How each operand's modifiers read it (the opcode's source
         /// type, with Mesa's per-operand exceptions: LDEXP's and DLDEXP's
@@ -272,6 +313,7 @@ impl Program {
                 }
             }
         }
+        steps.iter_mut().for_each(join_channels);
         for (b, list) in copies.into_iter().enumerate() {
             if !list.is_empty() {
                 steps[b].push(Step::Copies(list));
@@ -319,6 +361,69 @@ impl Program {
     pub fn exit(&self, b: Block) -> Exit {
         self.exits[b.index()]
     }
+}
+
+/// The most slots one ALU step computes: a whole TGSI register.
+pub(crate) const MAX_WIDTH: u32 = 4;
+
+/// Joins runs of ALU steps that run one batch loop over consecutive
+/// slots into one step over all of them. The channels of a TGSI
+/// instruction are such a run when their values sit side by side (the
+/// slots follow the order the values were made in), so an `ADD` of whole
+/// registers loops once over four slots' lanes instead of four times
+/// over one's.
+fn join_channels(steps: &mut Vec<Step>) {
+    let mut joined: Vec<Step> = Vec::with_capacity(steps.len());
+    for step in steps.drain(..) {
+        if !joined.last_mut().is_some_and(|last| join(last, &step)) {
+            joined.push(step);
+        }
+    }
+    *steps = joined;
+}
+
+/// Joins `next` to `group` when `next` computes the slot after the
+/// group's from the slots after its operands', with the same loop and
+/// modifiers, and reads none of the group's results (the joined step
+/// reads every operand before it writes). Returns whether it did.
+fn join(group: &mut Step, next: &Step) -> bool {
+    let (
+        Step::Alu { dst, width, args, src_tys, sat, kernel, wide: false, .. },
+        Step::Alu {
+            dst: next_dst,
+            width: 1,
+            args: next_args,
+            src_tys: next_tys,
+            sat: next_sat,
+            kernel: next_kernel,
+            wide: false,
+            ..
+        },
+    ) = (group, next)
+    else {
+        return false;
+    };
+    let end = *dst + *width + 1;
+    let joins = *width < MAX_WIDTH
+        && *next_dst == *dst + *width
+        && (&*kernel, &*sat, &*src_tys) == (next_kernel, next_sat, next_tys)
+        && args.len() == next_args.len()
+        && args.iter().zip(next_args).all(|(a, b)| {
+            b.slot == a.slot + *width && (b.neg, b.abs) == (a.neg, a.abs) && (a.slot + *width < *dst || a.slot >= end)
+        });
+    if joins {
+        *width += 1;
+    }
+    joins
+}
+
+/// Whether `a` and `b` are the same ALU operation on the same number of
+/// operands, each with one result.
+fn same_alu(a: &InstData, b: &InstData) -> bool {
+    matches!((&a.op, &b.op), (Op::Alu { opcode: x, .. }, Op::Alu { opcode: y, .. }) if x == y)
+        && a.args.len() == b.args.len()
+        && a.results.len() == 1
+        && b.results.len() == 1
 }
 
 /// Every declared OUT register index, ascending.
@@ -459,6 +564,7 @@ fn compile_inst(
                 let kernel = kernel.ok_or(ExecError::UnsupportedAlu { opcode: info.name, chan: *chan, args: n })?;
                 Step::Alu {
                     dst,
+                    width: 1,
                     args,
                     src_tys: (0..n).map(|i| opcode.src_type(i)).collect(),
                     sat: data.saturate.then_some(info.dst_type),
@@ -611,5 +717,67 @@ fn read_fill(
             Fill::Bits(module.immediates.get(s.index as usize).map_or(0, |imm| imm.data[s.chan as usize & 3]))
         }
         _ => Fill::Bits(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add(dst: u32, a: u32, b: u32) -> Step {
+        let arg = |slot| Arg { slot, neg: false, abs: false, wide: false };
+        Step::Alu {
+            dst,
+            width: 1,
+            args: SmallVec::from_slice(&[arg(a), arg(b)]),
+            src_tys: SmallVec::from_slice(&[OperandType::Float; 2]),
+            sat: None,
+            kernel: Kernel::Add,
+            plain: true,
+            wide: false,
+            wide_dst: false,
+        }
+    }
+
+    fn widths(mut steps: Vec<Step>) -> Vec<u32> {
+        join_channels(&mut steps);
+        steps.iter().map(|s| if let Step::Alu { width, .. } = s { *width } else { 0 }).collect()
+    }
+
+    #[test]
+    fn channels_on_consecutive_slots_join_up_to_a_register() {
+        // Slots 20.. = slots 0.. + slots 10.., five channels: four, then one.
+        let steps = (0..5).map(|k| add(20 + k, k, 10 + k)).collect();
+        assert_eq!(widths(steps), [4, 1]);
+    }
+
+    #[test]
+    fn a_channel_reading_a_joined_result_does_not_join() {
+        // The second reads slot 5, the first's result.
+        assert_eq!(widths(vec![add(5, 4, 10), add(6, 5, 11)]), [1, 1]);
+        // Operands that are not the next slots, or another loop, do not join.
+        assert_eq!(widths(vec![add(5, 0, 10), add(6, 2, 11)]), [1, 1]);
+        let mul = match add(6, 1, 11) {
+            Step::Alu { dst, width, args, src_tys, sat, plain, wide, wide_dst, .. } => {
+                Step::Alu { dst, width, args, src_tys, sat, kernel: Kernel::Mul, plain, wide, wide_dst }
+            }
+            other => other,
+        };
+        assert_eq!(widths(vec![add(5, 0, 10), mul]), [1, 1]);
+    }
+
+    #[test]
+    fn a_whole_register_operation_is_one_step() {
+        let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+                    MUL TEMP[0], IN[0], IN[1]\nADD OUT[0], TEMP[0], -IN[0]\nEND\n";
+        let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+        let program = Program::compile(&module).unwrap();
+        let alu: Vec<u32> = program
+            .steps
+            .iter()
+            .flatten()
+            .filter_map(|s| if let Step::Alu { width, .. } = s { Some(*width) } else { None })
+            .collect();
+        assert_eq!(alu, [4, 4]);
     }
 }

@@ -22,7 +22,7 @@ use crate::env::Env;
 use crate::geometry::{Emitted, Emitter};
 use crate::kernel::{Kernel, MAX_ARGS};
 use crate::memory::{self, Memory};
-use crate::program::{Arg, Deriv, Fill, Program, Step};
+use crate::program::{Arg, Deriv, Fill, Program, Step, MAX_WIDTH};
 use crate::sampler;
 use crate::scalar;
 use crate::{Outputs, State};
@@ -223,48 +223,54 @@ fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u32], source: &[u32])
 }
 
 /// The lanes of each operand of `args` for a batch loop, into `columns`:
-/// a slot read in place, or, for an operand with modifiers, its lanes
-/// rewritten into column `i` of `modified` (operand `i` read as `ty(i)`).
-/// Inlined, so that it is built into the AVX2 build of a block.
+/// `lanes` lanes from the operand's slot on (slots of `w` lanes) read in
+/// place, or, for an operand with modifiers, rewritten into column `i` of
+/// `modified` (operand `i` read as `ty(i)`). Inlined, so that it is built
+/// into the AVX2 build of a block.
 #[inline(always)]
 fn operand_columns<'c>(
     slots: &'c [u32],
     modified: &'c mut [u32],
-    w: usize,
+    (w, lanes): (usize, usize),
     args: &[Arg],
     ty: impl Fn(usize) -> OperandType,
     columns: &mut [&'c [u32]],
 ) {
     for (i, a) in args.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
         let at = a.slot as usize * w;
-        apply_modifiers(ty(i), a, &mut modified[i * w..(i + 1) * w], &slots[at..at + w]);
+        apply_modifiers(ty(i), a, &mut modified[i * lanes..(i + 1) * lanes], &slots[at..at + lanes]);
     }
     let modified: &'c [u32] = modified;
     for ((i, a), column) in args.iter().enumerate().zip(columns) {
         let at = a.slot as usize * w;
-        *column = if a.neg || a.abs { &modified[i * w..(i + 1) * w] } else { &slots[at..at + w] };
+        *column = if a.neg || a.abs { &modified[i * lanes..(i + 1) * lanes] } else { &slots[at..at + lanes] };
     }
 }
 
-/// Every slot's lanes but one's, which is being written (SSA: an
-/// operation never reads its own result).
+/// Every slot's lanes but those of the slots being written (SSA: an
+/// operation never reads its own results).
 struct Beside<'s> {
     below: &'s [u32],
     above: &'s [u32],
+    /// The first slot written, and how many are.
     dst: usize,
+    width: usize,
     w: usize,
 }
 
 impl Beside<'_> {
-    /// The lanes of `slot`; none for the slot being written, which the
-    /// program never reads there (compiling rejects an operation that reads
-    /// its own result).
-    fn column(&self, slot: u32) -> &[u32] {
+    /// The lanes of `n` slots from `slot` on; none when they reach a slot
+    /// being written, which the program never reads there (compiling
+    /// rejects an operation that reads its own result).
+    fn columns(&self, slot: u32, n: usize) -> &[u32] {
         let (s, w) = (slot as usize, self.w);
-        match s.cmp(&self.dst) {
-            std::cmp::Ordering::Less => &self.below[s * w..(s + 1) * w],
-            std::cmp::Ordering::Greater => &self.above[(s - self.dst - 1) * w..(s - self.dst) * w],
-            std::cmp::Ordering::Equal => &[],
+        if s + n <= self.dst {
+            &self.below[s * w..(s + n) * w]
+        } else if s >= self.dst + self.width {
+            let s = s - self.dst - self.width;
+            &self.above[s * w..(s + n) * w]
+        } else {
+            &[]
         }
     }
 }
@@ -445,8 +451,9 @@ impl<'a> Batch<'a> {
         for &slot in &program.cleared {
             scratch.slots[slot as usize * w..(slot as usize + 1) * w].fill(0);
         }
-        grow(&mut scratch.modified, MAX_ARGS * w);
-        grow(&mut scratch.out, w);
+        // An ALU step computes up to `MAX_WIDTH` slots at once.
+        grow(&mut scratch.modified, MAX_ARGS * MAX_WIDTH as usize * w);
+        grow(&mut scratch.out, MAX_WIDTH as usize * w);
         grow(&mut scratch.texels, w);
         grow(&mut scratch.joined, MAX_ARGS * w);
         grow(&mut scratch.joined_out, w);
@@ -498,12 +505,13 @@ impl<'a> Batch<'a> {
         }
     }
 
-    /// The lanes of `dst` to write, beside a reader of every other slot.
-    fn write_beside(&mut self, dst: u32) -> (&mut [u32], Beside<'_>) {
-        let (w, d) = (self.w, dst as usize);
+    /// The lanes of `width` slots from `dst` on, to write, beside a reader
+    /// of every other slot.
+    fn write_beside(&mut self, dst: u32, width: u32) -> (&mut [u32], Beside<'_>) {
+        let (w, d, width) = (self.w, dst as usize, width as usize);
         let (below, rest) = self.slots.split_at_mut(d * w);
-        let (out, above) = rest.split_at_mut(w);
-        (out, Beside { below, above, dst: d, w })
+        let (out, above) = rest.split_at_mut(width * w);
+        (out, Beside { below, above, dst: d, width, w })
     }
 
     fn get(&self, slot: u32, lane: usize) -> u32 {
@@ -691,17 +699,17 @@ impl<'a> Batch<'a> {
                         }
                     }
                 }
-                Step::Alu { dst, args, kernel, plain: true, .. } if active == self.all => {
-                    // Every lane straight into `dst`.
-                    let (out, other) = self.write_beside(*dst);
+                Step::Alu { dst, width, args, kernel, plain: true, .. } if active == self.all => {
+                    // Every lane straight into the result slots.
+                    let (out, other) = self.write_beside(*dst, *width);
                     let mut columns: [&[u32]; MAX_ARGS] = [&[]; MAX_ARGS];
                     for (a, column) in args.iter().zip(&mut columns) {
-                        *column = other.column(a.slot);
+                        *column = other.columns(a.slot, *width as usize);
                     }
                     kernel.run(&columns[..args.len().min(MAX_ARGS)], out);
                 }
-                Step::Alu { dst, args, src_tys, sat, kernel, .. } => {
-                    let w = self.w;
+                Step::Alu { dst, width, args, src_tys, sat, kernel, .. } => {
+                    let (w, lanes) = (self.w, *width as usize * self.w);
                     // Operands with modifiers are rewritten into a scratch
                     // column; the others are read in place. Every lane is
                     // computed (the operations are pure), then the active
@@ -710,13 +718,22 @@ impl<'a> Batch<'a> {
                     {
                         let mut columns: [&[u32]; MAX_ARGS] = [&[]; MAX_ARGS];
                         let n = args.len().min(MAX_ARGS);
-                        operand_columns(slots, &mut self.modified, w, &args[..n], |i| src_tys[i], &mut columns);
-                        kernel.run(&columns[..n], &mut out[..w]);
+                        let modified = &mut self.modified;
+                        operand_columns(slots, modified, (w, lanes), &args[..n], |i| src_tys[i], &mut columns);
+                        kernel.run(&columns[..n], &mut out[..lanes]);
                     }
                     if let Some(ty) = sat {
-                        out[..w].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v as u64) as u32);
+                        out[..lanes].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v as u64) as u32);
                     }
-                    write_lanes(&mut slots[*dst as usize * w..(*dst as usize + 1) * w], &out[..w], active);
+                    let at = *dst as usize * w;
+                    let columns = &mut slots[at..at + lanes];
+                    if active == self.all {
+                        columns.copy_from_slice(&out[..lanes]);
+                    } else {
+                        for (column, results) in columns.chunks_exact_mut(w).zip(out[..lanes].chunks_exact(w)) {
+                            write_lanes(column, results, active);
+                        }
+                    }
                 }
                 Step::Deriv { dst, arg, kind, sat } => {
                     // Quad by quad: each lane's result is the difference of
@@ -740,8 +757,8 @@ impl<'a> Batch<'a> {
                     write_lanes(&mut slots[*dst as usize * w..(*dst as usize + 1) * w], &out[..w], active);
                 }
                 Step::Move { dst, src } => {
-                    let (out, other) = self.write_beside(*dst);
-                    write_lanes(out, other.column(*src), active);
+                    let (out, other) = self.write_beside(*dst, 1);
+                    write_lanes(out, other.columns(*src, 1), active);
                 }
                 Step::ArrayLoad { dst, array, offset, index: None, chan } if active == self.all => {
                     let (w, c, i) = (self.w, *chan as usize & 3, *offset as usize);
@@ -840,7 +857,7 @@ impl<'a> Batch<'a> {
                     let w = self.w;
                     let (slots, texels) = (&mut self.slots, &mut self.texels);
                     let mut columns: [&[u32]; 4] = [&[]; 4];
-                    operand_columns(slots, &mut self.modified, w, coords, |_| OperandType::Float, &mut columns);
+                    operand_columns(slots, &mut self.modified, (w, w), coords, |_| OperandType::Float, &mut columns);
                     sampler::sample_lanes(self.env.state.texture(*unit), *op, columns, &mut texels[..w]);
                     let out = &mut self.out;
                     for &(chan, dst) in dsts {

@@ -212,3 +212,32 @@ fn ldexp_exponent_modifiers_are_integer() {
     assert_eq!((x, y), (f(0.125), f(8.0)));
     assert_eq!(out.get(1, 0), Some([0, 0x3fc0_0000, 0, 0x4020_0000]));
 }
+
+#[test]
+fn whole_register_operations_match_channel_by_channel_ones() {
+    // The same arithmetic on whole registers and one channel at a time,
+    // with modifiers, saturation and lanes that diverge.
+    let whole = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
+                 MUL TEMP[0], IN[0], -IN[1]\nIF IN[0].xxxx\nADD_SAT TEMP[1], TEMP[0], |IN[1]|\nELSE\n\
+                 MAD TEMP[1], TEMP[0], IN[1], IN[0]\nENDIF\nMOV OUT[0], TEMP[1]\nEND\n";
+    let mut split = String::from("FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n");
+    for c in ["x", "y", "z", "w"] {
+        split += &format!("MUL TEMP[0].{c}, IN[0].{c}, -IN[1].{c}\n");
+    }
+    split += "IF IN[0].xxxx\n";
+    for c in ["w", "z", "y", "x"] {
+        split += &format!("ADD_SAT TEMP[1].{c}, TEMP[0].{c}, |IN[1].{c}|\n");
+    }
+    split += "ELSE\n";
+    for c in ["y", "x", "w", "z"] {
+        split += &format!("MAD TEMP[1].{c}, TEMP[0].{c}, IN[1].{c}, IN[0].{c}\n");
+    }
+    split += "ENDIF\nMOV OUT[0], TEMP[1]\nEND\n";
+    let mut state = String::from("invocations 21\n");
+    for lane in 0..21 {
+        let v = |k: i32| (lane * 7 + k * 3) % 11 - 5;
+        state += &format!("input 0 {lane} {} {} {} {}\n", v(0) * (lane % 2), v(1), v(2), v(3));
+        state += &format!("input 1 {lane} {}.5 {} -{} {}.25\n", v(4), v(5), v(6).abs(), v(7));
+    }
+    assert_eq!(run(whole, &state).write(), run(&split, &state).write());
+}
