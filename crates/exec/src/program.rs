@@ -42,34 +42,30 @@ impl Slots {
         let wide: Vec<bool> = func.values.iter().map(|(_, data)| data.ty == Ty::B64).collect();
         let mut placed: Vec<Option<u32>> = vec![None; wide.len()];
         let mut count = 0;
-        // Places `values` side by side when none has a slot yet, all are
-        // 32-bit and no two are the same.
-        let mut side_by_side = |values: &[Option<Value>], placed: &mut Vec<Option<u32>>| {
-            let Some(values) = values.iter().copied().collect::<Option<SmallVec<[Value; 4]>>>() else { return };
-            let free = |v: &Value| placed.get(v.index()) == Some(&None) && !wide[v.index()];
-            let distinct = values.iter().enumerate().all(|(i, v)| !values[..i].contains(v));
-            if values.iter().all(free) && distinct {
-                for v in values {
-                    placed[v.index()] = Some(count);
-                    count += 1;
-                }
-            }
-        };
         for (_, block) in func.blocks.iter() {
             let insts: SmallVec<[&InstData; 16]> = block.insts.iter().map(|&i| &func.insts[i]).collect();
-            for run in insts.chunk_by(|a, b| same_alu(a, b)).flat_map(|run| run.chunks(MAX_WIDTH as usize)) {
-                if run.len() < 2 {
-                    continue;
+            let runs = insts.chunk_by(|a, b| same_alu(a, b)).flat_map(|run| run.chunks(MAX_WIDTH as usize));
+            for run in runs.filter(|run| run.len() > 1) {
+                // Each operand's values across the run, then its results.
+                let operands = (0..run[0].args.len()).map(|k| run.iter().map(|d| Some(d.args.get(k)?.value)).collect());
+                let results = run.iter().map(|d| d.results.first().copied()).collect();
+                for values in operands.chain([results]) {
+                    let values: Option<SmallVec<[Value; 4]>> = values;
+                    let Some(values) = values else { continue };
+                    // Side by side only when none has a slot yet, all are
+                    // 32-bit and no two are the same value.
+                    let free = |v: &Value| placed.get(v.index()) == Some(&None) && !wide[v.index()];
+                    let distinct = values.iter().enumerate().all(|(i, v)| !values[..i].contains(v));
+                    if values.iter().all(free) && distinct {
+                        for v in values {
+                            placed[v.index()] = Some(count);
+                            count += 1;
+                        }
+                    }
                 }
-                for k in 0..run[0].args.len() {
-                    let operands: SmallVec<[Option<Value>; 4]> =
-                        run.iter().map(|d| d.args.get(k).map(|a| a.value)).collect();
-                    side_by_side(&operands, &mut placed);
-                }
-                let results: SmallVec<[Option<Value>; 4]> = run.iter().map(|d| d.results.first().copied()).collect();
-                side_by_side(&results, &mut placed);
             }
         }
+        // Every other value after them, in order.
         let first = placed
             .iter()
             .zip(&wide)
