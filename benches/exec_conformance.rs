@@ -5,9 +5,12 @@
 //! the cases (the median is the figure to compare with Mesa's interpreter).
 //!
 //! Every state there has 16 invocations, so a run's fixed work (laying
-//! out the outputs, setting up the batch) weighs in. The second figure runs each
-//! case on its state repeated to 1,024 invocations (lane `l` gets what lane
-//! `l % 16` has), which is the throughput of the shader's code itself.
+//! out the outputs, setting up the batch) weighs in. The second figure
+//! runs the same states into one output table kept from run to run
+//! (`Executable::run_into`), as a caller running many states would. The
+//! third runs each case on its state repeated to 1,024 invocations (lane
+//! `l` gets what lane `l % 16` has), which is the throughput of the
+//! shader's code itself.
 //!
 //! Run with `cargo bench --bench exec_conformance`. Timings on a shared
 //! machine drift by 20% and more between runs; pinning the run to one core
@@ -66,23 +69,27 @@ fn main() {
     // Rounds go over every case in turn, so that a case's fastest round
     // (the one that counts) is taken from moments spread over the whole
     // run, not from one stretch in which the machine may be busy.
-    let mut best = vec![(f64::INFINITY, f64::INFINITY); executables.len()];
+    // Per case: own state, own state into one reused output table,
+    // repeated state.
+    let mut best = vec![[f64::INFINITY; 3]; executables.len()];
     for _ in 0..ROUNDS {
         for ((case, executable), best) in executables.iter().zip(&mut best) {
-            best.0 = best.0.min(time(executable, &case.state, &options));
-            best.1 = best.1.min(time(executable, &case.tiled, &options));
+            best[0] = best[0].min(time(executable, &case.state, &options, false));
+            best[1] = best[1].min(time(executable, &case.state, &options, true));
+            best[2] = best[2].min(time(executable, &case.tiled, &options, false));
         }
     }
-    let per_case = |pick: fn(&(f64, f64)) -> f64, state: fn(&Case) -> &exec::State| -> Vec<(f64, String)> {
+    let per_case = |pick: usize, state: fn(&Case) -> &exec::State| -> Vec<(f64, String)> {
         executables
             .iter()
             .zip(&best)
-            .map(|((case, _), b)| (pick(b) / (case.instructions * state(case).invocations() as f64), case.name.clone()))
+            .map(|((case, _), b)| (b[pick] / (case.instructions * state(case).invocations() as f64), case.name.clone()))
             .collect()
     };
     println!("cases {}", executables.len());
-    report("on their own states (16 invocations)", &mut per_case(|b| b.0, |c| &c.state));
-    report(&format!("on their states repeated to {TILED} invocations"), &mut per_case(|b| b.1, |c| &c.tiled));
+    report("on their own states (16 invocations)", &mut per_case(0, |c| &c.state));
+    report("on their own states, into one reused output table", &mut per_case(1, |c| &c.state));
+    report(&format!("on their states repeated to {TILED} invocations"), &mut per_case(2, |c| &c.tiled));
 }
 
 /// A conformance case, read and converted.
@@ -98,12 +105,20 @@ struct Case {
 /// Invocations of the repeated states.
 const TILED: u32 = 1024;
 
-/// One round of running `state`: runs for [`ROUND`], in ns per run.
-fn time(executable: &exec::Executable, state: &exec::State, options: &exec::RunOptions) -> f64 {
+/// One round of running `state`: runs for [`ROUND`], in ns per run. With
+/// `reuse`, the runs share one output table (`Executable::run_into`), as
+/// a caller running many states would keep it.
+fn time(executable: &exec::Executable, state: &exec::State, options: &exec::RunOptions, reuse: bool) -> f64 {
+    let mut outputs = exec::Outputs::new(0, []);
     let start = Instant::now();
     let mut runs = 0u32;
     while start.elapsed() < ROUND {
-        black_box(executable.run(black_box(state), options).expect("it runs"));
+        if reuse {
+            executable.run_into(black_box(state), options, &mut outputs).expect("it runs");
+            black_box(&outputs);
+        } else {
+            black_box(executable.run(black_box(state), options).expect("it runs"));
+        }
         runs += 1;
     }
     start.elapsed().as_nanos() as f64 / runs as f64

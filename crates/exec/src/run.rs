@@ -106,11 +106,39 @@ impl<'m> Executable<'m> {
 
     /// Runs every invocation of `state`.
     pub fn run(&self, state: &State, options: &RunOptions) -> Result<Outputs, ExecError> {
-        run_program(self.module, &self.program, state, options)
+        let mut outputs = Outputs::new(0, []);
+        self.run_into(state, options, &mut outputs)?;
+        Ok(outputs)
+    }
+
+    /// Runs every invocation of `state` into `outputs`, whatever it held
+    /// before: the same results as [`Executable::run`], in tables that keep
+    /// their memory from run to run. After an error `outputs` holds
+    /// nothing meaningful.
+    ///
+    /// ```
+    /// let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nMOV OUT[0], IN[0]\nEND\n";
+    /// let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+    /// let executable = exec::Executable::compile(&module).unwrap();
+    /// let mut outputs = exec::Outputs::new(0, []);
+    /// for x in ["1", "2"] {
+    ///     let state = exec::State::parse(&format!("invocations 1\ninput 0 0 {x} 0 0 0\n")).unwrap();
+    ///     executable.run_into(&state, &exec::RunOptions::default(), &mut outputs).unwrap();
+    ///     assert_eq!(outputs, executable.run(&state, &exec::RunOptions::default()).unwrap());
+    /// }
+    /// ```
+    pub fn run_into(&self, state: &State, options: &RunOptions, outputs: &mut Outputs) -> Result<(), ExecError> {
+        run_program(self.module, &self.program, state, options, outputs)
     }
 }
 
-fn run_program(module: &Module, program: &Program, state: &State, options: &RunOptions) -> Result<Outputs, ExecError> {
+fn run_program(
+    module: &Module,
+    program: &Program,
+    state: &State,
+    options: &RunOptions,
+    outputs: &mut Outputs,
+) -> Result<(), ExecError> {
     let w = options.lanes;
     if w == 0 || w > 64 || !w.is_multiple_of(4) {
         return Err(ExecError::Lanes(w));
@@ -132,11 +160,11 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
             rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| ExecError::Threads(e.to_string()))?,
         ),
     };
-    let mut outputs = if threads == 1 {
-        Outputs::new(state.invocations(), program.outputs.iter().copied())
-    } else {
-        on_pool(pool.as_ref(), || Outputs::new_in_parallel(state.invocations(), program.outputs.iter().copied()))
-    };
+    let registers = program.outputs.iter().copied();
+    match threads {
+        1 => outputs.reset(state.invocations(), registers, false),
+        _ => on_pool(pool.as_ref(), || outputs.reset(state.invocations(), registers, true)),
+    }
     let registers = program.outputs.len();
     let (values, killed) = outputs.lanes_mut();
     // Each batch writes its own lanes' outputs and kill flags in place, so
@@ -184,10 +212,10 @@ fn run_program(module: &Module, program: &Program, state: &State, options: &RunO
     };
     // Vertices are added in lane order once every batch is done.
     for (first, emitter) in emitted {
-        emitter.add_to(&mut outputs, first as u32);
+        emitter.add_to(outputs, first as u32);
     }
-    memory.into_inner().unwrap_or_else(|e| e.into_inner()).finish(&mut outputs);
-    Ok(outputs)
+    memory.into_inner().unwrap_or_else(|e| e.into_inner()).finish(outputs);
+    Ok(())
 }
 
 /// Runs `f` on `pool`, or on rayon's global pool without one.

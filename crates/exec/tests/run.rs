@@ -241,3 +241,38 @@ fn whole_register_operations_match_channel_by_channel_ones() {
     }
     assert_eq!(run(whole, &state).write(), run(&split, &state).write());
 }
+
+#[test]
+fn one_output_table_serves_runs_of_any_shader() {
+    // Buffers, kills, several registers and batches, emitted vertices:
+    // each run into the shared table gives what a run of its own gives.
+    let compute = "COMP\nDCL SV[0], THREAD_ID\nDCL BUFFER[0]\nDCL TEMP[0]\nIMM[0] UINT32 { 4, 0, 0, 0 }\n\
+                   UMUL TEMP[0].x, SV[0].xxxx, IMM[0].xxxx\nSTORE BUFFER[0].x, TEMP[0].xxxx, SV[0].xxxx\nEND\n";
+    let fragment = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL OUT[3], COLOR[1]\n\
+                    KILL_IF IN[0].xxxx\nMOV OUT[0], IN[0]\nADD OUT[3], IN[0], IN[0]\nEND\n";
+    let geometry = "GEOM\nPROPERTY GS_INPUT_PRIMITIVE POINTS\nPROPERTY GS_OUTPUT_PRIMITIVE POINTS\n\
+                    PROPERTY GS_MAX_OUTPUT_VERTICES 2\nDCL IN[][0], POSITION\nDCL OUT[0], POSITION\n\
+                    MOV OUT[0], IN[0][0]\nEMIT\nEMIT\nENDPRIM\nEND\n";
+    let mut fragment_state = String::from("invocations 70\n");
+    for lane in 0..70 {
+        fragment_state += &format!("input 0 {lane} {} 1 2 3\n", lane % 3);
+    }
+    let runs = [
+        (compute, "invocations 8\nbuffer 0 64\n".to_string()),
+        (fragment, fragment_state),
+        (geometry, "invocations 3\nvinput 0 0 * 1 2 3 4\n".to_string()),
+        (compute, "invocations 5\nbuffer 0 32\n".to_string()),
+    ];
+    for threads in [1, 2] {
+        let options = RunOptions { threads, ..RunOptions::default() };
+        let mut shared = exec::Outputs::new(0, []);
+        for (text, state) in &runs {
+            let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+            let executable = exec::Executable::compile(&module).unwrap();
+            let state = State::parse(state).unwrap();
+            executable.run_into(&state, &options, &mut shared).unwrap();
+            assert_eq!(shared, executable.run(&state, &options).unwrap(), "{text}");
+            assert!(!shared.write().is_empty(), "{text}");
+        }
+    }
+}
