@@ -148,10 +148,13 @@ pub(crate) enum Deriv {
 #[derive(Clone, Debug)]
 pub(crate) enum Step {
     /// Computes `width` consecutive slots from `dst` on, slot `dst + k`
-    /// from operand slots `slot + k` (see [`join_channels`]).
+    /// from operand slots `slot + k`, or from `slot` itself for the
+    /// operands in `broadcast` (bit `i` for operand `i`; see
+    /// [`join_channels`]).
     Alu {
         dst: u32,
         width: u32,
+        broadcast: u32,
         args: SmallVec<[Arg; 4]>,
         /// How each operand's modifiers read it (the opcode's source
         /// type, with Mesa's per-operand exceptions: LDEXP's and DLDEXP's
@@ -379,12 +382,14 @@ fn join_channels(steps: &mut Vec<Step>) {
 }
 
 /// Joins `next` to `group` when `next` computes the slot after the
-/// group's from the slots after its operands', with the same loop and
-/// modifiers, and reads none of the group's results (the joined step
-/// reads every operand before it writes). Returns whether it did.
+/// group's with the same loop and modifiers, each operand from the slot
+/// after the group's operand, or from the same slot (a broadcast operand,
+/// such as `IMM[0].xxxx`), and reads none of the group's results (the
+/// joined step reads every operand before it writes). Returns whether it
+/// did.
 fn join(group: &mut Step, next: &Step) -> bool {
     let (
-        Step::Alu { dst, width, args, src_tys, sat, kernel, wide: false, .. },
+        Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel, wide: false, .. },
         Step::Alu {
             dst: next_dst,
             width: 1,
@@ -399,18 +404,33 @@ fn join(group: &mut Step, next: &Step) -> bool {
     else {
         return false;
     };
-    let end = *dst + *width + 1;
-    let joins = *width < MAX_WIDTH
-        && *next_dst == *dst + *width
-        && (&*kernel, &*sat, &*src_tys) == (next_kernel, next_sat, next_tys)
-        && args.len() == next_args.len()
-        && args.iter().zip(next_args).all(|(a, b)| {
-            b.slot == a.slot + *width && (b.neg, b.abs) == (a.neg, a.abs) && (a.slot + *width < *dst || a.slot >= end)
-        });
-    if joins {
-        *width += 1;
+    if *width >= MAX_WIDTH
+        || *next_dst != *dst + *width
+        || (&*kernel, &*sat, &*src_tys) != (next_kernel, next_sat, next_tys)
+        || args.len() != next_args.len()
+        || args.len() > 32
+    {
+        return false;
     }
-    joins
+    let results = *dst..*dst + *width + 1;
+    let mut joined = *broadcast;
+    for (i, (a, b)) in args.iter().zip(next_args).enumerate() {
+        // A second channel may start a broadcast; a broadcast operand
+        // must stay one.
+        let same = b.slot == a.slot && (*width == 1 || *broadcast & (1 << i) != 0);
+        let next = b.slot == a.slot + *width && *broadcast & (1 << i) == 0;
+        let read = if same { a.slot..a.slot + 1 } else { a.slot..a.slot + *width + 1 };
+        let overlaps = read.start < results.end && results.start < read.end;
+        if (a.neg, a.abs) != (b.neg, b.abs) || !(same || next) || overlaps {
+            return false;
+        }
+        if same {
+            joined |= 1 << i;
+        }
+    }
+    *width += 1;
+    *broadcast = joined;
+    true
 }
 
 /// Whether `a` and `b` are the same ALU operation on the same number of
@@ -561,6 +581,7 @@ fn compile_inst(
                 Step::Alu {
                     dst,
                     width: 1,
+                    broadcast: 0,
                     args,
                     src_tys: (0..n).map(|i| opcode.src_type(i)).collect(),
                     sat: data.saturate.then_some(info.dst_type),
@@ -725,6 +746,7 @@ mod tests {
         Step::Alu {
             dst,
             width: 1,
+            broadcast: 0,
             args: SmallVec::from_slice(&[arg(a), arg(b)]),
             src_tys: SmallVec::from_slice(&[OperandType::Float; 2]),
             sat: None,
@@ -748,14 +770,24 @@ mod tests {
     }
 
     #[test]
+    fn one_slot_read_by_every_channel_joins_as_a_broadcast() {
+        // Slot 10 for every channel, as `IMM[0].xxxx` reads.
+        let mut steps: Vec<Step> = (0..4).map(|k| add(20 + k, k, 10)).collect();
+        join_channels(&mut steps);
+        assert!(matches!(steps.as_slice(), [Step::Alu { width: 4, broadcast: 0b10, .. }]));
+        // A broadcast operand stays one: slot 11 after 10, 10 does not join.
+        assert_eq!(widths(vec![add(5, 0, 10), add(6, 1, 10), add(7, 2, 11)]), [2, 1]);
+    }
+
+    #[test]
     fn a_channel_reading_a_joined_result_does_not_join() {
         // The second reads slot 5, the first's result.
         assert_eq!(widths(vec![add(5, 4, 10), add(6, 5, 11)]), [1, 1]);
         // Operands that are not the next slots, or another loop, do not join.
         assert_eq!(widths(vec![add(5, 0, 10), add(6, 2, 11)]), [1, 1]);
         let mul = match add(6, 1, 11) {
-            Step::Alu { dst, width, args, src_tys, sat, plain, wide, wide_dst, .. } => {
-                Step::Alu { dst, width, args, src_tys, sat, kernel: Kernel::Mul, plain, wide, wide_dst }
+            Step::Alu { dst, width, broadcast, args, src_tys, sat, plain, wide, wide_dst, .. } => {
+                Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel: Kernel::Mul, plain, wide, wide_dst }
             }
             other => other,
         };
@@ -765,7 +797,7 @@ mod tests {
     #[test]
     fn a_whole_register_operation_is_one_step() {
         let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
-                    MUL TEMP[0], IN[0], IN[1]\nADD OUT[0], TEMP[0], -IN[0]\nEND\n";
+                    MUL TEMP[0], IN[0], IN[1]\nADD OUT[0], TEMP[0], -IN[0].xxxx\nEND\n";
         let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
         let program = Program::compile(&module).unwrap();
         let alu: Vec<u32> = program

@@ -251,27 +251,46 @@ fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u32], source: &[u32])
 }
 
 /// The lanes of each operand of `args` for a batch loop, into `columns`:
-/// `lanes` lanes from the operand's slot on (slots of `w` lanes) read in
-/// place, or, for an operand with modifiers, rewritten into column `i` of
-/// `modified` (operand `i` read as `ty(i)`). Inlined, so that it is built
-/// into the AVX2 build of a block.
+/// `lanes` lanes from the operand's slot on (slots of `w` lanes), or one
+/// slot's for an operand in `broadcast`, read in place, or, for an
+/// operand with modifiers, rewritten into column `i` of `modified`
+/// (operand `i` read as `ty(i)`). Inlined, so that it is built into the
+/// AVX2 build of a block.
 #[inline(always)]
 fn operand_columns<'c>(
     slots: &'c [u32],
     modified: &'c mut [u32],
     (w, lanes): (usize, usize),
-    args: &[Arg],
+    (args, broadcast): (&[Arg], u32),
     ty: impl Fn(usize) -> OperandType,
     columns: &mut [&'c [u32]],
 ) {
+    let len = |i: usize| if broadcast & (1 << i) != 0 { w } else { lanes };
     for (i, a) in args.iter().enumerate().filter(|(_, a)| a.neg || a.abs) {
         let at = a.slot as usize * w;
-        apply_modifiers(ty(i), a, &mut modified[i * lanes..(i + 1) * lanes], &slots[at..at + lanes]);
+        apply_modifiers(ty(i), a, &mut modified[i * lanes..i * lanes + len(i)], &slots[at..at + len(i)]);
     }
     let modified: &'c [u32] = modified;
     for ((i, a), column) in args.iter().enumerate().zip(columns) {
         let at = a.slot as usize * w;
-        *column = if a.neg || a.abs { &modified[i * lanes..(i + 1) * lanes] } else { &slots[at..at + lanes] };
+        *column = if a.neg || a.abs { &modified[i * lanes..i * lanes + len(i)] } else { &slots[at..at + len(i)] };
+    }
+}
+
+/// Runs `kernel` over `out`: at once, or, with operands in `broadcast`
+/// (whose columns are one slot's `w` lanes), slot by slot, the other
+/// operands' columns taken slot by slot too.
+#[inline(always)]
+fn run_kernel(kernel: Kernel, columns: &[&[u32]], broadcast: u32, w: usize, out: &mut [u32]) {
+    if broadcast == 0 {
+        return kernel.run(columns, out);
+    }
+    for (k, out) in out.chunks_exact_mut(w).enumerate() {
+        let mut chunk: [&[u32]; MAX_ARGS] = [&[]; MAX_ARGS];
+        for (i, (c, column)) in chunk.iter_mut().zip(columns).enumerate() {
+            *c = if broadcast & (1 << i) != 0 { column } else { &column[k * w..(k + 1) * w] };
+        }
+        kernel.run(&chunk[..columns.len()], out);
     }
 }
 
@@ -727,16 +746,18 @@ impl<'a> Batch<'a> {
                         }
                     }
                 }
-                Step::Alu { dst, width, args, kernel, plain: true, .. } if active == self.all => {
+                Step::Alu { dst, width, broadcast, args, kernel, plain: true, .. } if active == self.all => {
                     // Every lane straight into the result slots.
+                    let w = self.w;
                     let (out, other) = self.write_beside(*dst, *width);
                     let mut columns: [&[u32]; MAX_ARGS] = [&[]; MAX_ARGS];
-                    for (a, column) in args.iter().zip(&mut columns) {
-                        *column = other.columns(a.slot, *width as usize);
+                    for (i, (a, column)) in args.iter().zip(&mut columns).enumerate() {
+                        let n = if broadcast & (1 << i) != 0 { 1 } else { *width as usize };
+                        *column = other.columns(a.slot, n);
                     }
-                    kernel.run(&columns[..args.len().min(MAX_ARGS)], out);
+                    run_kernel(*kernel, &columns[..args.len().min(MAX_ARGS)], *broadcast, w, out);
                 }
-                Step::Alu { dst, width, args, src_tys, sat, kernel, .. } => {
+                Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel, .. } => {
                     let (w, lanes) = (self.w, *width as usize * self.w);
                     // Operands with modifiers are rewritten into a scratch
                     // column; the others are read in place. Every lane is
@@ -747,8 +768,9 @@ impl<'a> Batch<'a> {
                         let mut columns: [&[u32]; MAX_ARGS] = [&[]; MAX_ARGS];
                         let n = args.len().min(MAX_ARGS);
                         let modified = &mut self.modified;
-                        operand_columns(slots, modified, (w, lanes), &args[..n], |i| src_tys[i], &mut columns);
-                        kernel.run(&columns[..n], &mut out[..lanes]);
+                        let operands = (&args[..n], *broadcast);
+                        operand_columns(slots, modified, (w, lanes), operands, |i| src_tys[i], &mut columns);
+                        run_kernel(*kernel, &columns[..n], *broadcast, w, &mut out[..lanes]);
                     }
                     if let Some(ty) = sat {
                         out[..lanes].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v as u64) as u32);
@@ -885,7 +907,8 @@ impl<'a> Batch<'a> {
                     let w = self.w;
                     let (slots, texels) = (&mut self.slots, &mut self.texels);
                     let mut columns: [&[u32]; 4] = [&[]; 4];
-                    operand_columns(slots, &mut self.modified, (w, w), coords, |_| OperandType::Float, &mut columns);
+                    let operands = (&coords[..], 0);
+                    operand_columns(slots, &mut self.modified, (w, w), operands, |_| OperandType::Float, &mut columns);
                     sampler::sample_lanes(self.env.state.texture(*unit), *op, columns, &mut texels[..w]);
                     let out = &mut self.out;
                     for &(chan, dst) in dsts {

@@ -216,17 +216,22 @@ fn ldexp_exponent_modifiers_are_integer() {
 #[test]
 fn whole_register_operations_match_channel_by_channel_ones() {
     // The same arithmetic on whole registers and one channel at a time,
-    // with modifiers, saturation and lanes that diverge.
+    // with modifiers, saturation, broadcast operands and lanes that
+    // diverge.
     let whole = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
-                 MUL TEMP[0], IN[0], -IN[1]\nIF IN[0].xxxx\nADD_SAT TEMP[1], TEMP[0], |IN[1]|\nELSE\n\
+                 MUL TEMP[0], IN[0], -IN[1]\nMAD TEMP[0], TEMP[0], IN[1].yyyy, IN[0]\n\
+                 IF IN[0].xxxx\nADD_SAT TEMP[1], TEMP[0], |IN[1].zzzz|\nELSE\n\
                  MAD TEMP[1], TEMP[0], IN[1], IN[0]\nENDIF\nMOV OUT[0], TEMP[1]\nEND\n";
     let mut split = String::from("FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n");
     for c in ["x", "y", "z", "w"] {
         split += &format!("MUL TEMP[0].{c}, IN[0].{c}, -IN[1].{c}\n");
     }
+    for c in ["z", "x", "w", "y"] {
+        split += &format!("MAD TEMP[0].{c}, TEMP[0].{c}, IN[1].yyyy, IN[0].{c}\n");
+    }
     split += "IF IN[0].xxxx\n";
     for c in ["w", "z", "y", "x"] {
-        split += &format!("ADD_SAT TEMP[1].{c}, TEMP[0].{c}, |IN[1].{c}|\n");
+        split += &format!("ADD_SAT TEMP[1].{c}, TEMP[0].{c}, |IN[1].zzzz|\n");
     }
     split += "ELSE\n";
     for c in ["y", "x", "w", "z"] {
