@@ -50,8 +50,7 @@ impl Slots {
                 let operands = (0..run[0].args.len()).map(|k| run.iter().map(|d| Some(d.args.get(k)?.value)).collect());
                 let results = run.iter().map(|d| d.results.first().copied()).collect();
                 for values in operands.chain([results]) {
-                    let values: Option<SmallVec<[Value; 4]>> = values;
-                    let Some(values) = values else { continue };
+                    let Some(values): Option<SmallVec<[Value; 4]>> = values else { continue };
                     // Side by side only when none has a slot yet, all are
                     // 32-bit and no two are the same value.
                     let free = |v: &Value| placed.get(v.index()) == Some(&None) && !wide[v.index()];
@@ -367,10 +366,9 @@ pub(crate) const MAX_WIDTH: u32 = 4;
 
 /// Joins runs of ALU steps that run one batch loop over consecutive
 /// slots into one step over all of them. The channels of a TGSI
-/// instruction are such a run when their values sit side by side (the
-/// slots follow the order the values were made in), so an `ADD` of whole
-/// registers loops once over four slots' lanes instead of four times
-/// over one's.
+/// instruction are such a run when [`Slots::new`] could put their values
+/// side by side, so an `ADD` of whole registers loops once over four
+/// slots' lanes instead of four times over one's.
 fn join_channels(steps: &mut Vec<Step>) {
     let mut joined: Vec<Step> = Vec::with_capacity(steps.len());
     for step in steps.drain(..) {
@@ -408,6 +406,7 @@ fn join(group: &mut Step, next: &Step) -> bool {
         || *next_dst != *dst + *width
         || (&*kernel, &*sat, &*src_tys) != (next_kernel, next_sat, next_tys)
         || args.len() != next_args.len()
+        // `broadcast` has a bit per operand.
         || args.len() > 32
     {
         return false;

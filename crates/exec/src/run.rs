@@ -160,10 +160,10 @@ fn run_program(
             rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| ExecError::Threads(e.to_string()))?,
         ),
     };
-    let registers = program.outputs.iter().copied();
+    let declared = program.outputs.iter().copied();
     match threads {
-        1 => outputs.reset(state.invocations(), registers, false),
-        _ => on_pool(pool.as_ref(), || outputs.reset(state.invocations(), registers, true)),
+        1 => outputs.reset(state.invocations(), declared, false),
+        _ => on_pool(pool.as_ref(), || outputs.reset(state.invocations(), declared, true)),
     }
     let registers = program.outputs.len();
     let (values, killed) = outputs.lanes_mut();
@@ -322,13 +322,16 @@ impl Beside<'_> {
     }
 }
 
-/// `values` into the lanes of `column` that `active` has.
-fn write_lanes(column: &mut [u32], values: &[u32], active: u64) {
-    if active == full(column.len()) {
-        column.copy_from_slice(values);
+/// `values` into the lanes that `active` has of each slot of `columns`
+/// (consecutive slots of `w` lanes): one copy when every lane is active.
+fn write_lanes(columns: &mut [u32], values: &[u32], active: u64, w: usize) {
+    if active == full(w) {
+        columns.copy_from_slice(values);
     } else {
-        for l in Lanes(active) {
-            column[l] = values[l];
+        for (column, values) in columns.chunks_exact_mut(w).zip(values.chunks_exact(w)) {
+            for l in Lanes(active) {
+                column[l] = values[l];
+            }
         }
     }
 }
@@ -776,14 +779,7 @@ impl<'a> Batch<'a> {
                         out[..lanes].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v as u64) as u32);
                     }
                     let at = *dst as usize * w;
-                    let columns = &mut slots[at..at + lanes];
-                    if active == self.all {
-                        columns.copy_from_slice(&out[..lanes]);
-                    } else {
-                        for (column, results) in columns.chunks_exact_mut(w).zip(out[..lanes].chunks_exact(w)) {
-                            write_lanes(column, results, active);
-                        }
-                    }
+                    write_lanes(&mut slots[at..at + lanes], &out[..lanes], active, w);
                 }
                 Step::Deriv { dst, arg, kind, sat } => {
                     // Quad by quad: each lane's result is the difference of
@@ -804,11 +800,12 @@ impl<'a> Batch<'a> {
                             *r = if *sat { scalar::saturate(OperandType::Float, d as u64) as u32 } else { d };
                         }
                     }
-                    write_lanes(&mut slots[*dst as usize * w..(*dst as usize + 1) * w], &out[..w], active);
+                    write_lanes(&mut slots[*dst as usize * w..(*dst as usize + 1) * w], &out[..w], active, w);
                 }
                 Step::Move { dst, src } => {
+                    let w = self.w;
                     let (out, other) = self.write_beside(*dst, 1);
-                    write_lanes(out, other.columns(*src, 1), active);
+                    write_lanes(out, other.columns(*src, 1), active, w);
                 }
                 Step::ArrayLoad { dst, array, offset, index: None, chan } if active == self.all => {
                     let (w, c, i) = (self.w, *chan as usize & 3, *offset as usize);
@@ -917,7 +914,7 @@ impl<'a> Batch<'a> {
                             let v = texel[c];
                             *o = if *sat { scalar::saturate(OperandType::Float, v as u64) as u32 } else { v };
                         }
-                        write_lanes(&mut slots[dst as usize * w..(dst as usize + 1) * w], &out[..w], active);
+                        write_lanes(&mut slots[dst as usize * w..(dst as usize + 1) * w], &out[..w], active, w);
                     }
                 }
                 Step::Kill => self.killed |= active,
@@ -961,7 +958,7 @@ impl<'a> Batch<'a> {
                     }
                     for (k, &(dst, _)) in pairs.iter().enumerate() {
                         let at = dst as usize * w;
-                        write_lanes(&mut self.slots[at..at + w], &self.scratch[k * w..(k + 1) * w], active);
+                        write_lanes(&mut self.slots[at..at + w], &self.scratch[k * w..(k + 1) * w], active, w);
                     }
                 }
             }
