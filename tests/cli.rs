@@ -612,7 +612,13 @@ fn bench_reports_speed_and_threads_do_not_change_results() {
     let keys: Vec<&str> = out.lines().filter_map(|l| l.split_whitespace().next()).collect();
     assert_eq!(
         keys,
-        ["invocations_per_second", "ns_per_invocation", "ns_per_instruction", "fastest_ns_per_invocation"],
+        [
+            "invocations_per_second",
+            "ns_per_invocation",
+            "ns_per_instruction",
+            "fastest_ns_per_invocation",
+            "median_ns_per_invocation"
+        ],
         "{out}"
     );
     for line in out.lines() {

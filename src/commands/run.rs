@@ -63,24 +63,33 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
     // One untimed run: errors surface before timing, caches are warm.
     run()?;
     let start = Instant::now();
-    // The fastest run too: on a shared machine the mean drifts with what
-    // else runs, the fastest run much less.
-    let mut fastest = f64::INFINITY;
+    // The fastest and the median run too: on a shared machine the mean
+    // drifts with what else runs, those two much less.
+    let mut runs = Vec::new();
     for _ in 0..args.repeat {
         let run_start = Instant::now();
         std::hint::black_box(run()?);
-        fastest = fastest.min(run_start.elapsed().as_secs_f64());
+        runs.push(run_start.elapsed().as_secs_f64());
     }
     let seconds = start.elapsed().as_secs_f64();
+    runs.sort_by(f64::total_cmp);
+    let fastest = runs.first().copied().unwrap_or(0.0);
+    let median = match runs.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => runs[n / 2],
+        n => (runs[n / 2 - 1] + runs[n / 2]) / 2.0,
+    };
     let per_run = (prepared.state.invocations() as f64).max(1.0);
     let invocations = args.repeat as f64 * prepared.state.invocations() as f64;
     let ns_per_invocation = seconds * 1e9 / invocations.max(1.0);
     let report = format!(
-        "invocations_per_second {:.0}\nns_per_invocation {:.2}\nns_per_instruction {:.3}\nfastest_ns_per_invocation {:.2}\n",
+        "invocations_per_second {:.0}\nns_per_invocation {:.2}\nns_per_instruction {:.3}\n\
+         fastest_ns_per_invocation {:.2}\nmedian_ns_per_invocation {:.2}\n",
         invocations / seconds.max(f64::MIN_POSITIVE),
         ns_per_invocation,
         ns_per_invocation / prepared.instructions.max(1) as f64,
         fastest * 1e9 / per_run,
+        median * 1e9 / per_run,
     );
     write_output(args.run.output.as_deref(), report.as_bytes())
 }
