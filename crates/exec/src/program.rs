@@ -211,6 +211,9 @@ pub(crate) enum Step {
         index: u32,
         chan: u8,
         value: u32,
+        /// The register's place among the declared ones (in
+        /// [`Program::outputs`]); `None` for an undeclared index.
+        declared: Option<u32>,
     },
     Texture {
         op: TexOp,
@@ -318,6 +321,11 @@ impl Program {
             }
         }
         let outputs = output_registers(module);
+        for step in steps.iter_mut().flatten() {
+            if let Step::StoreOutput { index, declared, .. } = step {
+                *declared = outputs.binary_search(index).ok().map(|r| r as u32);
+            }
+        }
         let mut cleared: Vec<u32> = steps
             .iter()
             .flatten()
@@ -632,7 +640,10 @@ fn compile_inst(
                 chan: *chan,
             }
         }
-        Op::StoreOutput { index, chan } => Step::StoreOutput { index: *index, chan: *chan, value: arg(0)? },
+        // Its place among the declared registers is set once they are known.
+        Op::StoreOutput { index, chan } => {
+            Step::StoreOutput { index: *index, chan: *chan, value: arg(0)?, declared: None }
+        }
         Op::Opaque { inst: t, .. } => match t.opcode {
             Opcode::Kill | Opcode::Demote => Step::Kill,
             Opcode::KillIf => Step::KillIf { args: data.args.iter().take(4).map(|a| slots.arg(a)).collect() },

@@ -873,12 +873,12 @@ impl<'a> Batch<'a> {
                         }
                     }
                 }
-                Step::StoreOutput { index, chan, value } => {
+                Step::StoreOutput { index, chan, value, declared } => {
                     let column = &self.slots[*value as usize * self.w..(*value as usize + 1) * self.w];
-                    match self.outputs.registers.binary_search(index) {
+                    match declared {
                         // A declared register: straight into the run's outputs.
-                        Ok(r) => {
-                            let (regs, c) = (self.outputs.registers.len(), *chan as usize & 3);
+                        Some(r) => {
+                            let (regs, c, r) = (self.outputs.registers.len(), *chan as usize & 3, *r as usize);
                             // A lane's registers, then the register among them.
                             let lanes = self.outputs.values.chunks_exact_mut(regs).map(|lane| &mut lane[r]).zip(column);
                             if active == self.all {
@@ -891,7 +891,7 @@ impl<'a> Batch<'a> {
                                 }
                             }
                         }
-                        Err(_) => {
+                        None => {
                             for l in (0..self.w).filter(|l| active & (1 << l) != 0) {
                                 self.outputs.set(*index, *chan, l, column[l]);
                             }
