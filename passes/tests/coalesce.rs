@@ -14,19 +14,7 @@ use support::*;
 
 #[test]
 fn coalesce_snapshots() {
-    let mut wrong = Vec::new();
-    insta::glob!("../../tests/inputs/coalesce", "*.tgsi", |path| {
-        let (snap, w) = snapshot_case(path, &passes::coalesce::Coalesce);
-        wrong.extend(w);
-        insta::with_settings!({
-            snapshot_path => "../../snapshots/coalesce",
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!("coalesce", snap);
-        });
-    });
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    snapshot_suite("coalesce", |path| snapshot_case(path, &passes::coalesce::Coalesce));
 }
 
 /// There are at least 20 hand-written cases.

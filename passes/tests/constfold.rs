@@ -20,19 +20,7 @@ use support::*;
 
 #[test]
 fn constfold_snapshots() {
-    let mut wrong = Vec::new();
-    insta::glob!("../../tests/inputs/constfold", "*.tgsi", |path| {
-        let (snap, w) = snapshot_case(path, &passes::constfold::Constfold);
-        wrong.extend(w);
-        insta::with_settings!({
-            snapshot_path => "../../snapshots/constfold",
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!("constfold", snap);
-        });
-    });
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    snapshot_suite("constfold", |path| snapshot_case(path, &passes::constfold::Constfold));
 }
 
 /// There are at least 20 hand-written cases.

@@ -10,36 +10,19 @@
 
 mod support;
 
-use std::fs;
-use std::path::Path;
-
 use passes::Pass;
 use support::*;
 
 #[test]
 fn dce_snapshots() {
-    let mut wrong = Vec::new();
-    insta::glob!("../../tests/inputs/dce", "*.tgsi", |path| {
-        let (snap, w) = snapshot_case(path, &passes::dce::Dce);
-        wrong.extend(w);
-        insta::with_settings!({
-            snapshot_path => "../../snapshots/dce",
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!("dce", snap);
-        });
-    });
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    snapshot_suite("dce", |path| snapshot_case(path, &passes::dce::Dce));
 }
 
 /// There are at least 20 hand-written cases.
 #[test]
 fn enough_cases() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/inputs/dce");
-    let n = fs::read_dir(&dir)
-        .map_or(0, |d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "tgsi")).count());
-    assert!(n >= 20, "{n} cases in {}", dir.display());
+    let n = case_count("dce");
+    assert!(n >= 20, "{n} cases in tests/inputs/dce");
 }
 
 /// `dce` over every corpus shader: the verifier passes, the emitted text

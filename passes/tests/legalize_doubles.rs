@@ -92,19 +92,7 @@ fn illegal_instructions(name: &str, shader: &tgsi::Shader, caps: &Caps, allowed:
 
 #[test]
 fn legalize_doubles_snapshots() {
-    let mut wrong = Vec::new();
-    insta::glob!("../../tests/inputs/legalize-doubles", "*.tgsi", |path| {
-        let (snap, w) = case(path);
-        wrong.extend(w);
-        insta::with_settings!({
-            snapshot_path => "../../snapshots/legalize-doubles",
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!("legalize-doubles", snap);
-        });
-    });
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    snapshot_suite("legalize-doubles", case);
 }
 
 /// Every preset's lowered opcode has at least one case.

@@ -226,3 +226,24 @@ pub fn case_paths(pass: &str) -> Vec<PathBuf> {
 pub fn case_count(pass: &str) -> usize {
     case_paths(pass).len()
 }
+
+/// The snapshot suite of a pass: `case` makes the snapshot text of each
+/// `tests/inputs/<pass>/*.tgsi` (at the workspace root), with what it found
+/// wrong, and the text is compared with `snapshots/<pass>/<pass>@<file>.snap`.
+/// Fails after every case has run if any found something wrong.
+pub fn snapshot_suite(pass: &str, case: impl Fn(&Path) -> (String, Vec<String>)) {
+    let mut wrong = Vec::new();
+    // Both paths are relative to this file's folder.
+    insta::glob!(format!("../../../tests/inputs/{pass}"), "*.tgsi", |path| {
+        let (snap, w) = case(path);
+        wrong.extend(w);
+        insta::with_settings!({
+            snapshot_path => format!("../../../snapshots/{pass}"),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(pass, snap);
+        });
+    });
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
