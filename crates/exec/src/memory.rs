@@ -304,11 +304,8 @@ pub(crate) fn compile(
         return Ok(None);
     }
     let mask = t.dst.first().map_or(0, |d| d.write_mask & 0xf);
-    let dsts: SmallVec<[(u8, u32); 4]> = if op == Opcode::Store {
-        SmallVec::new()
-    } else {
-        (0..4u8).filter(|c| mask & (1 << c) != 0).zip(data.results.iter().map(|&v| slots.of(v))).collect()
-    };
+    let dsts: SmallVec<[(u8, u32); 4]> =
+        if op == Opcode::Store { SmallVec::new() } else { slots.written(mask, &data.results) };
     if op == Opcode::Fbfetch {
         let address = [None; 4];
         return Ok(Some(Access {
@@ -358,9 +355,7 @@ pub(crate) fn compile(
             .zip(data.args.get(4 * k + c))
             .ok_or_else(|| ExecError::Malformed(format!("{inst} lacks operand {k}")))?;
         let s = &t.src[src];
-        let a = slots.arg(a);
-        let arg = Arg { neg: s.negate || a.neg, abs: s.absolute || a.abs, ..a };
-        Ok((arg, op.src_type(src)))
+        Ok((slots.source_arg(a, (s.negate, s.absolute)), op.src_type(src)))
     };
     let address = |k: usize| -> Result<[Option<Arg>; 4], ExecError> {
         let mut out = [None; 4];

@@ -91,6 +91,19 @@ impl Slots {
     pub fn arg(&self, op: &Operand) -> Arg {
         Arg { slot: self.of(op.value), neg: op.neg, abs: op.abs, wide: self.is_wide(op.value) }
     }
+
+    /// `op` as an operand of an instruction the IR keeps whole, with the
+    /// negate and absolute value of the TGSI source it reads added.
+    pub fn source_arg(&self, op: &Operand, (neg, abs): (bool, bool)) -> Arg {
+        let a = self.arg(op);
+        Arg { neg: neg || a.neg, abs: abs || a.abs, ..a }
+    }
+
+    /// The channels of `write_mask`, each with the slot of its result in
+    /// `results` (one a written channel, in order).
+    pub fn written(&self, write_mask: u8, results: &[Value]) -> SmallVec<[(u8, u32); 4]> {
+        (0..4u8).filter(|c| write_mask & (1 << c) != 0).zip(results.iter().map(|&v| self.of(v))).collect()
+    }
 }
 
 /// A value that does not depend on the path a lane takes: a constant or
@@ -698,8 +711,7 @@ fn texture_step(
     let (neg, abs) = first.map_or((false, false), |s| (s.negate, s.absolute));
     let arg = |k: usize| -> Result<Arg, ExecError> {
         let a = data.args.get(k).ok_or_else(|| ExecError::Malformed(format!("{inst} lacks coordinate {k}")))?;
-        let a = slots.arg(a);
-        Ok(Arg { neg: neg || a.neg, abs: abs || a.abs, ..a })
+        Ok(slots.source_arg(a, (neg, abs)))
     };
     let op = match op {
         Opcode::Txp => TexOp::Project,
@@ -721,7 +733,7 @@ fn texture_step(
         _ => tgsi::IDENTITY_SWIZZLE,
     };
     let mask = t.dst.first().map_or(0, |d| d.write_mask);
-    let dsts = (0..4u8).filter(|c| mask & (1 << c) != 0).zip(data.results.iter().map(|&v| slots.of(v))).collect();
+    let dsts = slots.written(mask, &data.results);
     Ok(Step::Texture { op, unit, coords, swizzle, dsts, sat: data.saturate })
 }
 
