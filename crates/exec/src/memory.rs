@@ -78,7 +78,6 @@ use tgsi::{File, MemoryType, Opcode, OperandType, Processor, TextureTarget};
 
 use crate::program::{Arg, Program, Slots};
 use crate::run::ExecError;
-use crate::scalar;
 use crate::{Outputs, State};
 
 /// Bytes of shared memory per work group (GL's minimum for
@@ -586,12 +585,7 @@ pub(crate) struct Lanes<'s> {
 
 impl Lanes<'_> {
     fn get(&self, a: &Arg, ty: OperandType, lane: usize) -> u32 {
-        let v = self.slots.get(a.slot as usize * self.w + lane).copied().unwrap_or(0);
-        if a.neg || a.abs {
-            scalar::apply_modifiers(ty, v as u64, a.neg, a.abs) as u32
-        } else {
-            v
-        }
+        a.lane_value(self.slots, self.w, ty, lane) as u32
     }
 
     fn set(&mut self, slot: u32, lane: usize, v: u32) {

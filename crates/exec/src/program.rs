@@ -12,6 +12,7 @@ use crate::geometry::Layout;
 use crate::kernel::Kernel;
 use crate::memory::{self, Access, Usage};
 use crate::run::ExecError;
+use crate::scalar;
 
 /// An operand: a slot with TGSI's source modifiers.
 #[derive(Clone, Copy, Debug)]
@@ -21,6 +22,21 @@ pub(crate) struct Arg {
     pub abs: bool,
     /// A 64-bit value: `slot` holds its low half, `slot + 1` its high half.
     pub wide: bool,
+}
+
+impl Arg {
+    /// The operand's value in `lane` of a batch's `slots` (slot-major, `w`
+    /// lanes a slot), read as `ty` with its modifiers; both halves of a
+    /// 64-bit value. A slot outside the batch reads zero.
+    pub fn lane_value(&self, slots: &[u32], w: usize, ty: OperandType, lane: usize) -> u64 {
+        let get = |slot: u32| slots.get(slot as usize * w + lane).copied().unwrap_or(0) as u64;
+        let v = if self.wide { get(self.slot) | get(self.slot + 1) << 32 } else { get(self.slot) };
+        if self.neg || self.abs {
+            scalar::apply_modifiers(ty, v, self.neg, self.abs)
+        } else {
+            v
+        }
+    }
 }
 
 /// Where each value's lanes are kept: one slot of 32-bit lanes per value,

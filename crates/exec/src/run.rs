@@ -673,15 +673,7 @@ impl<'a> Batch<'a> {
     /// Operand `a` of `lane` read as `ty`, with its modifiers; both halves
     /// of a 64-bit value.
     fn operand(&self, a: &Arg, ty: OperandType, lane: usize) -> u64 {
-        let mut v = self.get(a.slot, lane) as u64;
-        if a.wide {
-            v |= (self.get(a.slot + 1, lane) as u64) << 32;
-        }
-        if a.neg || a.abs {
-            scalar::apply_modifiers(ty, v, a.neg, a.abs)
-        } else {
-            v
-        }
+        a.lane_value(&self.slots, self.w, ty, lane)
     }
 
     /// Runs the steps of a block for the lanes of `active`.
