@@ -15,24 +15,13 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use tgsi_opt::synth::alu_heavy_shader;
 use tgsi_opt::{exec, ir, tgsi};
 
 const INVOCATIONS: u32 = 65_536;
 
 /// Rounds of the ALU chain; each is 5 instructions.
 const ROUNDS: usize = 20;
-
-fn alu_heavy_shader() -> String {
-    let mut s = String::from(
-        "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL TEMP[0..2]\n\
-         IMM[0] FLT32 { 0.5, 0.25, 1.5, 0.125 }\nMOV TEMP[0], IN[0]\n",
-    );
-    for _ in 0..ROUNDS {
-        s += "MAD TEMP[1], TEMP[0], IMM[0], IN[1]\nMUL TEMP[2], TEMP[1], IMM[0].yyyy\n\
-              ADD TEMP[0], TEMP[2], IN[0]\nDP4 TEMP[1].x, TEMP[0], IN[1]\nRSQ TEMP[0].w, |TEMP[1].xxxx|\n";
-    }
-    s + "MOV OUT[0], TEMP[0]\nEND\n"
-}
 
 /// The ALU chain in plain Rust, one invocation at a time.
 fn alu_heavy_native(in0: &[[f32; 4]], in1: &[[f32; 4]], out: &mut [[f32; 4]]) {
@@ -84,7 +73,7 @@ fn synthetic(c: &mut Criterion) {
     let options = exec::RunOptions::default();
     let mut group = c.benchmark_group("exec");
     group.sample_size(10);
-    for (name, text) in [("alu_heavy", alu_heavy_shader()), ("branchy", branchy_shader())] {
+    for (name, text) in [("alu_heavy", alu_heavy_shader(ROUNDS)), ("branchy", branchy_shader())] {
         let module = module(&text);
         let executable = exec::Executable::compile(&module).expect("it compiles");
         group.throughput(Throughput::Elements(instructions(&text) * INVOCATIONS as u64));
@@ -94,7 +83,7 @@ fn synthetic(c: &mut Criterion) {
     let in0: Vec<[f32; 4]> = (0..lanes).map(|l| [1.0 + (l % 16) as f32 * 0.5, 2.0, 3.0, 4.0]).collect();
     let in1: Vec<[f32; 4]> = vec![[0.5, 0.25, 0.125, 1.0]; lanes];
     let mut out = vec![[0.0f32; 4]; lanes];
-    group.throughput(Throughput::Elements(instructions(&alu_heavy_shader()) * INVOCATIONS as u64));
+    group.throughput(Throughput::Elements(instructions(&alu_heavy_shader(ROUNDS)) * INVOCATIONS as u64));
     group.bench_function("alu_heavy_native", |b| b.iter(|| alu_heavy_native(black_box(&in0), &in1, &mut out)));
     group.finish();
 }

@@ -9,7 +9,8 @@
 //! BGNLOOP/BRK/ENDLOOP with the branch labels Mesa's emitters write. Every
 //! immediate is exactly representable with four decimals, so both printer
 //! styles reproduce the text byte for byte. [`straight_line_shader`] writes
-//! the same instructions with no control flow.
+//! the same instructions with no control flow. [`alu_heavy_shader`] writes
+//! the backend benchmarks' chain of arithmetic.
 
 use crate::splitmix::Rng;
 use std::fmt::Write as _;
@@ -388,6 +389,28 @@ pub(crate) fn indirect(offset: u32) -> String {
     } else {
         format!("ADDR[0].x+{offset}")
     }
+}
+
+/// A vertex shader that is a chain of `rounds` rounds of arithmetic over
+/// `IN[0]` and `IN[1]` (MAD, MUL, ADD, DP4 and RSQ: five instructions a
+/// round, on whole registers and on single channels), ending in a MOV to
+/// `OUT[0]`: what the backend's benchmarks time.
+///
+/// ```
+/// let text = tgsi_opt::synth::alu_heavy_shader(2);
+/// let shader = tgsi_opt::tgsi::parse(&text).unwrap();
+/// assert_eq!(shader.instructions().count(), 2 * 5 + 3); // MOV in, MOV out, END
+/// ```
+pub fn alu_heavy_shader(rounds: usize) -> String {
+    let mut s = String::from(
+        "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL TEMP[0..2]\n\
+         IMM[0] FLT32 { 0.5, 0.25, 1.5, 0.125 }\nMOV TEMP[0], IN[0]\n",
+    );
+    for _ in 0..rounds {
+        s += "MAD TEMP[1], TEMP[0], IMM[0], IN[1]\nMUL TEMP[2], TEMP[1], IMM[0].yyyy\n\
+              ADD TEMP[0], TEMP[2], IN[0]\nDP4 TEMP[1].x, TEMP[0], IN[1]\nRSQ TEMP[0].w, |TEMP[1].xxxx|\n";
+    }
+    s + "MOV OUT[0], TEMP[0]\nEND\n"
 }
 
 #[cfg(test)]
