@@ -115,8 +115,8 @@ impl Slots {
         Arg { neg: neg || a.neg, abs: abs || a.abs, ..a }
     }
 
-    /// The channels of `write_mask`, each with the slot of its result in
-    /// `results` (one a written channel, in order).
+    /// The channels of `write_mask`, each with the slot of its result
+    /// (`results` holds one value per written channel, in channel order).
     pub fn written(&self, write_mask: u8, results: &[Value]) -> SmallVec<[(u8, u32); 4]> {
         (0..4u8).filter(|c| write_mask & (1 << c) != 0).zip(results.iter().map(|&v| self.of(v))).collect()
     }
