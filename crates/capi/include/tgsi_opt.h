@@ -1,0 +1,66 @@
+/*
+ * tgsi-opt's C ABI: optimize and print shaders given as Mesa's TGSI token
+ * words (the `struct tgsi_token` array a driver holds, read as uint32_t).
+ *
+ * Link with libtgsi_opt_capi.a (and -lpthread -ldl -lm) or
+ * libtgsi_opt_capi.so. Every function returns a tgsi_opt_status; on an
+ * error it sets *error (when error is not NULL) to a message the caller
+ * frees with tgsi_opt_free_string. The functions hold no state and may be
+ * called from any thread.
+ */
+#ifndef TGSI_OPT_H
+#define TGSI_OPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tgsi_opt_status {
+   TGSI_OPT_OK = 0,
+   /* A required pointer is NULL, or a string is not UTF-8. */
+   TGSI_OPT_BAD_ARGUMENT = 1,
+   /* The tokens are not a shader Mesa's tokens can express. */
+   TGSI_OPT_BAD_TOKENS = 2,
+   /* The shader cannot be built into the IR (or emitted from it). */
+   TGSI_OPT_UNSUPPORTED = 3,
+   /* An unknown pass name, or a pass that needs a target without one. */
+   TGSI_OPT_BAD_PASSES = 4,
+   /* A pass broke the IR (the verifier runs after every pass): a bug. */
+   TGSI_OPT_INTERNAL = 5,
+} tgsi_opt_status;
+
+/*
+ * Builds the shader's SSA IR from tokens[0..count), runs the passes and
+ * writes the emitted shader's tokens to *out_tokens (*out_count words),
+ * which the caller frees with tgsi_opt_free_tokens.
+ *
+ * passes: NULL, "-O" or "-O1" for the -O1 pipeline; "-O0" for none (the
+ * shader only goes through the IR); or pass names separated by commas,
+ * run once each in order ("constfold,dce").
+ * target: the target legalize-doubles rewrites for ("full", "one-double",
+ * "no-fp64-div", "fp64-basic", "no-fp64" or "no-int64"); NULL for none.
+ */
+tgsi_opt_status tgsi_opt_optimize(const uint32_t *tokens, size_t count, const char *passes,
+                                  const char *target, uint32_t **out_tokens, size_t *out_count,
+                                  char **error);
+
+/*
+ * Prints the shader in tokens[0..count) as Mesa's tgsi_dump prints it, into
+ * *text (NUL-terminated), which the caller frees with tgsi_opt_free_string.
+ */
+tgsi_opt_status tgsi_opt_print(const uint32_t *tokens, size_t count, char **text, char **error);
+
+/* Frees tokens from tgsi_opt_optimize (count as it returned). NULL is a no-op. */
+void tgsi_opt_free_tokens(uint32_t *tokens, size_t count);
+
+/* Frees a string from this library. NULL is a no-op. */
+void tgsi_opt_free_string(char *string);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,83 @@
+//! tgsi-opt for drivers written in C: a shader goes in and out as Mesa's
+//! TGSI token words, the `struct tgsi_token` array a driver holds.
+//!
+//! [`optimize`] and [`print`] are the Rust side; the `abi` module exports
+//! them as the C functions that `include/tgsi_opt.h` declares
+//! (`tgsi_opt_optimize`, `tgsi_opt_print` and the two `tgsi_opt_free_*`),
+//! built as a static and a shared library.
+//!
+//! ```
+//! let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0]\n\
+//!             IMM[0] FLT32 { 1.0, 2.0, 0.0, 0.0 }\n\
+//!             ADD TEMP[0], IMM[0].xxxx, IMM[0].yyyy\nMUL OUT[0], IN[0], TEMP[0]\nEND\n";
+//! let words = tgsi::tokens::encode(&tgsi::parse(text).unwrap()).unwrap();
+//! let optimized = tgsi_opt_capi::optimize(&words, Some("-O1"), None).unwrap();
+//! let printed = tgsi_opt_capi::print(&optimized).unwrap();
+//! assert!(printed.contains("MUL OUT[0], IN[0], IMM[0].xxxx"), "{printed}");
+//! ```
+
+pub mod abi;
+
+use passes::{Config, Options, PassManager, Pipeline};
+
+/// Why a shader could not be optimized or printed; each kind is one
+/// `tgsi_opt_status` of the C ABI.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A required pointer is null, or a string is not UTF-8.
+    #[error("{0}")]
+    BadArgument(String),
+    /// The words are not a shader Mesa's tokens can express.
+    #[error("bad tokens: {0}")]
+    BadTokens(#[from] tgsi::tokens::DecodeError),
+    /// The shader has no IR form, or its IR no token form.
+    #[error("{0}")]
+    Unsupported(String),
+    /// An unknown pass or target, or a pass that needs a target.
+    #[error("{0}")]
+    BadPasses(String),
+    /// A pass broke the IR: a bug in it.
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// Builds the shader of `words` into the IR, runs `passes` over it
+/// (verifying the IR after each) and returns the emitted shader's words.
+///
+/// `passes`: `None`, `-O` or `-O1` for the `-O1` pipeline, `-O0` for none,
+/// or pass names separated by commas, run once each in order. `target`
+/// names the target of `legalize-doubles` (`full`, `no-fp64`, ...).
+pub fn optimize(words: &[u32], passes: Option<&str>, target: Option<&str>) -> Result<Vec<u32>, Error> {
+    let shader = tgsi::tokens::decode(words)?;
+    let mut module = ir::from_tgsi(&shader).map_err(|e| Error::Unsupported(e.to_string()))?;
+    let pipeline = pipeline(passes, target)?;
+    PassManager::new(Options { verify_each: true, ..Options::default() })
+        .run(&pipeline, &mut module)
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    let emitted = ir::to_tgsi(&module).map_err(|e| Error::Unsupported(e.to_string()))?;
+    tgsi::tokens::encode(&emitted).map_err(|e| Error::Unsupported(e.to_string()))
+}
+
+/// The shader of `words` as Mesa's `tgsi_dump` prints it.
+pub fn print(words: &[u32]) -> Result<String, Error> {
+    Ok(tgsi::print(&tgsi::tokens::decode(words)?, tgsi::Style::Mesa))
+}
+
+/// The pipeline `passes` names (see [`optimize`]).
+fn pipeline(passes: Option<&str>, target: Option<&str>) -> Result<Pipeline, Error> {
+    let caps = match target {
+        None => None,
+        Some(name) => Some(passes::legalize_doubles::preset(name).map(|p| p.caps()).ok_or_else(|| {
+            let known = passes::legalize_doubles::preset_names();
+            Error::BadPasses(format!("unknown target `{name}` (known: {known})"))
+        })?),
+    };
+    match passes.map(str::trim) {
+        None | Some("-O" | "-O1") => Ok(Pipeline::o1()),
+        Some("-O0") => Ok(Pipeline::o0()),
+        Some(list) => {
+            let names: Vec<&str> = list.split(',').map(str::trim).collect();
+            Pipeline::named_with(&names, &Config { caps }).map_err(|e| Error::BadPasses(e.to_string()))
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The C functions, called as C would call them: from Rust through the
+//! exported symbols, and from a C program built with the machine's C
+//! compiler against `include/tgsi_opt.h` and the static library.
+
+use std::ffi::{c_char, CStr, CString};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::ptr;
+
+use tgsi_opt_capi::abi::{self, Status};
+
+/// A vertex shader with an addition of constants for `-O1` to fold.
+const SHADER: &str = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0]\nIMM[0] FLT32 { 1.0, 2.0, 0.0, 0.0 }\n\
+                      ADD TEMP[0], IMM[0].xxxx, IMM[0].yyyy\nMUL OUT[0], IN[0], TEMP[0]\nEND\n";
+
+fn words(text: &str) -> Vec<u32> {
+    tgsi::tokens::encode(&tgsi::parse(text).expect("it parses")).expect("it encodes")
+}
+
+/// Takes a string the library returned.
+fn take_string(s: *mut c_char) -> String {
+    assert!(!s.is_null());
+    // SAFETY: a NUL-terminated string from the library, freed once here.
+    let owned = unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned();
+    unsafe { abi::tgsi_opt_free_string(s) };
+    owned
+}
+
+/// `tgsi_opt_optimize` on `words`: the status, the words returned and the
+/// error message.
+fn optimize(words: &[u32], passes: Option<&str>, target: Option<&str>) -> (Status, Vec<u32>, Option<String>) {
+    let passes = passes.map(|p| CString::new(p).expect("no NUL"));
+    let target = target.map(|t| CString::new(t).expect("no NUL"));
+    let (mut out, mut count, mut error) = (ptr::null_mut(), 0usize, ptr::null_mut());
+    // SAFETY: valid pointers for the call's duration.
+    let status = unsafe {
+        abi::tgsi_opt_optimize(
+            words.as_ptr(),
+            words.len(),
+            passes.as_ref().map_or(ptr::null(), |p| p.as_ptr()),
+            target.as_ref().map_or(ptr::null(), |t| t.as_ptr()),
+            &mut out,
+            &mut count,
+            &mut error,
+        )
+    };
+    let result = if out.is_null() {
+        Vec::new()
+    } else {
+        // SAFETY: `count` words from the library, freed once here.
+        let copy = unsafe { std::slice::from_raw_parts(out, count) }.to_vec();
+        unsafe { abi::tgsi_opt_free_tokens(out, count) };
+        copy
+    };
+    (status, result, (!error.is_null()).then(|| take_string(error)))
+}
+
+fn print(words: &[u32]) -> (Status, Option<String>, Option<String>) {
+    let (mut text, mut error) = (ptr::null_mut(), ptr::null_mut());
+    // SAFETY: valid pointers for the call's duration.
+    let status = unsafe { abi::tgsi_opt_print(words.as_ptr(), words.len(), &mut text, &mut error) };
+    (status, (!text.is_null()).then(|| take_string(text)), (!error.is_null()).then(|| take_string(error)))
+}
+
+#[test]
+fn optimizes_and_prints_through_the_c_functions() {
+    let (status, optimized, error) = optimize(&words(SHADER), Some("-O1"), None);
+    assert_eq!((status, error), (Status::Ok, None));
+    let (status, text, _) = print(&optimized);
+    assert_eq!(status, Status::Ok);
+    let text = text.expect("a printing");
+    // The ADD is folded into an immediate the MUL reads.
+    assert!(text.contains("MUL OUT[0], IN[0], IMM[0].xxxx"), "{text}");
+    assert!(!text.contains("ADD"), "{text}");
+    // The same as the Rust functions give.
+    assert_eq!(tgsi_opt_capi::optimize(&words(SHADER), None, None).expect("it optimizes"), optimized);
+    // With -O0 no pass runs, and the ADD stays.
+    let (status, unoptimized, _) = optimize(&words(SHADER), Some("-O0"), None);
+    assert_eq!(status, Status::Ok);
+    assert!(print(&unoptimized).1.expect("a printing").contains("ADD"));
+    // A list of passes, with a target for legalize-doubles.
+    let (status, _, error) = optimize(&words(SHADER), Some("constfold, dce,legalize-doubles"), Some("no-fp64"));
+    assert_eq!((status, error), (Status::Ok, None));
+}
+
+#[test]
+fn errors_come_back_as_a_status_and_a_message() {
+    let shader = words(SHADER);
+    let (status, out, error) = optimize(&shader, Some("constfold,bogus"), None);
+    assert_eq!(status, Status::BadPasses);
+    assert!(out.is_empty());
+    assert!(error.as_deref().is_some_and(|e| e.contains("bogus") && e.contains("dce")), "{error:?}");
+    let (status, _, error) = optimize(&shader, Some("legalize-doubles"), None);
+    assert_eq!(status, Status::BadPasses, "{error:?}");
+    let (status, _, error) = optimize(&shader, None, Some("no-such-target"));
+    assert_eq!(status, Status::BadPasses);
+    assert!(error.as_deref().is_some_and(|e| e.contains("no-fp64")), "{error:?}");
+    // Truncated tokens.
+    let (status, _, error) = optimize(&shader[..shader.len() - 2], None, None);
+    assert_eq!(status, Status::BadTokens, "{error:?}");
+    assert_eq!(print(&shader[..1]).0, Status::BadTokens);
+    // Null pointers, with and without a place for the message.
+    let (mut out, mut count, mut message) = (ptr::null_mut(), 0usize, ptr::null_mut());
+    // SAFETY: null is what is being tested; the other pointers are valid.
+    let status =
+        unsafe { abi::tgsi_opt_optimize(ptr::null(), 0, ptr::null(), ptr::null(), &mut out, &mut count, &mut message) };
+    assert_eq!(status, Status::BadArgument);
+    assert!(take_string(message).contains("NULL"));
+    let status = unsafe {
+        abi::tgsi_opt_optimize(
+            shader.as_ptr(),
+            shader.len(),
+            ptr::null(),
+            ptr::null(),
+            ptr::null_mut(),
+            &mut count,
+            ptr::null_mut(),
+        )
+    };
+    assert_eq!(status, Status::BadArgument);
+    // Freeing null is a no-op.
+    unsafe {
+        abi::tgsi_opt_free_tokens(ptr::null_mut(), 0);
+        abi::tgsi_opt_free_string(ptr::null_mut());
+    }
+}
+
+/// Builds the static library, as a driver's build would: `cargo test`
+/// makes only the Rust library, and the cargo running the tests holds its
+/// own build folder, so this build has one of its own.
+fn static_library() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi-build");
+    let built = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--lib", "-p", "tgsi-opt-capi", "--target-dir"])
+        .arg(&dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo runs");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    dir.join("debug/libtgsi_opt_capi.a")
+}
+
+#[test]
+fn a_c_program_links_the_static_library_and_calls_it() {
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    if Command::new(&compiler).arg("--version").output().is_err() {
+        eprintln!("skipped: no C compiler `{compiler}`");
+        return;
+    }
+    let library = static_library();
+    assert!(library.exists(), "{} was not built", library.display());
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi");
+    std::fs::create_dir_all(&work).expect("a work folder");
+    let program = work.join("optimize");
+    let built = Command::new(&compiler)
+        .arg(here.join("tests/c/optimize.c"))
+        .arg("-I")
+        .arg(here.join("include"))
+        .args(["-std=c99", "-Wall", "-Werror", "-o"])
+        .arg(&program)
+        .arg(&library)
+        // What the Rust standard library needs (`--print native-static-libs`).
+        .args(["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"])
+        .output()
+        .expect("the compiler runs");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let input = work.join("shader.bin");
+    let bytes: Vec<u8> = words(SHADER).iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&input, bytes).expect("the tokens are written");
+    let ran = Command::new(&program).arg(&input).output().expect("the program runs");
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    assert!(ran.status.success(), "{stdout}{}", String::from_utf8_lossy(&ran.stderr));
+    let optimized = tgsi_opt_capi::optimize(&words(SHADER), None, None).expect("it optimizes");
+    let expected = tgsi_opt_capi::print(&optimized).expect("it prints");
+    let (printed, error_line) = stdout.split_at(expected.len().min(stdout.len()));
+    assert_eq!(printed, expected);
+    assert!(error_line.starts_with("status 4: ") && error_line.contains("bogus"), "{error_line}");
+}
