@@ -244,6 +244,9 @@ pub(crate) struct Usage {
     pub writes: bool,
     /// A compute shader with a `BARRIER`: batches hold whole work groups.
     pub barrier: bool,
+    /// Some step reads, writes or queries memory (set once the steps are
+    /// compiled).
+    pub accesses: bool,
 }
 
 impl Usage {

@@ -106,9 +106,16 @@ impl Outputs {
             self.values.resize(lanes * self.registers.len(), [0; 4]);
             self.killed.resize(lanes, false);
         }
-        self.emitted.clear();
-        self.buffers.clear();
-        self.images.clear();
+        // Clearing an empty map still walks it: most runs have none.
+        if !self.emitted.is_empty() {
+            self.emitted.clear();
+        }
+        if !self.buffers.is_empty() {
+            self.buffers.clear();
+        }
+        if !self.images.is_empty() {
+            self.images.clear();
+        }
     }
 
     /// The number of lanes.

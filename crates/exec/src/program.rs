@@ -349,6 +349,8 @@ impl Program {
                 steps[b].push(Step::Copies(list));
             }
         }
+        let memory =
+            Usage { accesses: steps.iter().flatten().any(|s| matches!(s, Step::Memory(_))), ..Usage::of(module) };
         let outputs = output_registers(module);
         for step in steps.iter_mut().flatten() {
             if let Step::StoreOutput { index, declared, .. } = step {
@@ -380,7 +382,7 @@ impl Program {
             outputs,
             processor: module.processor,
             block_size: block_size(module),
-            memory: Usage::of(module),
+            memory,
         })
     }
 

@@ -10,7 +10,6 @@
 //! their predecessors, run under the predecessor's mask.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use ir::function::{Module, Node, Region};
@@ -149,7 +148,10 @@ fn run_program(
     let w = w.min(n.div_ceil(4) * 4).max(4);
     // Each batch runs `step` lanes: `w` but for barriers (whole work groups).
     let (w, step) = memory::batch_lanes(program, w, n)?;
-    let memory = Mutex::new(Memory::new(program, state));
+    // A run with no memory steps and no buffers or images in its state
+    // has no memory to lay out and copy back.
+    let has_memory = program.memory.accesses || state.buffers().next().is_some() || state.images().next().is_some();
+    let memory = has_memory.then(|| Mutex::new(Memory::new(program, state)));
     let env = Env::new(program, state);
     // Stores and atomics land in invocation order only if batches run in order.
     let threads = if program.memory.writes { 1 } else { options.threads };
@@ -171,8 +173,8 @@ fn run_program(
     // batches are independent and the thread count never changes results.
     let run_batch =
         |(first, (values, killed)): (usize, (&mut [[u32; 4]], &mut [bool]))| -> Result<Option<Emitted>, ExecError> {
-            let table = OutputTable { values, registers: &program.outputs, extra: BTreeMap::new() };
-            let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget, table, &memory);
+            let table = OutputTable { values, registers: &program.outputs, extra: Vec::new() };
+            let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget, table, memory.as_ref());
             batch.fill_invariants();
             let count = step.min(n - first);
             let all = full(count);
@@ -214,7 +216,9 @@ fn run_program(
     for (first, emitter) in emitted {
         emitter.add_to(outputs, first as u32);
     }
-    memory.into_inner().unwrap_or_else(|e| e.into_inner()).finish(outputs);
+    if let Some(memory) = memory {
+        memory.into_inner().unwrap_or_else(|e| e.into_inner()).finish(outputs);
+    }
     Ok(())
 }
 
@@ -377,8 +381,9 @@ struct OutputTable<'o> {
     values: &'o mut [[u32; 4]],
     registers: &'o [u32],
     /// Stores to undeclared registers, by (index, lane): rare, and kept
-    /// sparse whatever the index.
-    extra: BTreeMap<(u32, usize), [u32; 4]>,
+    /// sparse whatever the index (a vector: nothing to make or drop in the
+    /// usual batch with none).
+    extra: Vec<((u32, usize), [u32; 4])>,
 }
 
 impl OutputTable<'_> {
@@ -386,7 +391,7 @@ impl OutputTable<'_> {
         let c = chan as usize & 3;
         match self.registers.binary_search(&index) {
             Ok(r) => self.values.get(lane * self.registers.len() + r).map_or(0, |o| o[c]),
-            Err(_) => self.extra.get(&(index, lane)).map_or(0, |o| o[c]),
+            Err(_) => self.extra.iter().find(|e| e.0 == (index, lane)).map_or(0, |e| e.1[c]),
         }
     }
 
@@ -398,7 +403,14 @@ impl OutputTable<'_> {
                     o[c] = v;
                 }
             }
-            Err(_) => self.extra.entry((index, lane)).or_default()[c] = v,
+            Err(_) => match self.extra.iter_mut().find(|e| e.0 == (index, lane)) {
+                Some(e) => e.1[c] = v,
+                None => {
+                    let mut value = [0; 4];
+                    value[c] = v;
+                    self.extra.push(((index, lane), value));
+                }
+            },
         }
     }
 }
@@ -478,8 +490,9 @@ struct Batch<'a> {
     /// (`MAX_ARGS` columns), and its results.
     joined: Vec<u64>,
     joined_out: Vec<u64>,
-    /// The run's buffers, images and shared memory.
-    memory: &'a Mutex<Memory>,
+    /// The run's buffers, images and shared memory (none when no step
+    /// touches memory and the state has none).
+    memory: Option<&'a Mutex<Memory>>,
 }
 
 impl<'a> Batch<'a> {
@@ -490,7 +503,7 @@ impl<'a> Batch<'a> {
         w: usize,
         budget: u64,
         outputs: OutputTable<'a>,
-        memory: &'a Mutex<Memory>,
+        memory: Option<&'a Mutex<Memory>>,
     ) -> Self {
         let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
         // Slots are not cleared: every lane writes a value before it reads
@@ -911,9 +924,12 @@ impl<'a> Batch<'a> {
                 }
                 Step::Kill => self.killed |= active,
                 Step::Memory(access) => {
+                    let memory = self
+                        .memory
+                        .ok_or_else(|| ExecError::Malformed("a memory step in a run with no memory".into()))?;
                     let (w, first, killed) = (self.w, self.first, self.killed);
                     let mut lanes = memory::Lanes { slots: &mut self.slots, w, first, active, killed };
-                    memory::execute(access, &mut lanes, self.memory);
+                    memory::execute(access, &mut lanes, memory);
                 }
                 Step::Emit { stream } => {
                     self.sync_output_arrays(active);
@@ -972,5 +988,28 @@ impl<'a> Batch<'a> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stores to a register no `DCL OUT` declares are kept apart and read
+    /// back by lane and channel; declared ones land in the table.
+    #[test]
+    fn output_table_keeps_undeclared_registers_apart() {
+        let mut values = [[0u32; 4]; 2];
+        let registers = [3u32];
+        let mut table = OutputTable { values: &mut values, registers: &registers, extra: Vec::new() };
+        table.set(7, 1, 0, 11);
+        table.set(7, 2, 1, 12);
+        table.set(7, 3, 0, 13);
+        table.set(3, 0, 1, 14);
+        assert_eq!([0, 1, 2, 3].map(|c| table.get(7, c, 0)), [0, 11, 0, 13]);
+        assert_eq!([0, 1, 2, 3].map(|c| table.get(7, c, 1)), [0, 0, 12, 0]);
+        assert_eq!(table.get(5, 0, 0), 0, "never stored");
+        assert_eq!(table.extra.len(), 2, "one entry a register and lane");
+        assert_eq!(values, [[0; 4], [14, 0, 0, 0]]);
     }
 }

@@ -265,3 +265,20 @@ fn racing_stores_land_in_invocation_order() {
     let out = run(text, "invocations 77\nbuffer 0 4\n");
     assert_eq!(out.buffer_word(0, 0), 76);
 }
+
+#[test]
+fn a_shader_without_memory_steps_gives_back_the_state_s_buffers_and_images() {
+    // The run lays out memory for the state's contents alone.
+    let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nMOV OUT[0], IN[0]\nEND\n";
+    let state =
+        "invocations 5\ninput 0 * 1 2 3 4\nbuffer 2 16\nbufdata 2 4 7 0x8\nimage 1 2 1\nimgdata 1 1 0 0 5 6 7 8\n";
+    let out = run(text, state);
+    assert_eq!(out.get(0, 4), Some([1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits)));
+    assert_eq!((out.buffer_word(2, 4), out.buffer_word(2, 8)), (7f32.to_bits(), 8));
+    assert_eq!(out.buffer_words().count(), 2);
+    assert_eq!(out.image_texel(1, 1, 0, 0), [5f32, 6.0, 7.0, 8.0].map(f32::to_bits));
+    assert_eq!(out.image_texels().count(), 1);
+    // With neither, nothing about memory is printed.
+    let out = run(text, "invocations 5\ninput 0 * 1 2 3 4\n");
+    assert_eq!((out.buffer_words().count(), out.image_texels().count()), (0, 0));
+}
