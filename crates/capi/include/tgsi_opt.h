@@ -3,10 +3,11 @@
  * words (the `struct tgsi_token` array a driver holds, read as uint32_t).
  *
  * Link with libtgsi_opt_capi.a (and -lpthread -ldl -lm) or
- * libtgsi_opt_capi.so. Every function returns a tgsi_opt_status; on an
- * error it sets *error (when error is not NULL) to a message the caller
- * frees with tgsi_opt_free_string. The functions hold no state and may be
- * called from any thread.
+ * libtgsi_opt_capi.so. Every function returns a tgsi_opt_status and sets
+ * *error (when error is not NULL): to NULL on success, and on an error to a
+ * message the caller frees with tgsi_opt_free_string. Its other results
+ * are NULL (and 0) unless it succeeds, so freeing them is always safe. The
+ * functions hold no state and may be called from any thread.
  */
 #ifndef TGSI_OPT_H
 #define TGSI_OPT_H

@@ -46,8 +46,14 @@ pub unsafe extern "C" fn tgsi_opt_optimize(
     out_count: *mut usize,
     error: *mut *mut c_char,
 ) -> Status {
+    clear(error);
     if out_tokens.is_null() || out_count.is_null() {
         return fail(Error::BadArgument("out_tokens and out_count must not be NULL".into()), error);
+    }
+    // SAFETY: both are non-null; the caller says they are writable.
+    unsafe {
+        *out_tokens = std::ptr::null_mut();
+        *out_count = 0;
     }
     let result = guarded(|| {
         // SAFETY: the caller's contract above.
@@ -82,9 +88,12 @@ pub unsafe extern "C" fn tgsi_opt_print(
     text: *mut *mut c_char,
     error: *mut *mut c_char,
 ) -> Status {
+    clear(error);
     if text.is_null() {
         return fail(Error::BadArgument("text must not be NULL".into()), error);
     }
+    // SAFETY: non-null; the caller says it is writable.
+    unsafe { *text = std::ptr::null_mut() };
     // SAFETY: the caller's contract above.
     match guarded(|| crate::print(unsafe { words(tokens, count)? })) {
         Ok(printed) => {
@@ -154,6 +163,15 @@ unsafe fn string<'a>(s: *const c_char, what: &str) -> Result<Option<&'a str>, Er
     // SAFETY: non-null, and the caller's contract.
     let s = unsafe { CStr::from_ptr(s) };
     s.to_str().map(Some).map_err(|_| Error::BadArgument(format!("{what} is not UTF-8")))
+}
+
+/// Sets `*error` to null (when `error` is not null), so that a caller
+/// can free it whatever the call returns.
+fn clear(error: *mut *mut c_char) {
+    if !error.is_null() {
+        // SAFETY: the functions' contracts say a non-null `error` is writable.
+        unsafe { *error = std::ptr::null_mut() };
+    }
 }
 
 /// Reports `e` through `error` (when not null) and returns its status.

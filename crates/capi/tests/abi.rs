@@ -99,13 +99,21 @@ fn errors_come_back_as_a_status_and_a_message() {
     let (status, _, error) = optimize(&shader[..shader.len() - 2], None, None);
     assert_eq!(status, Status::BadTokens, "{error:?}");
     assert_eq!(print(&shader[..1]).0, Status::BadTokens);
-    // Null pointers, with and without a place for the message.
-    let (mut out, mut count, mut message) = (ptr::null_mut(), 0usize, ptr::null_mut());
+    // Null pointers, with and without a place for the message. Results
+    // start as garbage, as a C caller's uninitialized variables would.
+    let (mut out, mut count, mut message) = (ptr::dangling_mut(), 7usize, ptr::dangling_mut());
     // SAFETY: null is what is being tested; the other pointers are valid.
     let status =
         unsafe { abi::tgsi_opt_optimize(ptr::null(), 0, ptr::null(), ptr::null(), &mut out, &mut count, &mut message) };
     assert_eq!(status, Status::BadArgument);
+    assert_eq!((out, count), (ptr::null_mut(), 0), "results cleared");
     assert!(take_string(message).contains("NULL"));
+    // A failing call leaves its results null.
+    let (mut out, mut count) = (ptr::dangling_mut(), 7usize);
+    let status = unsafe {
+        abi::tgsi_opt_optimize(shader.as_ptr(), 1, ptr::null(), ptr::null(), &mut out, &mut count, ptr::null_mut())
+    };
+    assert_eq!((status, out, count), (Status::BadTokens, ptr::null_mut(), 0));
     let status = unsafe {
         abi::tgsi_opt_optimize(
             shader.as_ptr(),
