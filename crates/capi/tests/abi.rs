@@ -185,3 +185,32 @@ fn a_c_program_links_the_static_library_and_calls_it() {
     assert_eq!(printed, expected);
     assert!(error_line.starts_with("status 4: ") && error_line.contains("bogus"), "{error_line}");
 }
+
+/// Words with bits flipped: every call ends with a status, and none is
+/// `INTERNAL` (a panic caught at the boundary, or a pass breaking the IR).
+#[test]
+fn mutated_tokens_get_a_status_never_an_internal_error() {
+    let shader = words(SHADER);
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut seen = std::collections::BTreeMap::new();
+    for _ in 0..3000 {
+        let mut mutated = shader.clone();
+        for _ in 0..1 + next() % 3 {
+            let r = next();
+            let at = (r % mutated.len() as u64) as usize;
+            mutated[at] ^= 1 << ((r >> 32) % 32);
+        }
+        let (status, _, error) = optimize(&mutated, Some("-O1"), None);
+        assert_ne!(status, Status::Internal, "{mutated:x?}: {error:?}");
+        *seen.entry(format!("{status:?}")).or_insert(0) += 1;
+    }
+    // The mutations reach past the decoder.
+    assert!(seen.get("Ok").is_some_and(|&n| n > 100), "{seen:?}");
+    assert!(seen.get("BadTokens").is_some_and(|&n| n > 100), "{seen:?}");
+}
