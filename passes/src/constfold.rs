@@ -27,7 +27,7 @@
 //!    to 5 bits); `CMP`/`UCMP` with a constant condition, or with equal
 //!    chosen operands, give the chosen operand; and the float identities
 //!    `MUL x, 1.0`, `ADD x, -0.0`, `DIV x, 1.0`, only when
-//!    `x` is known not to be a signalling NaN (see [`is_quiet`]): IEEE
+//!    `x` is known not to be a signalling NaN (see `is_quiet`): IEEE
 //!    arithmetic returns a signalling NaN quieted (bit 22 set), which would
 //!    change the bits an integer op reading `x` sees. Quiet NaNs keep their
 //!    payload, -0.0, infinities and denormals come back unchanged (x86-64

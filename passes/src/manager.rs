@@ -12,7 +12,7 @@ pub enum PrintFormat {
     /// The IR's text form ([`ir::print::print_module`]).
     #[default]
     Ir,
-    /// TGSI text emitted from the IR ([`ir::to_tgsi`], exact style).
+    /// TGSI text emitted from the IR ([`ir::to_tgsi()`], exact style).
     Tgsi,
 }
 

@@ -1,7 +1,7 @@
 //! tgsi-opt for drivers written in C: a shader goes in and out as Mesa's
 //! TGSI token words, the `struct tgsi_token` array a driver holds.
 //!
-//! [`optimize`] and [`print`] are the Rust side; the `abi` module exports
+//! [`optimize()`] and [`print()`] are the Rust side; the `abi` module exports
 //! them as the C functions that `include/tgsi_opt.h` declares
 //! (`tgsi_opt_optimize`, `tgsi_opt_print` and the two `tgsi_opt_free_*`),
 //! built as a static and a shared library.

@@ -2,7 +2,7 @@
 //!
 //! Invocations go in batches of up to 64 lanes; every value is a slot
 //! holding one 32-bit word per lane (a 64-bit value two slots, see
-//! [`crate::program::Slots`]). Control flow keeps a mask of active
+//! `program::Slots`). Control flow keeps a mask of active
 //! lanes: an `if` runs each arm for the lanes that take it, a loop runs
 //! while any lane is left in it, a `switch` runs its cases in order for the
 //! lanes that entered or fell through. Every write is masked, so a lane's

@@ -1,7 +1,7 @@
 //! The scalar SSA IR of TGSI shaders.
 //!
-//! [`from_tgsi`] builds it from a parsed shader; [`verify`] checks it;
-//! [`print`] writes its text form; [`to_tgsi`] emits TGSI again.
+//! [`from_tgsi()`] builds it from a parsed shader; [`verify`] checks it;
+//! [`mod@print`] writes its text form; [`to_tgsi()`] emits TGSI again.
 
 pub mod cfg;
 pub mod channels;

@@ -1,7 +1,7 @@
 //! SSA construction from a parsed TGSI shader.
 //!
 //! The builder walks the instructions once, in order. Channels of TEMP, OUT
-//! and ADDR registers become SSA variables ([`vars`]); structured control
+//! and ADDR registers become SSA variables (`vars`); structured control
 //! flow becomes the tree of [`crate::function::Node`]s, with phis where arms
 //! join, at loop headers and loop exits. Loop headers get a phi for every
 //! variable the loop body writes (found by scanning the body first); phis

@@ -1,6 +1,6 @@
 //! Emission back to TGSI.
 //!
-//! Out of SSA: every value gets a register channel ([`alloc`]), phis become
+//! Out of SSA: every value gets a register channel (`alloc`), phis become
 //! copies at the end of their predecessors (as one parallel copy; those an
 //! else arm would hold alone go before the `IF` when they can), and the
 //! control-flow tree is written back as structured TGSI. Scalar operations

@@ -1,7 +1,7 @@
 //! The text parser.
 //!
 //! It accepts what Mesa's `tgsi_text` parser accepts, the older syntax of
-//! the 2010 reference (see [`legacy`]), CRLF line ends and `;` comments,
+//! the 2010 reference (see `legacy`), CRLF line ends and `;` comments,
 //! and rejects with a located error what Mesa would silently wrap or drop.
 //!
 //! ```

@@ -126,7 +126,7 @@ impl DecodeError {
 /// What is wrong at a word of a token stream.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum Problem {
-    /// The item breaks a rule of the language (see [`crate::validate`]).
+    /// The item breaks a rule of the language (see [`mod@crate::validate`]).
     #[error("{0}")]
     Invalid(String),
     /// The stream ends where a word was expected.
