@@ -1,5 +1,5 @@
 //! How much faster the backend runs on two threads than on one: the
-//! ALU-heavy chain of `cargo bench --bench exec` (20 rounds, 103 TGSI
+//! ALU-heavy chain of `cargo bench --bench exec` (20 rounds, 102 TGSI
 //! instructions) for 1,048,576 invocations, run with 1 and with 2 threads
 //! in turn, each into an output table it keeps from run to run.
 //!
