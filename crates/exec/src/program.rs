@@ -302,7 +302,7 @@ pub(crate) struct Program {
     pub block_size: Option<[u32; 3]>,
     /// What `EMIT` snapshots, and how many vertices it may add.
     pub geometry: Layout,
-    /// Whether the module writes memory or waits at barriers.
+    /// Whether the module touches or writes memory or waits at barriers.
     pub memory: Usage,
 }
 
@@ -311,6 +311,7 @@ impl Program {
         let func = &module.function;
         let slots = Slots::new(func);
         let sv_names = system_value_names(module);
+        let outputs = output_registers(module);
         let mut steps: Vec<Vec<Step>> = vec![Vec::new(); func.blocks.len()];
         let mut copies: Vec<Vec<(u32, u32)>> = vec![Vec::new(); func.blocks.len()];
         let mut in_tree = vec![false; func.blocks.len()];
@@ -336,7 +337,7 @@ impl Program {
                     }
                     continue;
                 }
-                match compile_inst(module, func, &slots, inst, &sv_names, &mut const_reads)? {
+                match compile_inst(module, func, &slots, inst, &sv_names, &outputs, &mut const_reads)? {
                     Compiled::Steps(list) => steps[b.index()].extend(list),
                     Compiled::Fills(list) => fills.extend(list),
                     Compiled::Nothing => {}
@@ -351,12 +352,6 @@ impl Program {
         }
         let memory =
             Usage { accesses: steps.iter().flatten().any(|s| matches!(s, Step::Memory(_))), ..Usage::of(module) };
-        let outputs = output_registers(module);
-        for step in steps.iter_mut().flatten() {
-            if let Step::StoreOutput { index, declared, .. } = step {
-                *declared = outputs.binary_search(index).ok().map(|r| r as u32);
-            }
-        }
         let mut cleared: Vec<u32> = steps
             .iter()
             .flatten()
@@ -569,6 +564,7 @@ fn compile_inst(
     slots: &Slots,
     inst: ir::function::Inst,
     sv_names: &[Option<SemanticName>],
+    outputs: &[u32],
     const_reads: &mut Vec<(u32, u32, u8)>,
 ) -> Result<Compiled, ExecError> {
     let data = &func.insts[inst];
@@ -671,9 +667,9 @@ fn compile_inst(
                 chan: *chan,
             }
         }
-        // Its place among the declared registers is set once they are known.
         Op::StoreOutput { index, chan } => {
-            Step::StoreOutput { index: *index, chan: *chan, value: arg(0)?, declared: None }
+            let declared = outputs.binary_search(index).ok().map(|r| r as u32);
+            Step::StoreOutput { index: *index, chan: *chan, value: arg(0)?, declared }
         }
         Op::Opaque { inst: t, .. } => match t.opcode {
             Opcode::Kill | Opcode::Demote => Step::Kill,
