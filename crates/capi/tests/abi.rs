@@ -214,3 +214,28 @@ fn mutated_tokens_get_a_status_never_an_internal_error() {
     assert!(seen.get("Ok").is_some_and(|&n| n > 100), "{seen:?}");
     assert!(seen.get("BadTokens").is_some_and(|&n| n > 100), "{seen:?}");
 }
+
+/// The header's `tgsi_opt_status` values are the Rust `Status` values: the
+/// header is written by hand, so this keeps the two from drifting apart.
+#[test]
+fn the_header_s_status_values_are_the_library_s() {
+    let header = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("include/tgsi_opt.h"))
+        .expect("the header reads");
+    let declared: Vec<(String, i64)> = header
+        .lines()
+        .filter_map(|line| {
+            let (name, value) = line.trim().strip_prefix("TGSI_OPT_")?.split_once(" = ")?;
+            Some((name.to_string(), value.trim_end_matches(',').parse().ok()?))
+        })
+        .collect();
+    let library = [
+        ("OK", Status::Ok),
+        ("BAD_ARGUMENT", Status::BadArgument),
+        ("BAD_TOKENS", Status::BadTokens),
+        ("UNSUPPORTED", Status::Unsupported),
+        ("BAD_PASSES", Status::BadPasses),
+        ("INTERNAL", Status::Internal),
+    ];
+    let library: Vec<(String, i64)> = library.iter().map(|(n, s)| (n.to_string(), *s as i64)).collect();
+    assert_eq!(declared, library);
+}
