@@ -79,7 +79,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
         n if n % 2 == 1 => runs[n / 2],
         n => (runs[n / 2 - 1] + runs[n / 2]) / 2.0,
     };
-    let per_run = (prepared.state.invocations() as f64).max(1.0);
+    let run_invocations = (prepared.state.invocations() as f64).max(1.0);
     let invocations = args.repeat as f64 * prepared.state.invocations() as f64;
     let ns_per_invocation = seconds * 1e9 / invocations.max(1.0);
     let report = format!(
@@ -88,8 +88,8 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
         invocations / seconds.max(f64::MIN_POSITIVE),
         ns_per_invocation,
         ns_per_invocation / prepared.instructions.max(1) as f64,
-        fastest * 1e9 / per_run,
-        median * 1e9 / per_run,
+        fastest * 1e9 / run_invocations,
+        median * 1e9 / run_invocations,
     );
     write_output(args.run.output.as_deref(), report.as_bytes())
 }
