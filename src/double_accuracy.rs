@@ -6,7 +6,7 @@
 //! invocations whose inputs are random bit patterns, random normal
 //! values, and edge cases (±0, denormals, the largest and smallest
 //! normals, ±inf, NaNs, values at and next to rounding halfway points,
-//! exact squares). Every result is compared with `exec::scalar::eval` on
+//! exact squares). Every result is compared with `semantics::eval` on
 //! the same operands (Rust's own f64 arithmetic; for DFRACEXP, which the
 //! backend does not run, C's `frexp`): the count, the largest error in
 //! units in the last place, and the mismatches (a NaN matches any NaN).
@@ -90,7 +90,7 @@ fn reference(op: Opcode, args: &[u64]) -> Option<Vec<u64>> {
         return Some(vec![m.to_bits(), e as u32 as u64]);
     }
     let n = op.info().num_src as usize;
-    exec::scalar::eval(op, 0, args.get(..n)?).map(|r| vec![r])
+    semantics::eval(op, 0, args.get(..n)?).map(|r| vec![r])
 }
 
 /// The test shader of `op`: sources from `IN[i]` (`.xyxy` for 64-bit

@@ -5,6 +5,7 @@
 pub use exec;
 pub use ir;
 pub use passes;
+pub use semantics;
 pub use tgsi;
 
 pub mod difftest;

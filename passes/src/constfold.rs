@@ -5,9 +5,9 @@
 //!
 //! 1. **Constant operations.** An `Alu` whose operands are all constants
 //!    becomes a constant with exactly the bits the backend computes at run
-//!    time: each operand goes through [`exec::scalar::apply_modifiers`]
+//!    time: each operand goes through [`semantics::apply_modifiers`]
 //!    (with the opcode table's source type, as the backend does), then
-//!    [`exec::scalar::eval`], then [`exec::scalar::saturate`] when the
+//!    [`semantics::eval`], then [`semantics::saturate`] when the
 //!    instruction saturates. No operation's semantics is written here. A
 //!    `Pack` of two constants, a `Split` of a constant and a phi whose
 //!    arguments are all the same constant become constants too (`Pack` and
@@ -55,8 +55,8 @@
 //! left for `dce` (copies and identities are taken out of their blocks, so
 //! a second run finds nothing).
 
-use exec::scalar::{apply_modifiers, eval, saturate};
 use ir::{Block, EntityRef, Function, Inst, Module, Node, Op, Operand, Region, Source, Ty, Value};
+use semantics::{apply_modifiers, eval, saturate};
 use std::collections::{HashMap, HashSet};
 use tgsi::{File, Opcode};
 
@@ -691,7 +691,7 @@ const NEG_ZERO: u32 = 0x8000_0000;
 
 /// The identity that applies to a non-saturating 32-bit `opcode` (channel
 /// 0) on operands `args`, if any. Every rule here holds bit for bit for
-/// every value of the unknown operands under [`exec::scalar::eval`]; the
+/// every value of the unknown operands under [`semantics::eval`]; the
 /// float ones need the unknown operand to be quiet (not a signalling NaN).
 pub fn identity(opcode: Opcode, args: &[Pat]) -> Option<Outcome> {
     use Opcode::*;

@@ -131,7 +131,7 @@ fn coalesce_on_the_corpus() {
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// `chan_class` against the executor: for every opcode `exec::scalar::eval`
+/// `chan_class` against the executor: for every opcode `semantics::eval`
 /// evaluates, two channels of one opcode on the same operands give the same
 /// bits for all inputs (checked on random and special inputs) exactly when
 /// `chan_class` puts them in one class.
@@ -156,7 +156,7 @@ fn chan_classes_match_the_executor() {
     for &op in tgsi::Opcode::ALL {
         for n in 0..=16usize {
             let zeros = vec![0u64; n];
-            if exec::scalar::eval(op, 0, &zeros).is_none() {
+            if semantics::eval(op, 0, &zeros).is_none() {
                 continue;
             }
             checked += 1;
@@ -176,7 +176,7 @@ fn chan_classes_match_the_executor() {
             for c1 in 0..4u8 {
                 for c2 in c1 + 1..4u8 {
                     let same_bits =
-                        inputs.iter().all(|args| exec::scalar::eval(op, c1, args) == exec::scalar::eval(op, c2, args));
+                        inputs.iter().all(|args| semantics::eval(op, c1, args) == semantics::eval(op, c2, args));
                     let same_class = passes::coalesce::chan_class(op, c1) == passes::coalesce::chan_class(op, c2);
                     if same_bits != same_class {
                         wrong.push(format!(

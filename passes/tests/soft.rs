@@ -353,7 +353,7 @@ struct Tally {
 }
 
 fn check(op: Opcode, res: Res, args: &[u64], t: &mut Tally) {
-    let want = exec::scalar::eval(op, 0, args).expect("the backend evaluates every emulated op");
+    let want = semantics::eval(op, 0, args).expect("the backend evaluates every emulated op");
     let got = soft::lower(&mut Evaluate, op, args).expect("every listed op is emulated");
     t.cases += 1;
     if got == want {

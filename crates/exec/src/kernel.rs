@@ -1,6 +1,6 @@
 //! Whole-batch loops for the ALU operations: for the common ones one pass
 //! over every lane with no per-lane dispatch, so the compiler can vectorize
-//! it; each computes exactly what [`crate::scalar::eval`] computes for the
+//! it; each computes exactly what [`semantics::eval`] computes for the
 //! same opcode (a test checks this on random bits). Every other operation
 //! is [`Kernel::Eval`]: `eval` lane by lane over the same columns.
 //!
@@ -11,7 +11,7 @@
 
 use tgsi::Opcode;
 
-use crate::scalar::{ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc, trunc_i32, trunc_u32, Family};
+use semantics::{ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc, trunc_i32, trunc_u32, Family};
 
 /// An operation with a batch loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,7 +83,7 @@ pub(crate) enum Kernel {
     Sin,
     Cos,
     Fma,
-    /// Any other operation: [`crate::scalar::eval`] per lane, asking only
+    /// Any other operation: [`semantics::eval`] per lane, asking only
     /// the family that defines it.
     Eval {
         opcode: Opcode,
@@ -319,7 +319,7 @@ fn map3(out: &mut [u32], a: &[&[u32]], op: impl Fn(u32, u32, u32) -> u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scalar::eval;
+    use semantics::eval;
 
     /// Random bits, many of them interesting floats.
     fn values(seed: &mut u64, n: usize) -> Vec<u32> {

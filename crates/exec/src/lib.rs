@@ -1,7 +1,8 @@
-//! Execution of TGSI shaders. The crate will hold the SIMD backend that runs
-//! a shader's IR over many invocations at once; today it holds the state
-//! exchange format that backend reads and writes, shared with the reference
-//! harness that produced the conformance data:
+//! Execution of TGSI shaders: the SIMD backend that runs a shader's IR over
+//! many invocations at once ([`Executable`], [`run`]), computing every ALU
+//! operation with the `semantics` crate's scalar functions, and the state
+//! exchange format it reads and writes, shared with the reference harness
+//! that produced the conformance data:
 //!
 //! - [`State`]: the input of a run (invocations, constants, inputs, the
 //!   2-D inputs of geometry shaders, textures, system values, buffers and
@@ -36,7 +37,6 @@ pub mod outputs;
 mod program;
 pub mod run;
 mod sampler;
-pub mod scalar;
 pub mod state;
 mod syntax;
 

@@ -12,7 +12,6 @@ use crate::geometry::Layout;
 use crate::kernel::Kernel;
 use crate::memory::{self, Access, Usage};
 use crate::run::ExecError;
-use crate::scalar;
 
 /// An operand: a slot with TGSI's source modifiers.
 #[derive(Clone, Copy, Debug)]
@@ -32,7 +31,7 @@ impl Arg {
         let get = |slot: u32| slots.get(slot as usize * w + lane).copied().unwrap_or(0) as u64;
         let v = if self.wide { get(self.slot) | get(self.slot + 1) << 32 } else { get(self.slot) };
         if self.neg || self.abs {
-            scalar::apply_modifiers(ty, v, self.neg, self.abs)
+            semantics::apply_modifiers(ty, v, self.neg, self.abs)
         } else {
             v
         }

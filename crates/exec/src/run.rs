@@ -23,7 +23,6 @@ use crate::kernel::{Kernel, MAX_ARGS};
 use crate::memory::{self, Memory};
 use crate::program::{Arg, Deriv, Fill, Program, Step, MAX_WIDTH};
 use crate::sampler;
-use crate::scalar;
 use crate::{Outputs, State};
 
 /// How to run.
@@ -248,7 +247,7 @@ fn apply_modifiers(ty: OperandType, a: &Arg, column: &mut [u32], source: &[u32])
         }
         _ => {
             for (m, &v) in column.iter_mut().zip(source) {
-                *m = scalar::apply_modifiers(ty, v as u64, a.neg, a.abs) as u32;
+                *m = semantics::apply_modifiers(ty, v as u64, a.neg, a.abs) as u32;
             }
         }
     }
@@ -733,7 +732,7 @@ impl<'a> Batch<'a> {
                             column.iter_mut().zip(lo).for_each(|(c, &lo)| *c = lo as u64);
                         }
                         if a.neg || a.abs {
-                            column.iter_mut().for_each(|c| *c = scalar::apply_modifiers(*ty, *c, a.neg, a.abs));
+                            column.iter_mut().for_each(|c| *c = semantics::apply_modifiers(*ty, *c, a.neg, a.abs));
                         }
                     }
                     let mut values = [0u64; MAX_ARGS];
@@ -744,7 +743,7 @@ impl<'a> Batch<'a> {
                         *r = family.eval(*opcode, *chan, &values[..n]).unwrap_or(0);
                     }
                     if let Some(ty) = sat {
-                        out[..w].iter_mut().for_each(|r| *r = scalar::saturate(*ty, *r));
+                        out[..w].iter_mut().for_each(|r| *r = semantics::saturate(*ty, *r));
                     }
                     let at = *dst as usize * w;
                     for l in Lanes(active & self.all) {
@@ -781,7 +780,7 @@ impl<'a> Batch<'a> {
                         run_kernel(*kernel, &columns[..n], *broadcast, w, &mut out[..lanes]);
                     }
                     if let Some(ty) = sat {
-                        out[..lanes].iter_mut().for_each(|v| *v = scalar::saturate(*ty, *v as u64) as u32);
+                        out[..lanes].iter_mut().for_each(|v| *v = semantics::saturate(*ty, *v as u64) as u32);
                     }
                     let at = *dst as usize * w;
                     write_lanes(&mut slots[at..at + lanes], &out[..lanes], active, w);
@@ -802,7 +801,7 @@ impl<'a> Batch<'a> {
                         let value = |k: usize| f32::from_bits((quad[k] & clear) ^ flip);
                         for (r, &(a, b)) in results.iter_mut().zip(&pairs) {
                             let d = (value(a) - value(b)).to_bits();
-                            *r = if *sat { scalar::saturate(OperandType::Float, d as u64) as u32 } else { d };
+                            *r = if *sat { semantics::saturate(OperandType::Float, d as u64) as u32 } else { d };
                         }
                     }
                     write_lanes(&mut slots[*dst as usize * w..(*dst as usize + 1) * w], &out[..w], active, w);
@@ -917,7 +916,7 @@ impl<'a> Batch<'a> {
                         let c = swizzle[chan as usize & 3] as usize & 3;
                         for (o, texel) in out[..w].iter_mut().zip(&texels[..w]) {
                             let v = texel[c];
-                            *o = if *sat { scalar::saturate(OperandType::Float, v as u64) as u32 } else { v };
+                            *o = if *sat { semantics::saturate(OperandType::Float, v as u64) as u32 } else { v };
                         }
                         write_lanes(&mut slots[dst as usize * w..(dst as usize + 1) * w], &out[..w], active, w);
                     }

@@ -28,7 +28,6 @@
 //! is NaN.
 
 use crate::program::TexOp;
-use crate::scalar;
 use crate::state::{Filter, Sampler, Texture, Wrap};
 
 /// Runs one texture instruction of one lane on the unit's texture (`None`
@@ -80,14 +79,14 @@ pub(crate) fn sample_lanes<'a>(texture: Option<&Texture>, op: TexOp, coords: [&'
                 let (s, t, q) = (from(s), from(t), from(q));
                 if op == TexOp::Project {
                     for ((x, &s), &q) in xs.iter_mut().zip(s).zip(q) {
-                        *x = scalar::floor(f(s) / f(q) * w);
+                        *x = semantics::floor(f(s) / f(q) * w);
                     }
                     for ((y, &t), &q) in ys.iter_mut().zip(t).zip(q) {
-                        *y = scalar::floor(f(t) / f(q) * h);
+                        *y = semantics::floor(f(t) / f(q) * h);
                     }
                 } else {
-                    xs.iter_mut().zip(s).for_each(|(x, &s)| *x = scalar::floor(f(s) * w));
-                    ys.iter_mut().zip(t).for_each(|(y, &t)| *y = scalar::floor(f(t) * h));
+                    xs.iter_mut().zip(s).for_each(|(x, &s)| *x = semantics::floor(f(s) * w));
+                    ys.iter_mut().zip(t).for_each(|(y, &t)| *y = semantics::floor(f(t) * h));
                 }
                 for ((o, &x), &y) in out.iter_mut().zip(&xs).zip(&ys) {
                     *o = nearest_texel(tex, int_of_integral(x), int_of_integral(y));
@@ -149,7 +148,7 @@ fn linear_axis(coord: f32, size: i64, wrap: Wrap) -> (u32, u32, f32) {
     let i0 = x86_int(u) as i64;
     // Exact: the fractional part of an f32 is an f32. NaN and infinities
     // give NaN.
-    let frac = u - scalar::floor(u);
+    let frac = u - semantics::floor(u);
     (wrap_index(i0, size, wrap), wrap_index(i0 + 1, size, wrap), frac)
 }
 
@@ -172,7 +171,7 @@ fn wrap_index(i: i64, size: i64, wrap: Wrap) -> u32 {
 /// `floor(v)` converted to an integer as C does on x86: NaN and values out
 /// of range give `i32::MIN`.
 fn x86_int(v: f32) -> i32 {
-    int_of_integral(scalar::floor(v))
+    int_of_integral(semantics::floor(v))
 }
 
 /// An integral `f` (or NaN) converted as C does on x86, see [`x86_int`].

@@ -2,7 +2,7 @@
 //! integer operations on the halves (and a double add or multiply where
 //! the backend's own result is a rounded sum or product).
 //!
-//! Every lowering gives exactly the bits of `exec::scalar::eval`: the unit
+//! Every lowering gives exactly the bits of `semantics::eval`: the unit
 //! tests compare them with [`Evaluate`](super::emit::Evaluate) on special
 //! and random operands, and `tgsi-opt check-doubles` on millions.
 
@@ -338,7 +338,7 @@ mod tests {
     fn unary_lowerings_match_the_backend_bit_for_bit() {
         for op in [Dabs, Dneg, Dssg, Dtrunc, Dflr, Dceil, Dround, Dfrac] {
             for &a in &specials() {
-                let want = exec::scalar::eval(op, 0, &[a]);
+                let want = semantics::eval(op, 0, &[a]);
                 let got = lower(&mut Evaluate, op, &[a]);
                 assert_eq!(got, want, "{op} {a:#018x} ({})", f64::from_bits(a));
             }
@@ -352,7 +352,7 @@ mod tests {
             for &a in sp.iter().take(40) {
                 for &b in sp.iter().step_by(7) {
                     let args: Vec<u64> = if op == Dmad { vec![a, b, a ^ b] } else { vec![a, b] };
-                    let want = exec::scalar::eval(op, 0, &args);
+                    let want = semantics::eval(op, 0, &args);
                     let got = lower(&mut Evaluate, op, &args);
                     assert!(got.zip(want).is_some_and(|(g, w)| same(g, w)), "{op} {args:x?}: {got:x?} {want:x?}");
                 }
@@ -365,7 +365,7 @@ mod tests {
         let ns = [0i32, 1, -1, 52, -52, 1023, 1024, -1022, -1023, -1074, -1075, 2046, 2100, -2100, i32::MAX, i32::MIN];
         for &a in specials().iter().take(60) {
             for &n in &ns {
-                let want = exec::scalar::eval(Dldexp, 0, &[a, n as u32 as u64]);
+                let want = semantics::eval(Dldexp, 0, &[a, n as u32 as u64]);
                 let got = lower(&mut Evaluate, Dldexp, &[a, n as u32 as u64]);
                 assert!(got.zip(want).is_some_and(|(g, w)| same(g, w)), "ldexp({a:#x}, {n}): {got:x?} {want:x?}");
             }

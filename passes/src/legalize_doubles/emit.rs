@@ -19,7 +19,7 @@ pub trait Emit {
     fn konst(&mut self, ty: Ty, bits: u64) -> Self::V;
 
     /// One scalar operation of `opcode` (channel or pair 0) on `args`,
-    /// which follow [`exec::scalar::eval`]'s operand conventions. The
+    /// which follow [`semantics::eval`]'s operand conventions. The
     /// result is 64-bit for 64-bit results, 32-bit otherwise (comparisons
     /// and narrowing conversions of 64-bit operands give 32 bits).
     fn alu(&mut self, opcode: Opcode, args: &[Self::V]) -> Self::V;
@@ -89,7 +89,7 @@ impl Emit for Evaluate {
     /// Panics when the backend does not evaluate `opcode` on `args`: a
     /// lowering only ever emits ALU operations.
     fn alu(&mut self, opcode: Opcode, args: &[u64]) -> u64 {
-        exec::scalar::eval(opcode, 0, args).unwrap_or_else(|| panic!("{opcode} on {} operands", args.len()))
+        semantics::eval(opcode, 0, args).unwrap_or_else(|| panic!("{opcode} on {} operands", args.len()))
     }
 
     fn split(&mut self, v: u64) -> (u64, u64) {

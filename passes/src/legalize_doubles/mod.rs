@@ -222,7 +222,7 @@ pub fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V], caps: &Caps) -> 
 }
 
 /// Operand `i` of `opcode` with its source modifiers applied by explicit
-/// operations, as `exec::scalar::apply_modifiers` defines them.
+/// operations, as `semantics::apply_modifiers` defines them.
 fn modified(b: &mut Builder<'_>, opcode: Opcode, i: usize, a: Operand) -> Value {
     if !a.neg && !a.abs {
         return a.value;
@@ -284,7 +284,7 @@ fn modified(b: &mut Builder<'_>, opcode: Opcode, i: usize, a: Operand) -> Value 
 }
 
 /// `_SAT` on a double: NaN and values below zero (not -0.0) give +0.0,
-/// values above one give 1.0, as `exec::scalar::saturate`.
+/// values above one give 1.0, as `semantics::saturate`.
 pub fn saturate<E: Emit>(e: &mut E, v: E::V) -> E::V {
     let x = halves(e, v);
     let c = classify(e, x);

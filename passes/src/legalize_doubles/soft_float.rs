@@ -708,7 +708,7 @@ fn int64_to_f32<E: Emit>(e: &mut E, signed: bool, x: Pair<E::V>) -> E::V {
 }
 
 /// Truncation to a 32- or 64-bit integer as the backend converts (see
-/// `exec::scalar::convert`): in range, the truncated value (wrapping for
+/// `semantics::convert`): in range, the truncated value (wrapping for
 /// negative values converted to unsigned); from 2^(bits-1) on (signed) or
 /// 2^bits on (unsigned), and NaN, the patterns x86 gives.
 fn to_int<E: Emit>(e: &mut E, a: Pair<E::V>, bits: u32, signed: bool) -> Pair<E::V> {

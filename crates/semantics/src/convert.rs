@@ -30,7 +30,7 @@ use tgsi::Opcode;
 
 /// `cvttsd2si` on 32 bits: truncation, or `i32::MIN` when the result does
 /// not fit (NaN included).
-pub(crate) fn trunc_i32(x: f64) -> i32 {
+pub fn trunc_i32(x: f64) -> i32 {
     if x > -2147483649.0 && x < 2147483648.0 {
         x as i32
     } else {
@@ -62,7 +62,7 @@ fn trunc_u64(x: f64) -> u64 {
 /// C's `(unsigned)x` as Mesa's interpreter computes it (see the module
 /// doc): the vectorized SSE2 sequence, 2^31 subtracted from large values so
 /// the signed 32-bit conversion can take them, and the top bit set back.
-pub(crate) fn trunc_u32(x: f64) -> u32 {
+pub fn trunc_u32(x: f64) -> u32 {
     const TWO_31: f64 = 2147483648.0;
     // NaN compares false and so takes the signed conversion: 0x80000000.
     if x >= TWO_31 {

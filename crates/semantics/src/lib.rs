@@ -1,5 +1,8 @@
-//! Scalar semantics of the ALU opcodes: what one [`Op::Alu`] computes, as a
-//! pure function over bits.
+//! Scalar semantics of TGSI's ALU opcodes: what one channel (or channel
+//! pair) of an operation computes, as a pure function over bits. Constant
+//! folding (the `passes` crate) and execution (the `exec` crate) both call
+//! these functions, so a folded constant has exactly the bits a run would
+//! compute.
 //!
 //! Results follow Mesa's `tgsi_exec` interpreter (the reference the
 //! conformance data comes from) where it defines them, and the TGSI spec
@@ -9,10 +12,8 @@
 //! does (`cvttss2si` and friends): 0x80000000 for `int`; for `unsigned`
 //! what gcc -O2 makes of Mesa's `(uint)f` (see `F2U` in the README).
 //!
-//! [`Op::Alu`]: ir::function::Op::Alu
-//!
 //! ```
-//! use exec::scalar::eval;
+//! use semantics::eval;
 //! use tgsi::Opcode;
 //! let two = 2.0f32.to_bits() as u64;
 //! assert_eq!(eval(Opcode::Add, 0, &[two, two]), Some(4.0f32.to_bits() as u64));
@@ -27,15 +28,15 @@ mod int;
 mod int64;
 mod pack;
 
-pub(crate) use convert::{trunc_i32, trunc_u32};
-pub(crate) use float::{ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc};
+pub use convert::{trunc_i32, trunc_u32};
+pub use float::{ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc};
 
 use tgsi::{Opcode, OperandType};
 
 /// The result bits of one channel (or channel pair) of `opcode`.
 ///
-/// `args` are the operand values exactly as the IR lists them for an
-/// `Op::Alu` (already with source modifiers applied):
+/// `args` are the operand values exactly as the IR (`ir::function::Op::Alu`)
+/// lists them, already with source modifiers applied:
 /// - component-wise 32-bit ops: one u32 per source operand (in the low 32
 ///   bits of each u64);
 /// - replicated-scalar ops: the operands `ir::channels::replicated_reads(opcode)`

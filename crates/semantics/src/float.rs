@@ -10,7 +10,7 @@ const LOG2_E: f32 = std::f32::consts::LOG2_E;
 /// C's `fmaxf` as glibc computes it on x86-64 (`maxss` after the NaN
 /// checks): a NaN operand yields the other one, and of two equal operands
 /// (such as -0.0 and +0.0) the second is returned.
-pub(crate) fn fmax(x: f32, y: f32) -> f32 {
+pub fn fmax(x: f32, y: f32) -> f32 {
     if x.is_nan() {
         y
     } else if y.is_nan() || x > y {
@@ -21,7 +21,7 @@ pub(crate) fn fmax(x: f32, y: f32) -> f32 {
 }
 
 /// C's `fminf` as glibc computes it on x86-64, see [`fmax`].
-pub(crate) fn fmin(x: f32, y: f32) -> f32 {
+pub fn fmin(x: f32, y: f32) -> f32 {
     if x.is_nan() {
         y
     } else if y.is_nan() || x < y {
@@ -32,12 +32,12 @@ pub(crate) fn fmin(x: f32, y: f32) -> f32 {
 }
 
 /// `2^x` as Mesa computes it (`powf(2.0f, x)`).
-pub(crate) fn exp2(x: f32) -> f32 {
+pub fn exp2(x: f32) -> f32 {
     2.0f32.powf(x)
 }
 
 /// `log2(x)` as Mesa computes it.
-pub(crate) fn lg2(x: f32) -> f32 {
+pub fn lg2(x: f32) -> f32 {
     x.ln() * LOG2_E
 }
 
@@ -76,7 +76,7 @@ const INTEGRAL: f32 = 8_388_608.0; // 2^23
 /// rounding instruction) and without a conversion to an integer (which
 /// does not vectorize), so that batch loops vectorize: the nearest integer
 /// as [`round_ties_even`] finds it, less one when that is above `x`.
-pub(crate) fn floor(x: f32) -> f32 {
+pub fn floor(x: f32) -> f32 {
     if x.abs() < INTEGRAL {
         let r = round_ties_even(x);
         // -0.0 stays; 1.0 - 1.0 is +0.0, right for x in [0.5, 1).
@@ -91,19 +91,19 @@ pub(crate) fn floor(x: f32) -> f32 {
 }
 
 /// `x.ceil()`, as [`floor`].
-pub(crate) fn ceil(x: f32) -> f32 {
+pub fn ceil(x: f32) -> f32 {
     -floor(-x)
 }
 
 /// `x.trunc()`, as [`floor`]: the floor of the magnitude.
-pub(crate) fn trunc(x: f32) -> f32 {
+pub fn trunc(x: f32) -> f32 {
     floor(x.abs()).copysign(x)
 }
 
 /// `x.round_ties_even()`, as [`floor`]: adding 2^23 to the magnitude
 /// leaves no fraction bits, so the addition rounds to an integer, ties to
 /// even.
-pub(crate) fn round_ties_even(x: f32) -> f32 {
+pub fn round_ties_even(x: f32) -> f32 {
     if x.abs() < INTEGRAL {
         ((x.abs() + INTEGRAL) - INTEGRAL).copysign(x)
     } else {
@@ -117,7 +117,7 @@ fn one_if(b: bool) -> u64 {
 }
 
 /// The sign as -1.0, 0.0 or 1.0; NaN and -0.0 give 0.0 (Mesa's `micro_sgn`).
-pub(crate) fn sign(x: f32) -> f32 {
+pub fn sign(x: f32) -> f32 {
     if x < 0.0 {
         -1.0
     } else if x > 0.0 {

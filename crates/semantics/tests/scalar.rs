@@ -1,6 +1,6 @@
 //! Scalar semantics of the ALU opcodes, checked against hand-computed bits.
 
-use exec::scalar::{apply_modifiers, eval, saturate};
+use semantics::{apply_modifiers, eval, saturate};
 use tgsi::{flags, ChannelMode, Opcode, OperandType};
 
 fn f(x: f32) -> u64 {
