@@ -1,5 +1,5 @@
 //! Execution of TGSI shaders: the SIMD backend that runs a shader's IR over
-//! many invocations at once ([`Executable`], [`run`]), computing every ALU
+//! many invocations at once ([`Executable`], [`run()`]), computing every ALU
 //! operation with the `semantics` crate's scalar functions, and the state
 //! exchange format it reads and writes, shared with the reference harness
 //! that produced the conformance data:
