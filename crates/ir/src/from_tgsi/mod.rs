@@ -26,6 +26,7 @@
 //! - Removed opcodes of the 2010 reference that the corpus uses (SUB, ABS,
 //!   CLAMP, XPD, KILP, ...) are rewritten into today's opcodes here.
 
+mod legacy;
 mod lower;
 mod vars;
 pub(crate) use lower::is_value_file;
