@@ -3,12 +3,14 @@
 //! [`from_tgsi()`] builds it from a parsed shader; [`verify`] checks it;
 //! [`mod@print`] writes its text form; [`to_tgsi()`] emits TGSI again.
 
+pub mod bitset;
 pub mod cfg;
 pub mod channels;
 pub mod dot;
 mod entity;
 pub mod from_tgsi;
 pub mod function;
+pub mod liveness;
 pub mod print;
 pub mod to_tgsi;
 pub mod verify;

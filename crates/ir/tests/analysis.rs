@@ -1,7 +1,8 @@
 //! The CFG, dominators, liveness, verifier and printer on large, deep and
 //! random functions.
 
-use ir::cfg::{liveness, Cfg, DomTree};
+use ir::cfg::{Cfg, DomTree};
+use ir::liveness::liveness;
 use ir::print::print_function;
 use ir::verify::verify;
 use ir::*;
@@ -338,7 +339,7 @@ fn liveness_of_a_loop_carried_value() {
     ];
     let (cfg, _, _) = analyze(&f);
     let live = liveness(&f, &cfg);
-    let set = |s: &ir::cfg::BitSet<Value>| s.iter().collect::<Vec<_>>();
+    let set = |s: &ir::bitset::BitSet<Value>| s.iter().collect::<Vec<_>>();
     assert_eq!(set(live.live_out(entry)), vec![c, x]);
     assert_eq!(set(live.live_in(h)), vec![c, iv]);
     assert_eq!(set(live.live_out(latch)), vec![c, iv]);
