@@ -17,6 +17,7 @@ use std::path::Path;
 
 use passes::Pass;
 use support::*;
+use testkit::{states, Rng};
 
 #[test]
 fn constfold_snapshots() {
@@ -93,7 +94,7 @@ fn constfold_on_the_corpus() {
             failures.push(format!("{name}: -O1: {e}"));
             continue;
         }
-        let state_text = random_state(before, &mut Rng::for_name(name, 0));
+        let state_text = states::for_module(before, &mut Rng::from_name(name, 0));
         let state = exec::State::parse(&state_text).ok();
         let mut outcome = None;
         for (what, after) in [("constfold", &folded), ("-O1", &optimized)] {
