@@ -203,14 +203,8 @@ fn legalize_doubles_on_the_corpus_and_conformance_cases() {
             ran += check_every_target(name, module, &state, &mut sizes, &mut failures);
         }
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/exec");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string))
-        .collect();
-    names.sort();
+    // The corpus is checked even without the conformance cases.
+    let (dir, names) = testdata::conformance_cases().unwrap_or_default();
     for name in &names {
         let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
         let (Ok(text), Ok(state_text)) = (read("tgsi"), read("state")) else { continue };
