@@ -15,7 +15,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use tgsi_opt::synth::alu_heavy_shader;
+use testkit::synth::alu_heavy_shader;
 use tgsi_opt::{exec, ir, tgsi};
 
 const INVOCATIONS: u32 = 1 << 20;

@@ -11,7 +11,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use tgsi_opt::synth::{straight_line_shader, synthetic_shader};
+use testkit::synth::{straight_line_shader, synthetic_shader};
 use tgsi_opt::{ir, tgsi};
 
 /// Shader sizes, in instructions.

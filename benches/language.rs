@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use tgsi_opt::synth::synthetic_shader;
+use testkit::synth::synthetic_shader;
 use tgsi_opt::tgsi::{self, tokens, Style};
 
 /// Instructions in the benchmarked shader.

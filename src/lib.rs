@@ -7,10 +7,3 @@ pub use ir;
 pub use passes;
 pub use semantics;
 pub use tgsi;
-
-pub mod difftest;
-pub mod double_accuracy;
-pub mod random_program;
-pub mod roundtrip;
-mod splitmix;
-pub mod synth;

@@ -724,7 +724,7 @@ fn fuzz_passes_checks_a_few_programs_and_prints_a_summary() {
     let out_dir = dir.join("failures");
     let out_arg = out_dir.to_str().expect("UTF-8 path");
     let out = success(&["fuzz-passes", "--count", "6", "--seed", "3", "--jobs", "2", "--out-dir", out_arg], b"");
-    let pipelines = tgsi_opt::difftest::pipelines().len();
+    let pipelines = testkit::difftest::pipelines().len();
     for line in ["programs: 6\n", &format!("pass runs: {}\n", 6 * pipelines), "differences: 0\n", "errors: 0\n"] {
         assert!(out.contains(line), "no `{line}` in:\n{out}");
     }
@@ -739,11 +739,11 @@ fn fuzz_passes_prints_programs_that_run() {
     let out = success(&["fuzz-passes", "--count", "2", "--seed", "10", "--print"], b"");
     let (first, _) = out.split_once("# state 0 of seed 10\n").expect("a state header");
     let program = first.strip_prefix("# seed 10\n").expect("a program header");
-    assert_eq!(program, tgsi_opt::random_program::program(10).text);
+    assert_eq!(program, testkit::random_program::program(10).text);
     let shader = dir.join("seed10.tgsi");
     fs::write(&shader, program).expect("writing the program");
     let state = dir.join("seed10.state");
-    fs::write(&state, tgsi_opt::random_program::state(&tgsi_opt::random_program::program(10), 0)).expect("state");
+    fs::write(&state, testkit::random_program::state(&testkit::random_program::program(10), 0)).expect("state");
     let (shader, state) = (shader.to_str().expect("UTF-8"), state.to_str().expect("UTF-8"));
     let plain = success(&["run", shader, "--state", state], b"");
     assert_eq!(success(&["run", shader, "--state", state, "-O"], b""), plain);

@@ -1,11 +1,11 @@
 //! Differential testing of the passes on random programs
-//! (`tgsi_opt::random_program`): every registered pass alone and `-O1`,
+//! (`testkit::random_program`): every registered pass alone and `-O1`,
 //! verified after every pass, must give bit-identical results (NaN
 //! payloads aside) on random states, and so must the TGSI emitted after
 //! them. `tgsi-opt fuzz-passes` runs the same check over many more seeds.
 
-use tgsi_opt::difftest::{self, FindingKind};
-use tgsi_opt::random_program::{self, Stage};
+use testkit::difftest::{self, FindingKind};
+use testkit::random_program::{self, Stage};
 
 /// Seeds for the differential test (about 10 s in a debug build).
 const SEEDS: u64 = 300;

@@ -2,8 +2,8 @@
 //! (parse, SSA construction, verification, emission, re-parse): 100,000
 //! instructions with and without control flow. No timing is asserted.
 
+use testkit::synth::{straight_line_shader, synthetic_shader};
 use tgsi_opt::ir;
-use tgsi_opt::synth::{straight_line_shader, synthetic_shader};
 use tgsi_opt::tgsi::{self, Style};
 
 fn run_pipeline(name: &str, text: &str) {

@@ -1,13 +1,14 @@
-//! `legalize-doubles` over random programs (`tgsi_opt::random_program`):
+//! `legalize-doubles` over random programs (`testkit::random_program`):
 //! for every target the emitted TGSI re-parses, every 64-bit instruction
 //! writes `.xy`, `.zw` or `.xyzw` and reads channel pairs, and with
 //! `one-double` none writes two doubles. That the results stay the same
 //! is checked by the differential test (`tests/differential.rs`), which
 //! runs `legalize-doubles` for every target.
 
+use testkit::random_program;
 use tgsi_opt::passes::legalize_doubles::{preset, Caps, LegalizeDoubles, PRESETS};
 use tgsi_opt::passes::Pass;
-use tgsi_opt::{ir, random_program, tgsi};
+use tgsi_opt::{ir, tgsi};
 
 const SEEDS: u64 = 150;
 

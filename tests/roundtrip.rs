@@ -1,4 +1,4 @@
-//! The fuzz targets' properties (`tgsi_opt::roundtrip`), checked on the
+//! The fuzz targets' properties (`testkit::roundtrip`), checked on the
 //! bundled examples, the synthetic shader, Mesa's conformance shaders and
 //! token streams (`../shared/conformance/text/`, when present), and
 //! deterministic mutations of all of them. `fuzz/` explores further.
@@ -6,8 +6,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tgsi_opt::roundtrip::{self, Violation};
-use tgsi_opt::synth::synthetic_shader;
+use testkit::roundtrip::{self, Violation};
+use testkit::synth::synthetic_shader;
+use testkit::Rng;
 
 /// `roundtrip::check_text`, with a panic reported as a violation.
 fn check_text(text: &str) -> Result<(), Violation> {
@@ -37,19 +38,6 @@ fn examples() -> Vec<PathBuf> {
     testdata::tgsi_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shaders"))
 }
 
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) % n.max(1) as u64) as usize
-    }
-}
-
 /// Text mutations that keep most of the syntax: drop, repeat or swap a
 /// line, replace a character with one that matters to the grammar, or cut
 /// the text short.
@@ -58,25 +46,25 @@ fn mutate_text(text: &str, rng: &mut Rng) -> String {
     if lines.is_empty() {
         return String::new();
     }
-    let i = rng.below(lines.len());
+    let i = rng.index(lines.len());
     match rng.below(5) {
         0 => {
             lines.remove(i);
         }
         1 => lines.insert(i, lines[i]),
         2 => {
-            let j = rng.below(lines.len());
+            let j = rng.index(lines.len());
             lines.swap(i, j);
         }
         3 => {
             let mut chars: Vec<char> = text.chars().collect();
             const GRAMMAR: &[char] = &['[', ']', ',', '.', '-', '|', ':', '{', '}', '0', '9', 'x', ' ', '\n', '('];
-            let at = rng.below(chars.len());
-            chars[at] = GRAMMAR[rng.below(GRAMMAR.len())];
+            let at = rng.index(chars.len());
+            chars[at] = *rng.pick(GRAMMAR);
             return chars.into_iter().collect();
         }
         _ => {
-            let cut = rng.below(text.len());
+            let cut = rng.index(text.len());
             return text.get(..cut).unwrap_or(text).to_string();
         }
     }
@@ -89,7 +77,7 @@ fn mutate_words(words: &[u32], rng: &mut Rng) -> Vec<u32> {
     if words.is_empty() {
         return words;
     }
-    let i = rng.below(words.len());
+    let i = rng.index(words.len());
     match rng.below(4) {
         0 => words[i] ^= 1 << rng.below(32),
         1 => {
@@ -105,7 +93,7 @@ fn check_text_and_mutations(name: &str, text: &str, failures: &mut Vec<String>) 
     if let Err(v) = check_text(text) {
         failures.push(format!("{name}: {v}"));
     }
-    let mut rng = Rng(text.len() as u64);
+    let mut rng = Rng::new(text.len() as u64);
     for m in 0..MUTATIONS {
         let mutated = mutate_text(text, &mut rng);
         if let Err(v) = check_text(&mutated) {
@@ -163,7 +151,7 @@ fn check_conformance_tokens(check: fn(&[u32]) -> Result<(), Violation>) {
         if let Err(v) = check(&words) {
             failures.push(format!("{name}: {v}"));
         }
-        let mut rng = Rng(words.len() as u64);
+        let mut rng = Rng::new(words.len() as u64);
         for m in 0..MUTATIONS {
             let mutated = mutate_words(&words, &mut rng);
             if let Err(v) = check(&mutated) {

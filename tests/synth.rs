@@ -1,6 +1,6 @@
 //! The synthetic shader the benchmarks use is valid TGSI in canonical form.
 
-use tgsi_opt::synth::synthetic_shader;
+use testkit::synth::synthetic_shader;
 use tgsi_opt::tgsi::{self, tokens, Style};
 
 #[test]

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tgsi_opt::roundtrip::{check_tokens, words_from_bytes};
+use testkit::roundtrip::{check_tokens, words_from_bytes};
 
 fuzz_target!(|data: &[u8]| {
     let words = words_from_bytes(data);

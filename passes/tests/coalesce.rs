@@ -11,6 +11,7 @@
 mod support;
 
 use support::*;
+use testkit::{states, Rng};
 
 #[test]
 fn coalesce_snapshots() {
@@ -102,7 +103,7 @@ fn coalesce_on_the_corpus() {
         shorter += usize::from(n_both < n_dce);
         longer += usize::from(n_both > n_dce);
 
-        let state_text = random_state(before, &mut Rng::for_name(name, 0));
+        let state_text = states::for_module(before, &mut Rng::from_name(name, 0));
         let Ok(state) = exec::State::parse(&state_text) else {
             not_run += 1;
             continue;
@@ -160,15 +161,15 @@ fn chan_classes_match_the_executor() {
                 continue;
             }
             checked += 1;
-            let mut rng = Rng::for_name(op.info().name, n as u64);
+            let mut rng = Rng::from_name(op.info().name, n as u64);
             let inputs: Vec<Vec<u64>> = (0..400)
                 .map(|k| {
                     (0..n)
                         .map(|_| match k % 4 {
-                            0 => specials[(rng.next() % specials.len() as u32) as usize],
-                            1 => u64::from(rng.next()) | u64::from(rng.next()) << 32,
-                            2 => u64::from(rng.next()),
-                            _ => u64::from((rng.value().parse::<f32>().unwrap_or(0.0)).to_bits()),
+                            0 => *rng.pick(&specials),
+                            1 => rng.next_u64(),
+                            2 => u64::from(rng.next_u32()),
+                            _ => u64::from((states::value(&mut rng).parse::<f32>().unwrap_or(0.0)).to_bits()),
                         })
                         .collect()
                 })

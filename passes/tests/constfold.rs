@@ -13,10 +13,10 @@
 mod support;
 
 use std::fs;
-use std::path::Path;
 
 use passes::Pass;
 use support::*;
+use testkit::{states, Rng};
 
 #[test]
 fn constfold_snapshots() {
@@ -93,7 +93,7 @@ fn constfold_on_the_corpus() {
             failures.push(format!("{name}: -O1: {e}"));
             continue;
         }
-        let state_text = random_state(before, &mut Rng::for_name(name, 0));
+        let state_text = states::for_module(before, &mut Rng::from_name(name, 0));
         let state = exec::State::parse(&state_text).ok();
         let mut outcome = None;
         for (what, after) in [("constfold", &folded), ("-O1", &optimized)] {
@@ -133,14 +133,7 @@ fn constfold_on_the_corpus() {
 /// those of the emitted text) bit-identical.
 #[test]
 fn o1_on_the_conformance_cases() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/exec");
-    let Ok(entries) = fs::read_dir(&dir) else {
-        eprintln!("note: {} not found; skipping", dir.display());
-        return;
-    };
-    let mut names: Vec<String> =
-        entries.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string)).collect();
-    names.sort();
+    let Some((dir, names)) = testdata::conformance_cases() else { return };
     let (mut cases, mut identical, mut not_run, mut skipped) = (0, 0, 0, 0);
     let (mut tgsi_source, mut tgsi_before, mut tgsi_after) = (0usize, 0usize, 0usize);
     let mut failures = Vec::new();

@@ -12,6 +12,7 @@ mod support;
 
 use passes::Pass;
 use support::*;
+use testkit::{states, Rng};
 
 #[test]
 fn dce_snapshots() {
@@ -63,7 +64,7 @@ fn dce_on_the_corpus() {
         tgsi_before += tgsi_instructions(&emit_before);
         tgsi_after += tgsi_instructions(&emit_after);
 
-        let state_text = random_state(before, &mut Rng::for_name(name, 0));
+        let state_text = states::for_module(before, &mut Rng::from_name(name, 0));
         let Ok(state) = exec::State::parse(&state_text) else {
             not_run += 1;
             continue;

@@ -16,6 +16,7 @@ use std::path::Path;
 use passes::legalize_doubles::{preset, Caps, LegalizeDoubles, PRESETS};
 use passes::Pass;
 use support::*;
+use testkit::{states, Rng};
 
 /// The target a case names.
 fn target(name: &str, text: &str) -> Caps {
@@ -55,7 +56,7 @@ fn case(path: &Path) -> (String, Vec<String>) {
         .unwrap_or_else(|e| panic!("{name}: {}", e.render(&printed, &name)))
         .unwrap_or_else(|e| panic!("{name}: emitted: {e}"));
     for round in 0..3 {
-        let state_text = random_state(&before, &mut Rng::for_name(&name, round));
+        let state_text = states::for_module(&before, &mut Rng::from_name(&name, round));
         let state = exec::State::parse(&state_text).unwrap_or_else(|e| panic!("{name}: {e}"));
         let b = run(&after, &state).unwrap_or_else(|| panic!("{name}: DFRACEXP left after the pass"));
         if let Some(a) = run(&before, &state) {
@@ -197,19 +198,13 @@ fn legalize_doubles_on_the_corpus_and_conformance_cases() {
     if let Some((corpus, _, _)) = built_corpus() {
         for Built { name, module, .. } in corpus.iter().filter(|b| has_wide_ops(&b.module)) {
             shaders += 1;
-            let state_text = random_state(module, &mut Rng::for_name(name, 0));
+            let state_text = states::for_module(module, &mut Rng::from_name(name, 0));
             let Ok(state) = exec::State::parse(&state_text) else { continue };
             ran += check_every_target(name, module, &state, &mut sizes, &mut failures);
         }
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/exec");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".tgsi").map(str::to_string))
-        .collect();
-    names.sort();
+    // The corpus is checked even without the conformance cases.
+    let (dir, names) = testdata::conformance_cases().unwrap_or_default();
     for name in &names {
         let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
         let (Ok(text), Ok(state_text)) = (read("tgsi"), read("state")) else { continue };

@@ -5,6 +5,7 @@
 use ir::Ty;
 use passes::legalize_doubles::emit::{Emit, Evaluate};
 use passes::legalize_doubles::soft;
+use testkit::Rng;
 use tgsi::Opcode::{self, *};
 
 /// What one operand holds, for generating it.
@@ -93,23 +94,6 @@ fn ops() -> Vec<(Opcode, &'static [Kind], Res)> {
     ]
 }
 
-/// SplitMix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// Doubles every operation should meet: zeros, denormal and normal
 /// limits, infinities, NaNs, powers of two and their neighbours, and the
 /// edges of the integer conversions.
@@ -169,9 +153,9 @@ fn special_doubles() -> Vec<u64> {
 /// A double with a significand of at most `bits` bits (products, squares
 /// and quotients of these land exactly on or next to rounding boundaries).
 fn short_double(rng: &mut Rng, bits: u32, exp: i32) -> u64 {
-    let m = (rng.next() >> (64 - bits)) | 1;
+    let m = (rng.next_u64() >> (64 - bits)) | 1;
     let x = m as f64 * 2f64.powi(exp);
-    let s = rng.next() & (1 << 63);
+    let s = rng.next_u64() & (1 << 63);
     x.to_bits() | s
 }
 
@@ -179,30 +163,30 @@ fn short_double(rng: &mut Rng, bits: u32, exp: i32) -> u64 {
 /// range, a short significand, a denormal, an extreme exponent, or a
 /// neighbour of the previous operand (cancellation, rounding boundaries).
 fn gen_double(rng: &mut Rng, specials: &[u64], prev: Option<u64>) -> u64 {
-    let sign = rng.next() & (1 << 63);
-    let frac = rng.next() & 0x000f_ffff_ffff_ffff;
+    let sign = rng.next_u64() & (1 << 63);
+    let frac = rng.next_u64() & 0x000f_ffff_ffff_ffff;
     match rng.below(if prev.is_some() { 9 } else { 8 }) {
-        0 => rng.next(),
-        1 => specials[rng.below(specials.len() as u64) as usize],
-        2 => sign | ((1023 - 70 + rng.below(140)) << 52) | frac,
+        0 => rng.next_u64(),
+        1 => *rng.pick(specials),
+        2 => sign | ((1023 - 70 + u64::from(rng.below(140))) << 52) | frac,
         3 => {
-            let bits = 1 + rng.below(30) as u32;
+            let bits = 1 + rng.below(30);
             let exp = rng.below(120) as i32 - 60;
             short_double(rng, bits, exp)
         }
         4 => sign | frac,
-        5 => sign | ((1 + rng.below(60)) << 52) | frac,
-        6 => sign | ((2046 - rng.below(60)) << 52) | frac,
+        5 => sign | ((1 + u64::from(rng.below(60))) << 52) | frac,
+        6 => sign | ((2046 - u64::from(rng.below(60))) << 52) | frac,
         7 => {
             // Exponents chosen so products and quotients underflow or
             // overflow: around +-511 and +-1022 unbiased.
             let centers = [1023 + 511, 1023 - 511, 1023 - 537, 1023 + 512, 1023 - 1000, 1023 + 1000];
-            let c = centers[rng.below(centers.len() as u64) as usize];
-            sign | ((c + rng.below(40) - 20) << 52) | frac
+            let c = *rng.pick(&centers);
+            sign | ((c + u64::from(rng.below(40)) - 20) << 52) | frac
         }
         _ => {
             let p = prev.unwrap_or(0);
-            let delta = rng.below(5).wrapping_sub(2);
+            let delta = u64::from(rng.below(5)).wrapping_sub(2);
             let q = p.wrapping_add(delta);
             match rng.below(4) {
                 0 => q ^ (1 << 63),
@@ -213,7 +197,7 @@ fn gen_double(rng: &mut Rng, specials: &[u64], prev: Option<u64>) -> u64 {
                     (q & !(0x7ff << 52)) | ((e.clamp(0, 2047) as u64) << 52)
                 }
                 _ => {
-                    let (bits, exp) = (1 + rng.below(30) as u32, rng.below(120) as i32 - 60);
+                    let (bits, exp) = (1 + rng.below(30), rng.below(120) as i32 - 60);
                     short_double(rng, bits, exp) ^ (p & (1 << 63))
                 }
             }
@@ -237,13 +221,13 @@ fn gen_float(rng: &mut Rng) -> u64 {
         0.5,
         1.5,
     ];
-    let sign = rng.next() as u32 & 0x8000_0000;
+    let sign = rng.next_u64() as u32 & 0x8000_0000;
     let x = match rng.below(5) {
-        0 => rng.next() as u32,
+        0 => rng.next_u64() as u32,
         1 => specials[rng.below(12) as usize].to_bits() ^ sign,
-        2 => (specials[rng.below(12) as usize].to_bits().wrapping_add(rng.below(5) as u32).wrapping_sub(2)) ^ sign,
-        3 => sign | (rng.next() as u32 & 0x007f_ffff),
-        _ => sign | ((127 + rng.below(70) as u32) << 23) | (rng.next() as u32 & 0x007f_ffff),
+        2 => (specials[rng.below(12) as usize].to_bits().wrapping_add(rng.below(5)).wrapping_sub(2)) ^ sign,
+        3 => sign | (rng.next_u64() as u32 & 0x007f_ffff),
+        _ => sign | ((127 + rng.below(70)) << 23) | (rng.next_u64() as u32 & 0x007f_ffff),
     };
     u64::from(x)
 }
@@ -253,13 +237,13 @@ fn gen_float(rng: &mut Rng) -> u64 {
 fn gen_long(rng: &mut Rng, prev: Option<u64>) -> u64 {
     let specials = [0u64, 1, 2, 3, u64::MAX, 1 << 63, (1 << 63) - 1, 1 << 32, (1 << 32) - 1, 0xffff_ffff_0000_0000];
     match rng.below(if prev.is_some() { 7 } else { 5 }) {
-        0 => rng.next(),
-        1 => specials[rng.below(specials.len() as u64) as usize],
-        2 => rng.next() >> rng.below(64),
-        3 => (rng.next() >> rng.below(64)).wrapping_neg(),
+        0 => rng.next_u64(),
+        1 => *rng.pick(&specials),
+        2 => rng.next_u64() >> rng.below(64),
+        3 => (rng.next_u64() >> rng.below(64)).wrapping_neg(),
         // 54 and 55 significant bits: halfway cases of the conversions.
-        4 => (rng.next() >> (9 + rng.below(2))) << rng.below(10),
-        5 => prev.unwrap_or(0).wrapping_add(rng.below(5)).wrapping_sub(2),
+        4 => (rng.next_u64() >> (9 + rng.below(2))) << rng.below(10),
+        5 => prev.unwrap_or(0).wrapping_add(u64::from(rng.below(5))).wrapping_sub(2),
         _ => prev.unwrap_or(0) >> rng.below(64),
     }
 }
@@ -267,10 +251,10 @@ fn gen_long(rng: &mut Rng, prev: Option<u64>) -> u64 {
 /// A 32-bit integer operand (also shift counts).
 fn gen_u32(rng: &mut Rng) -> u64 {
     match rng.below(4) {
-        0 => rng.next() & 0xffff_ffff,
-        1 => rng.below(70),
+        0 => rng.next_u64() & 0xffff_ffff,
+        1 => u64::from(rng.below(70)),
         2 => [0u64, 1, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff][rng.below(5) as usize],
-        _ => (rng.next() & 0xffff_ffff) >> rng.below(32),
+        _ => (rng.next_u64() & 0xffff_ffff) >> rng.below(32),
     }
 }
 
@@ -292,7 +276,7 @@ fn gen_args(rng: &mut Rng, kinds: &[Kind], specials: &[u64]) -> Vec<u64> {
 
 /// A few ulps either way.
 fn nudge(rng: &mut Rng, bits: u64) -> u64 {
-    bits.wrapping_add(rng.below(7)).wrapping_sub(3)
+    bits.wrapping_add(u64::from(rng.below(7))).wrapping_sub(3)
 }
 
 /// Sometimes replaces operands so the exact result sits on or next to a
@@ -304,7 +288,7 @@ fn near_boundaries(rng: &mut Rng, kinds: &[Kind], args: &mut [u64]) {
         return;
     }
     let short = |rng: &mut Rng| {
-        let (bits, exp) = (1 + rng.below(30) as u32, rng.below(40) as i32 - 20);
+        let (bits, exp) = (1 + rng.below(30), rng.below(40) as i32 - 20);
         f64::from_bits(short_double(rng, bits, exp))
     };
     match args.len() {
@@ -328,7 +312,7 @@ fn near_boundaries(rng: &mut Rng, kinds: &[Kind], args: &mut [u64]) {
             args[1] = y;
             let p = f64::from_bits(x) * f64::from_bits(y);
             let scale = 2f64.powi(rng.below(240) as i32 - 120);
-            args[2] = (p * scale).to_bits() ^ (rng.next() & (1 << 63));
+            args[2] = (p * scale).to_bits() ^ (rng.next_u64() & (1 << 63));
         }
     }
 }
@@ -383,7 +367,7 @@ fn run(per_op: u64, seed: u64) -> (String, bool) {
         if only.as_deref().is_some_and(|o| !o.split(',').any(|n| n == op.name())) {
             continue;
         }
-        let mut rng = Rng(seed ^ (op as u64).wrapping_mul(0x1234_5678_9abc_def1));
+        let mut rng = Rng::new(seed ^ (op as u64).wrapping_mul(0x1234_5678_9abc_def1));
         let mut t = Tally::default();
         // Every special value (and pair of them, for binary ops) once.
         if kinds.iter().all(|&k| k == D) {

@@ -1,10 +1,10 @@
 //! `tgsi-opt check-doubles`: the accuracy check of `legalize-doubles`
-//! (`tgsi_opt::double_accuracy`) for one target or all of them.
+//! (`testkit::double_accuracy`) for one target or all of them.
 
 use std::time::Instant;
 
 use passes::legalize_doubles::{preset, preset_names, Preset, PRESETS};
-use tgsi_opt::double_accuracy::{self, Options};
+use testkit::double_accuracy::{self, Options};
 
 use crate::cli::CheckDoublesArgs;
 use crate::diagnostics::Failure;

@@ -1,13 +1,13 @@
 //! `tgsi-opt fuzz-passes`: the differential test of the passes
-//! (`tgsi_opt::difftest`) over many random programs, in parallel.
+//! (`testkit::difftest`) over many random programs, in parallel.
 
 use std::io::Write;
 use std::time::Instant;
 
 use rayon::prelude::*;
 
-use tgsi_opt::difftest::{self, SeedReport, Summary};
-use tgsi_opt::random_program;
+use testkit::difftest::{self, SeedReport, Summary};
+use testkit::random_program;
 
 use crate::cli::FuzzArgs;
 use crate::diagnostics::Failure;

@@ -191,20 +191,13 @@ fn a_c_program_links_the_static_library_and_calls_it() {
 #[test]
 fn mutated_tokens_get_a_status_never_an_internal_error() {
     let shader = words(SHADER);
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = testkit::Rng::new(0x2545_f491_4f6c_dd1d);
     let mut seen = std::collections::BTreeMap::new();
     for _ in 0..3000 {
         let mut mutated = shader.clone();
-        for _ in 0..1 + next() % 3 {
-            let r = next();
-            let at = (r % mutated.len() as u64) as usize;
-            mutated[at] ^= 1 << ((r >> 32) % 32);
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.index(mutated.len());
+            mutated[at] ^= 1 << rng.below(32);
         }
         let (status, _, error) = optimize(&mutated, Some("-O1"), None);
         assert_ne!(status, Status::Internal, "{mutated:x?}: {error:?}");

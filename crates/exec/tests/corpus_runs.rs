@@ -11,6 +11,7 @@ mod support {
 use exec::{ExecError, RunOptions, State};
 use support::compare::same;
 use testdata::corpus_files;
+use testkit::Rng;
 
 /// A state of 8 invocations with pseudo-random inputs 0..16 and constants
 /// 0..64, a texture on units 0..4, and on units 0..4 a buffer of 256 bytes
@@ -19,15 +20,12 @@ use testdata::corpus_files;
 /// adjacency), each its own. With `small_ints` every value is instead the
 /// bits of an integer 0..8, so that shaders computing addresses from their
 /// inputs and constants reach inside buffers and images.
-fn random_state(seed: &mut u64, geometry: bool, small_ints: bool) -> String {
+fn random_state(rng: &mut Rng, geometry: bool, small_ints: bool) -> String {
     let mut next = || {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
         if small_ints {
-            format!("0x{:x}", *seed % 8)
+            format!("0x{:x}", rng.below(8))
         } else {
-            ((*seed % 17) as f32 * 0.25 - 2.0).to_string()
+            (rng.below(17) as f32 * 0.25 - 2.0).to_string()
         }
     };
     let mut s = String::from("invocations 8\n");
@@ -80,7 +78,7 @@ fn memory_changed(state: &State, out: &exec::Outputs) -> bool {
 #[test]
 fn corpus_shaders_run_without_panicking() {
     let Some(paths) = corpus_files() else { return };
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     let (mut ran, mut unsupported, mut budget, mut not_built) = (0, 0, 0, 0);
     let (mut same_after_emission, mut differ) = (0, Vec::new());
     // Geometry shaders: how many there are, how many ran, and the vertices
@@ -102,7 +100,7 @@ fn corpus_shaders_run_without_panicking() {
             matches!(item, tgsi::Item::Instruction(i) if i.opcode.info().name.starts_with("ATOM")
                 || matches!(i.opcode, tgsi::Opcode::Load | tgsi::Opcode::Store | tgsi::Opcode::Resq))
         });
-        let state = State::parse(&random_state(&mut seed, geometry, memory)).unwrap();
+        let state = State::parse(&random_state(&mut rng, geometry, memory)).unwrap();
         let options = RunOptions { step_budget: 200_000, lanes: 8, ..RunOptions::default() };
         geometry_shaders += u32::from(geometry);
         memory_shaders += u32::from(memory);

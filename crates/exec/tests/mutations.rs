@@ -4,6 +4,7 @@
 //! accessors (and outputs must round-trip through `write`).
 
 use exec::{Outputs, State};
+use testkit::Rng;
 use tgsi::SemanticName;
 
 const STATE: &str = "\
@@ -140,29 +141,17 @@ fn mutations(text: &str) -> Vec<String> {
     out
 }
 
-/// xorshift64: a fixed sequence, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 /// Random byte edits, kept as valid UTF-8 by editing ASCII only.
 fn random_edits(text: &str, count: usize, seed: u64) -> Vec<String> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let alphabet = b" \t\n#*-+.0123456789xXeEabcdefinINF";
     (0..count)
         .map(|_| {
             let mut bytes = text.as_bytes().to_vec();
-            for _ in 0..1 + rng.next() % 4 {
-                let at = (rng.next() % (bytes.len() as u64 + 1)) as usize;
-                let b = alphabet[(rng.next() % alphabet.len() as u64) as usize];
-                match rng.next() % 3 {
+            for _ in 0..1 + rng.below(4) {
+                let at = rng.index(bytes.len() + 1);
+                let b = *rng.pick(alphabet);
+                match rng.below(3) {
                     0 if at < bytes.len() => bytes[at] = b,
                     1 if at < bytes.len() => {
                         bytes.remove(at);

@@ -7,6 +7,7 @@ use ir::print::print_function;
 use ir::verify::verify;
 use ir::*;
 use smallvec::smallvec;
+use testkit::Rng;
 
 fn block(f: &mut Function) -> Block {
     f.blocks.push(BlockData::default())
@@ -157,21 +158,6 @@ fn a_hundred_thousand_blocks_in_a_chain() {
     });
 }
 
-/// A tiny deterministic random generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// A random structured function: regions of blocks and constructs, exits
 /// only where they are allowed.
 fn random_function(rng: &mut Rng, max_blocks: usize) -> Function {
@@ -236,7 +222,7 @@ fn random_region(
     if in_loop {
         exits.push(Exit::Continue);
     }
-    f.blocks[last].exit = exits[rng.below(exits.len() as u64) as usize];
+    f.blocks[last].exit = *rng.pick(&exits);
     region
 }
 
@@ -270,7 +256,7 @@ fn naive_dominators(cfg: &Cfg, n: usize) -> Vec<Vec<bool>> {
 
 #[test]
 fn random_functions_agree_with_naive_dominators() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for _ in 0..300 {
         let f = random_function(&mut rng, 60);
         let (cfg, dom, text) = analyze(&f);

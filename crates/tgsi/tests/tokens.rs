@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use smallvec::smallvec;
+use testkit::Rng;
 use tgsi::tokens::{decode, encode, parse_hex, to_hex, DecodeError, EncodeError, Problem};
 use tgsi::*;
 
@@ -567,23 +568,6 @@ fn decode_ignores_padding_bits() {
 // ---------------------------------------------------------------------------
 // Fuzz: nothing panics, and whatever decodes re-encodes to the same tree.
 
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Decoding must not panic; a successful decode must survive a round trip.
 fn check_no_panic(words: &[u32]) -> bool {
     match decode(words) {
@@ -623,7 +607,7 @@ fn fuzz_prefixes_do_not_panic() {
 #[test]
 fn fuzz_random_mutations_do_not_panic() {
     let seeds = seeds();
-    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut decoded = 0;
     let rounds = 10_000;
     for round in 0..rounds {
@@ -632,29 +616,29 @@ fn fuzz_random_mutations_do_not_panic() {
             match rng.below(6) {
                 // Flip one bit.
                 0 | 1 => {
-                    let i = rng.below(w.len());
+                    let i = rng.index(w.len());
                     w[i] ^= 1 << rng.below(32);
                 }
                 // Replace a word.
                 2 => {
-                    let i = rng.below(w.len());
-                    w[i] = rng.next() as u32;
+                    let i = rng.index(w.len());
+                    w[i] = rng.next_u32();
                 }
                 // Change a small field near the bottom (type, NrTokens, file).
                 3 => {
-                    let i = rng.below(w.len());
-                    w[i] ^= (rng.next() as u32) & 0xfff;
+                    let i = rng.index(w.len());
+                    w[i] ^= (rng.next_u32()) & 0xfff;
                 }
                 // Drop a word and fix the header's BodySize.
                 4 if w.len() > 2 => {
-                    let i = 2 + rng.below(w.len() - 2);
+                    let i = 2 + rng.index(w.len() - 2);
                     w.remove(i);
                     w[0] = (w[0] & 0xff) | ((w.len() as u32 - 2) << 8);
                 }
                 // Insert a word and fix the header's BodySize.
                 _ => {
-                    let i = 2 + rng.below(w.len().saturating_sub(1));
-                    w.insert(i.min(w.len()), rng.next() as u32);
+                    let i = 2 + rng.index(w.len().saturating_sub(1));
+                    w.insert(i.min(w.len()), rng.next_u32());
                     w[0] = (w[0] & 0xff) | ((w.len() as u32 - 2) << 8);
                 }
             }

@@ -1,68 +1,12 @@
-//! What the pass tests share: building modules, random states, running
-//! before and after, and comparing outputs.
+//! What the pass tests share: building modules, running before and after
+//! (on `testkit`'s random states), and comparing outputs.
 
 #![allow(dead_code)] // each test binary uses a part
 
 use std::path::{Path, PathBuf};
 
 use passes::Pass;
-
-/// A xorshift generator: deterministic pseudo-random numbers.
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// A generator seeded from a name, so every input gets its own numbers.
-    pub fn for_name(name: &str, round: u64) -> Rng {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ round.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        for b in name.bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        Rng(h | 1)
-    }
-
-    pub fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 16) as u32
-    }
-
-    /// A state value: mostly floats in [-4, 4], sometimes 0, 1, -1, 0.5.
-    pub fn value(&mut self) -> String {
-        match self.next() % 8 {
-            0 => ["0", "1", "-1", "0.5"][(self.next() % 4) as usize].to_string(),
-            _ => format!("{:.3}", (self.next() % 8001) as f32 / 1000.0 - 4.0),
-        }
-    }
-
-    fn vec4(&mut self) -> String {
-        (0..4).map(|_| self.value()).collect::<Vec<_>>().join(" ")
-    }
-}
-
-/// A state for `module`: 16 invocations, every declared input set for all
-/// lanes and overridden on a few, every declared constant set.
-pub fn random_state(module: &ir::Module, rng: &mut Rng) -> String {
-    let mut s = String::from("invocations 16\n");
-    for item in &module.interface {
-        let tgsi::Item::Declaration(d) = item else { continue };
-        for i in d.first..=d.last.min(d.first.saturating_add(63)) {
-            match d.file {
-                tgsi::File::Input => {
-                    s.push_str(&format!("input {i} * {}\n", rng.vec4()));
-                    for lane in [1, 6, 11, 15] {
-                        s.push_str(&format!("input {i} {lane} {}\n", rng.vec4()));
-                    }
-                }
-                tgsi::File::Constant => {
-                    s.push_str(&format!("const {} {i} {}\n", d.dimension.unwrap_or(0), rng.vec4()));
-                }
-                _ => {}
-            }
-        }
-    }
-    s
-}
+use testkit::{states, Rng};
 
 /// Options for test runs: a small step budget, so a shader that never ends
 /// fails fast (the same way before and after).
@@ -113,7 +57,7 @@ pub fn check_case(name: &str, text: &str, pass: &dyn Pass) -> (ir::Module, passe
     let reparsed = tgsi::parse(&printed).unwrap_or_else(|e| panic!("{name}: {}", e.render(&printed, name)));
     let rebuilt = ir::from_tgsi(&reparsed).unwrap_or_else(|e| panic!("{name}: emitted: {e}"));
     for round in 0..3 {
-        let state_text = random_state(&before, &mut Rng::for_name(name, round));
+        let state_text = states::for_module(&before, &mut Rng::from_name(name, round));
         let state =
             exec::State::parse(&state_text).unwrap_or_else(|e| panic!("{name}: {}", e.render(&state_text, name)));
         let a = exec::run(&before, &state, &run_options());

@@ -19,7 +19,7 @@ use tgsi::{Opcode, OperandType};
 use passes::legalize_doubles::bits::frexp;
 use passes::legalize_doubles::{Caps, Preset};
 
-use crate::splitmix::Rng;
+use crate::Rng;
 
 /// What to check.
 #[derive(Clone, Debug)]
@@ -163,7 +163,7 @@ pub fn check_op(op: Opcode, caps: &Caps, options: &Options) -> Result<OpResult, 
 
 /// One run of `n` invocations.
 fn run_batch(exe: &exec::Executable<'_>, op: Opcode, n: u32, seed: u64) -> Result<OpResult, CheckError> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let nsrc = op.info().num_src as usize;
     let operands: Vec<[u64; 3]> = (0..n)
         .map(|lane| {
@@ -280,14 +280,14 @@ const EDGES: &[u64] = &[
 /// random normal values near 1 or anywhere, values near halfway points
 /// and exact squares, in turn.
 fn operand(rng: &mut Rng, ty: OperandType, lane: u32) -> u64 {
-    let r = rng.next();
+    let r = rng.next_u64();
     let sign = r & (1 << 63);
     match ty {
         OperandType::Double => match (lane + rng.below(7)) % 7 {
             0 => EDGES[rng.below(EDGES.len() as u32) as usize] ^ sign,
             1 => r,
-            2 => sign | (u64::from(1023 - 40 + rng.below(80)) << 52) | (rng.next() >> 12),
-            3 => sign | (u64::from(1 + rng.below(2046)) << 52) | (rng.next() >> 12),
+            2 => sign | (u64::from(1023 - 40 + rng.below(80)) << 52) | (rng.next_u64() >> 12),
+            3 => sign | (u64::from(1 + rng.below(2046)) << 52) | (rng.next_u64() >> 12),
             4 => {
                 // k + 0.5 and its neighbours.
                 let k = f64::from(rng.below(1 << 20)) + 0.5;
@@ -300,7 +300,7 @@ fn operand(rng: &mut Rng, ty: OperandType, lane: u32) -> u64 {
                 let e = i32::try_from(rng.below(400)).unwrap_or(0) - 200;
                 (m * m * 2f64.powi(2 * e)).to_bits().wrapping_add(u64::from(rng.below(3))).wrapping_sub(1)
             }
-            _ => sign | u64::from(rng.below(64)) << 46 | (rng.next() & 0xf_ffff_ffff), // denormal-ish and tiny
+            _ => sign | u64::from(rng.below(64)) << 46 | (rng.next_u64() & 0xf_ffff_ffff), // denormal-ish and tiny
         },
         OperandType::Int64 | OperandType::Uint64 => match rng.below(3) {
             0 => r,

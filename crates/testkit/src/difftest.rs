@@ -8,6 +8,9 @@
 //! seeds and `tgsi-opt fuzz-passes` over as many as asked, in parallel.
 //! Each problem is a [`Finding`] that carries everything needed to
 //! reproduce it: the seed, the program, the state and the pipeline.
+//! [`check_program_with`] checks any program under chosen pipelines, and
+//! [`check_emission`] the round trip through emission alone (what the IR
+//! snapshot tests run on their inputs).
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -163,6 +166,27 @@ pub fn check_seed(seed: u64) -> SeedReport {
 /// Checks `text` on `states` under every pipeline of [`pipelines`]; `seed`
 /// only labels the findings.
 pub fn check_program(seed: u64, text: &str, states: &[String]) -> SeedReport {
+    check_program_with(seed, text, states, &pipelines())
+}
+
+/// Checks emission alone: `text` and the TGSI emitted from its IR, read
+/// back, must compute the same on `states` (the `-O0` pipeline of
+/// [`pipelines`]); `seed` only labels the findings.
+pub fn check_emission(seed: u64, text: &str, states: &[String]) -> SeedReport {
+    check_program_with(seed, text, states, &[("-O0".to_string(), passes::Pipeline::o0())])
+}
+
+/// Checks `text` on `states` under each of `pipelines` (a name, as
+/// findings give it, and the pipeline); `seed` only labels the findings.
+/// The program must parse, build, verify and run on every state; each
+/// pipeline's IR and the TGSI emitted from it must then give the same
+/// results.
+pub fn check_program_with(
+    seed: u64,
+    text: &str,
+    states: &[String],
+    pipelines: &[(String, passes::Pipeline)],
+) -> SeedReport {
     let mut report = SeedReport::default();
     let finding =
         |kind, pipeline: &str, stage, detail: String, state: Option<&String>, emitted: Option<String>| Finding {
@@ -214,9 +238,9 @@ pub fn check_program(seed: u64, text: &str, states: &[String]) -> SeedReport {
         }
         parsed.push(s);
     }
-    for (name, pipeline) in pipelines() {
+    for (name, pipeline) in pipelines {
         report.pass_runs += 1;
-        let check = catch_unwind(AssertUnwindSafe(|| check_pipeline(&module, &pipeline, &parsed, &baseline)));
+        let check = catch_unwind(AssertUnwindSafe(|| check_pipeline(&module, pipeline, &parsed, &baseline)));
         let problem = match check {
             Ok(problem) => problem,
             Err(panic) => {
@@ -229,7 +253,7 @@ pub fn check_program(seed: u64, text: &str, states: &[String]) -> SeedReport {
             }
         };
         if let Some(p) = problem {
-            report.findings.push(finding(p.kind, &name, p.stage, p.detail, p.state.map(|i| &states[i]), p.emitted));
+            report.findings.push(finding(p.kind, name, p.stage, p.detail, p.state.map(|i| &states[i]), p.emitted));
         }
     }
     report

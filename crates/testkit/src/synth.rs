@@ -12,7 +12,7 @@
 //! the same instructions with no control flow. [`alu_heavy_shader`] writes
 //! the backend benchmarks' chain of arithmetic.
 
-use crate::splitmix::Rng;
+use crate::Rng;
 use std::fmt::Write as _;
 
 /// Plain temporaries `TEMP[0..TEMPS-1]`.
@@ -52,13 +52,16 @@ const INT_IMMEDIATE: u32 = UINT_IMMEDIATE + 1;
 /// 100,000 instructions make about 4.5 MB of text.
 ///
 /// ```
-/// let text = tgsi_opt::synth::synthetic_shader(50);
+/// let text = testkit::synth::synthetic_shader(50);
 /// assert!(text.starts_with("FRAG\n"));
 /// assert!(text.ends_with(" 49: END\n"));
 /// ```
 pub fn synthetic_shader(instructions: usize) -> String {
-    let mut generator =
-        Generator { rng: Rng(0x9e37_79b9_7f4a_7c15), lines: Vec::with_capacity(instructions.max(1)), open: Vec::new() };
+    let mut generator = Generator {
+        rng: Rng::new(0x9e37_79b9_7f4a_7c15),
+        lines: Vec::with_capacity(instructions.max(1)),
+        open: Vec::new(),
+    };
     generator.body(instructions.max(1) - 1);
     generator.lines.push(Line { depth: 0, text: "END".to_string() });
     render(&generator.lines)
@@ -71,13 +74,16 @@ pub fn synthetic_shader(instructions: usize) -> String {
 /// with the same declarations, in canonical text.
 ///
 /// ```
-/// let text = tgsi_opt::synth::straight_line_shader(50);
+/// let text = testkit::synth::straight_line_shader(50);
 /// assert!(text.ends_with(" 49: END\n"));
 /// assert!(!text.contains("IF ") && !text.contains("BGNLOOP"));
 /// ```
 pub fn straight_line_shader(instructions: usize) -> String {
-    let mut generator =
-        Generator { rng: Rng(0x5851_f42d_4c95_7f2d), lines: Vec::with_capacity(instructions.max(1)), open: Vec::new() };
+    let mut generator = Generator {
+        rng: Rng::new(0x5851_f42d_4c95_7f2d),
+        lines: Vec::with_capacity(instructions.max(1)),
+        open: Vec::new(),
+    };
     for _ in 1..instructions.max(1) {
         let text = generator.straight_line();
         generator.push(text);
@@ -397,8 +403,8 @@ pub(crate) fn indirect(offset: u32) -> String {
 /// `OUT[0]`: what the backend's benchmarks time.
 ///
 /// ```
-/// let text = tgsi_opt::synth::alu_heavy_shader(2);
-/// let shader = tgsi_opt::tgsi::parse(&text).unwrap();
+/// let text = testkit::synth::alu_heavy_shader(2);
+/// let shader = tgsi::parse(&text).unwrap();
 /// assert_eq!(shader.instructions().count(), 2 * 5 + 3); // MOV in, MOV out, END
 /// ```
 pub fn alu_heavy_shader(rounds: usize) -> String {

@@ -1,0 +1,25 @@
+//! Developer tooling for `tgsi-opt`: what the tests, the benchmarks, the
+//! fuzz targets and the command line's checking commands (`fuzz-passes`,
+//! `check-doubles`) share. None of it is part of the compiler itself.
+//!
+//! - [`Rng`]: the one seeded random number generator every test and tool
+//!   draws from, the same on every platform;
+//! - [`random_program`]: random TGSI programs and input states for them;
+//! - [`states`]: random input states for any shader's IR;
+//! - [`difftest`]: the differential check of the passes (and of emission)
+//!   on the backend;
+//! - [`double_accuracy`]: the accuracy check of `legalize-doubles` against
+//!   IEEE-754 double arithmetic;
+//! - [`synth`]: large deterministic synthetic shaders;
+//! - [`roundtrip`]: the round-trip properties of the language crate that the
+//!   fuzz targets assert.
+
+pub mod difftest;
+pub mod double_accuracy;
+pub mod random_program;
+mod rng;
+pub mod roundtrip;
+pub mod states;
+pub mod synth;
+
+pub use rng::Rng;
