@@ -936,27 +936,9 @@ fn replace_in_tree(
     map: &SecondaryMap<Value, Value>,
     resolve: fn(&SecondaryMap<Value, Value>, Value) -> Value,
 ) {
-    let mut stack: Vec<&mut Region> = vec![region];
-    while let Some(r) = stack.pop() {
-        for node in r.iter_mut() {
-            match node {
-                Node::Block(_) => {}
-                Node::If(n) => {
-                    n.cond.value = resolve(map, n.cond.value);
-                    stack.push(&mut n.then_region);
-                    stack.push(&mut n.else_region);
-                }
-                Node::Loop(n) => stack.push(&mut n.body),
-                Node::Switch(n) => {
-                    n.selector.value = resolve(map, n.selector.value);
-                    for case in &mut n.cases {
-                        if let Some(v) = &mut case.value {
-                            v.value = resolve(map, v.value);
-                        }
-                        stack.push(&mut case.body);
-                    }
-                }
-            }
+    crate::walk::for_each_region_post_order_mut(region, |r| {
+        for op in r.iter_mut().flat_map(Node::operands_mut) {
+            op.value = resolve(map, op.value);
         }
-    }
+    });
 }

@@ -20,6 +20,7 @@ mod layout;
 use crate::channels::replicated_reads;
 use crate::entity::SecondaryMap;
 use crate::function::*;
+use crate::walk::{walk, Event};
 use alloc::{Allocation, Loc};
 use immediates::ImmediatePool;
 use layout::Layout;
@@ -1465,25 +1466,9 @@ fn live_instructions(func: &Function) -> SecondaryMap<Inst, ()> {
             }
         }
     }
-    let mut stack: Vec<&Region> = vec![&func.body];
-    while let Some(r) = stack.pop() {
-        for node in r {
-            match node {
-                Node::Block(_) => {}
-                Node::If(n) => {
-                    work.push(n.cond.value);
-                    stack.push(&n.then_region);
-                    stack.push(&n.else_region);
-                }
-                Node::Loop(n) => stack.push(&n.body),
-                Node::Switch(n) => {
-                    work.push(n.selector.value);
-                    for case in &n.cases {
-                        work.extend(case.value.map(|v| v.value));
-                        stack.push(&case.body);
-                    }
-                }
-            }
+    for event in walk(&func.body) {
+        if let Event::Enter(construct, _) = event {
+            work.extend(construct.operands().map(|op| op.value));
         }
     }
     while let Some(v) = work.pop() {
