@@ -827,22 +827,7 @@ fn branches_level(region: &mut Region, func: &mut Function, rw: &mut Rewrites, c
 
 /// Every block of a region, nested ones included.
 fn blocks_of(region: &Region, out: &mut HashSet<Block>) {
-    let mut stack: Vec<&Region> = vec![region];
-    while let Some(r) = stack.pop() {
-        for node in r {
-            match node {
-                Node::Block(b) => {
-                    out.insert(*b);
-                }
-                Node::If(n) => {
-                    stack.push(&n.then_region);
-                    stack.push(&n.else_region);
-                }
-                Node::Loop(n) => stack.push(&n.body),
-                Node::Switch(n) => stack.extend(n.cases.iter().map(|c| &c.body)),
-            }
-        }
-    }
+    out.extend(ir::walk::blocks(region));
 }
 
 fn is_phi(func: &Function, inst: Inst) -> bool {

@@ -34,6 +34,7 @@
 //! stay even when unused.
 
 use ir::cfg::Cfg;
+use ir::walk::{walk, Event};
 use ir::{EntityRef, Exit, Function, Inst, InstData, Node, Op, Region, Value};
 use tgsi::{flags, File, MemoryQualifier};
 
@@ -232,25 +233,9 @@ fn set(bits: &mut [bool], i: usize) -> bool {
 /// The values the constructs of the tree read.
 fn construct_uses(body: &Region) -> Vec<Value> {
     let mut out = Vec::new();
-    let mut stack: Vec<&Region> = vec![body];
-    while let Some(r) = stack.pop() {
-        for node in r {
-            match node {
-                Node::Block(_) => {}
-                Node::If(n) => {
-                    out.push(n.cond.value);
-                    stack.push(&n.then_region);
-                    stack.push(&n.else_region);
-                }
-                Node::Loop(n) => stack.push(&n.body),
-                Node::Switch(n) => {
-                    out.push(n.selector.value);
-                    for case in &n.cases {
-                        out.extend(case.value.map(|v| v.value));
-                        stack.push(&case.body);
-                    }
-                }
-            }
+    for event in walk(body) {
+        if let Event::Enter(construct, _) = event {
+            out.extend(construct.operands().map(|op| op.value));
         }
     }
     out

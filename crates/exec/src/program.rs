@@ -3,7 +3,7 @@
 //! two, its low half then its high half, see [`Slots`]), every block a
 //! list of steps, and phis become copies at the end of their predecessors.
 
-use ir::function::{Block, Exit, Function, InstData, Module, Node, Op, Operand, Region, Source, Ty, Value};
+use ir::function::{Block, Exit, Function, InstData, Module, Op, Operand, Region, Source, Ty, Value};
 use ir::EntityRef;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode, OperandType, Processor, PropertyName, SemanticName};
@@ -512,19 +512,9 @@ fn block_size(module: &Module) -> Option<[u32; 3]> {
 }
 
 fn mark_blocks(region: &Region, out: &mut [bool]) {
-    for node in region {
-        match node {
-            Node::Block(b) => {
-                if let Some(m) = out.get_mut(b.index()) {
-                    *m = true;
-                }
-            }
-            Node::If(n) => {
-                mark_blocks(&n.then_region, out);
-                mark_blocks(&n.else_region, out);
-            }
-            Node::Loop(n) => mark_blocks(&n.body, out),
-            Node::Switch(n) => n.cases.iter().for_each(|c| mark_blocks(&c.body, out)),
+    for b in ir::walk::blocks(region) {
+        if let Some(m) = out.get_mut(b.index()) {
+            *m = true;
         }
     }
 }
