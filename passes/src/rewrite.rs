@@ -2,8 +2,8 @@
 //! values and blocks, merging blocks, and looking entities up without
 //! panicking on dangling indices.
 
-use ir::{Arena, Block, EntityRef, Function, Node, Op, Value};
 use ir::walk::for_each_region_post_order_mut;
+use ir::{Arena, Block, EntityRef, Function, Node, Op, Value};
 use std::collections::HashMap;
 
 /// The entry of `k`, if `k` is a key of `arena`.
