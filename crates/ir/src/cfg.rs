@@ -770,6 +770,7 @@ pub(crate) mod build {
         Node::Block(b)
     }
 
+    // These build one node each: not walks.
     pub fn if_(cond: Value, then_region: Region, else_region: Region) -> Node {
         Node::If(Box::new(IfNode {
             cond: Operand::new(cond),

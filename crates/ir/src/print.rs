@@ -656,6 +656,7 @@ mod tests {
         t.exit(b1, Exit::Continue);
         t.f.body = vec![
             blk(b0),
+            // Built by hand for its negated condition: not a walk.
             crate::function::Node::If(Box::new(crate::function::IfNode {
                 cond: Operand { value: r, neg: true, abs: false },
                 unsigned: true,
