@@ -191,7 +191,8 @@ impl<'a> Emitter<'a> {
                         else_at.push(self.out.len());
                     }
                     (RegionKind::Else, Some(ConstructRef::If(n))) => {
-                        if else_at.pop() == Some(self.out.len()) && !n.has_else {
+                        let at = else_at.pop();
+                        if at == Some(self.out.len()) && !n.has_else {
                             self.out.pop();
                         }
                     }
