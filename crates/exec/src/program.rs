@@ -2,6 +2,7 @@
 //! looks nothing up: every value is a slot of 32-bit lanes (a 64-bit value
 //! two, its low half then its high half, see [`Slots`]), every block a
 //! list of steps, and phis become copies at the end of their predecessors.
+//! The control-flow tree becomes a flat list ([`Control`]).
 
 use ir::function::{Block, Exit, Function, InstData, Module, Op, Operand, Source, Ty, Value};
 use ir::walk::{walk, ConstructRef, Event, RegionKind};
@@ -286,7 +287,7 @@ pub(crate) enum Control {
     If { cond: u32, unsigned: bool, skip: usize },
     /// The then-arm ended: its lanes wait while the else-arm's run.
     Else,
-    /// The else-arm ended: the then-arm's lanes join its.
+    /// The else-arm ended: the lanes leaving both arms go on together.
     EndIf,
     /// A loop starts.
     Loop { skip: usize },

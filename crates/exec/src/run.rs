@@ -7,7 +7,10 @@
 //! while any lane is left in it, a `switch` runs its cases in order for the
 //! lanes that entered or fell through. Every write is masked, so a lane's
 //! values stay as its own path left them. Phis are copies at the ends of
-//! their predecessors, run under the predecessor's mask.
+//! their predecessors, run under the predecessor's mask. The tree runs as
+//! the flat control list it was compiled to, with the masks of the arms and
+//! cases waiting their turn on a stack, so nesting depth costs no call
+//! stack.
 
 use std::cell::RefCell;
 use std::marker::PhantomData;
