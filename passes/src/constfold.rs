@@ -55,6 +55,7 @@
 //! left for `dce` (copies and identities are taken out of their blocks, so
 //! a second run finds nothing).
 
+use ir::walk::for_each_region_post_order_mut;
 use ir::{Block, EntityRef, Function, Inst, Module, Node, Op, Operand, Region, Source, Ty, Value};
 use semantics::{apply_modifiers, eval, saturate};
 use std::collections::{HashMap, HashSet};
@@ -788,61 +789,24 @@ fn select(opcode: Opcode, cond: u64) -> Option<usize> {
 fn fold_branches(func: &mut Function, counts: &mut Counts) {
     let mut body = std::mem::take(&mut func.body);
     let mut rw = Rewrites::default();
-    branches_in(&mut body, func, &mut rw, counts);
+    // Inner constructs first, so an arm that is kept is already folded.
+    for_each_region_post_order_mut(&mut body, |region| {
+        let mut i = 1;
+        while i < region.len() {
+            if try_fold_if(region, i, func, &mut rw) {
+                counts.branches += 1;
+            } else {
+                i += 1;
+            }
+        }
+    });
     func.body = body;
     apply(func, &rw);
 }
 
-fn branches_in(region: &mut Region, func: &mut Function, rw: &mut Rewrites, counts: &mut Counts) {
-    // One recursion per nesting level: grow the stack as needed.
-    stacker::maybe_grow(64 * 1024, 1024 * 1024, || branches_level(region, func, rw, counts))
-}
-
-fn branches_level(region: &mut Region, func: &mut Function, rw: &mut Rewrites, counts: &mut Counts) {
-    // Inner constructs first, so an arm that is kept is already folded.
-    for node in region.iter_mut() {
-        match node {
-            Node::Block(_) => {}
-            Node::If(n) => {
-                branches_in(&mut n.then_region, func, rw, counts);
-                branches_in(&mut n.else_region, func, rw, counts);
-            }
-            Node::Loop(n) => branches_in(&mut n.body, func, rw, counts),
-            Node::Switch(n) => {
-                for case in &mut n.cases {
-                    branches_in(&mut case.body, func, rw, counts);
-                }
-            }
-        }
-    }
-    let mut i = 1;
-    while i < region.len() {
-        if try_fold_if(region, i, func, rw) {
-            counts.branches += 1;
-        } else {
-            i += 1;
-        }
-    }
-}
-
 /// Every block of a region, nested ones included.
 fn blocks_of(region: &Region, out: &mut HashSet<Block>) {
-    let mut stack: Vec<&Region> = vec![region];
-    while let Some(r) = stack.pop() {
-        for node in r {
-            match node {
-                Node::Block(b) => {
-                    out.insert(*b);
-                }
-                Node::If(n) => {
-                    stack.push(&n.then_region);
-                    stack.push(&n.else_region);
-                }
-                Node::Loop(n) => stack.push(&n.body),
-                Node::Switch(n) => stack.extend(n.cases.iter().map(|c| &c.body)),
-            }
-        }
-    }
+    out.extend(ir::walk::blocks(region));
 }
 
 fn is_phi(func: &Function, inst: Inst) -> bool {
@@ -852,6 +816,7 @@ fn is_phi(func: &Function, inst: Inst) -> bool {
 /// Replaces `region[i]`, an `IF` on a constant condition, by the arm it
 /// takes; see the module documentation.
 fn try_fold_if(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewrites) -> bool {
+    // One IF replaced by one of its arms: not a walk.
     let (Some(Node::Block(bc)), Some(Node::If(n)), Some(Node::Block(bm))) =
         (region.get(i - 1), region.get(i), region.get(i + 1))
     else {
@@ -920,6 +885,7 @@ fn try_fold_if(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewr
     for (phi, value) in resolved {
         rw.values.insert(phi, value);
     }
+    // The same IF, to take its arm out.
     let Some(Node::If(n)) = region.get_mut(i) else { return false };
     let mut kept = std::mem::take(if taken { &mut n.then_region } else { &mut n.else_region });
     // bc + t0 ... tn + bm: the taken arm's first block joins the block

@@ -34,6 +34,7 @@
 //! stay even when unused.
 
 use ir::cfg::Cfg;
+use ir::walk::{for_each_region_post_order_mut, walk, Event};
 use ir::{EntityRef, Exit, Function, Inst, InstData, Node, Op, Region, Value};
 use tgsi::{flags, File, MemoryQualifier};
 
@@ -232,25 +233,9 @@ fn set(bits: &mut [bool], i: usize) -> bool {
 /// The values the constructs of the tree read.
 fn construct_uses(body: &Region) -> Vec<Value> {
     let mut out = Vec::new();
-    let mut stack: Vec<&Region> = vec![body];
-    while let Some(r) = stack.pop() {
-        for node in r {
-            match node {
-                Node::Block(_) => {}
-                Node::If(n) => {
-                    out.push(n.cond.value);
-                    stack.push(&n.then_region);
-                    stack.push(&n.else_region);
-                }
-                Node::Loop(n) => stack.push(&n.body),
-                Node::Switch(n) => {
-                    out.push(n.selector.value);
-                    for case in &n.cases {
-                        out.extend(case.value.map(|v| v.value));
-                        stack.push(&case.body);
-                    }
-                }
-            }
+    for event in walk(body) {
+        if let Event::Enter(construct, _) = event {
+            out.extend(construct.operands().map(|op| op.value));
         }
     }
     out
@@ -331,45 +316,22 @@ fn smallvec_of(values: &[Value]) -> smallvec::SmallVec<[Value; 1]> {
 fn remove_structures(func: &mut Function, counts: &mut Counts) -> bool {
     let mut body = std::mem::take(&mut func.body);
     let mut rw = Rewrites::default();
-    let changed = simplify_region(&mut body, func, &mut rw, counts);
-    func.body = body;
-    if changed {
-        apply(func, &rw);
-    }
-    changed
-}
-
-fn simplify_region(region: &mut Region, func: &mut Function, rw: &mut Rewrites, counts: &mut Counts) -> bool {
-    // One recursion per nesting level: grow the stack as needed.
-    stacker::maybe_grow(64 * 1024, 1024 * 1024, || simplify_level(region, func, rw, counts))
-}
-
-fn simplify_level(region: &mut Region, func: &mut Function, rw: &mut Rewrites, counts: &mut Counts) -> bool {
     let mut changed = false;
     // Inner constructs first: an IF holding only an empty IF is empty once
     // the inner one is gone.
-    for node in region.iter_mut() {
-        match node {
-            Node::Block(_) => {}
-            Node::If(n) => {
-                changed |= simplify_region(&mut n.then_region, func, rw, counts);
-                changed |= simplify_region(&mut n.else_region, func, rw, counts);
-            }
-            Node::Loop(n) => changed |= simplify_region(&mut n.body, func, rw, counts),
-            Node::Switch(n) => {
-                for case in &mut n.cases {
-                    changed |= simplify_region(&mut case.body, func, rw, counts);
-                }
+    for_each_region_post_order_mut(&mut body, |region| {
+        let mut i = 1;
+        while i < region.len() {
+            if try_remove(region, i, func, &mut rw, counts) {
+                changed = true;
+            } else {
+                i += 1;
             }
         }
-    }
-    let mut i = 1;
-    while i < region.len() {
-        if try_remove(region, i, func, rw, counts) {
-            changed = true;
-        } else {
-            i += 1;
-        }
+    });
+    func.body = body;
+    if changed {
+        apply(func, &rw);
     }
     changed
 }
@@ -432,6 +394,7 @@ fn try_remove(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewri
 /// The kind of an empty construct and how many blocks it holds; `None`
 /// when it is not empty.
 fn empty_construct(node: &Node, func: &Function) -> Option<(Kind, u64)> {
+    // One construct and the blocks of its regions: not a walk.
     match node {
         Node::Block(_) => None,
         Node::If(n) => {

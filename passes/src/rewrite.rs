@@ -2,7 +2,8 @@
 //! values and blocks, merging blocks, and looking entities up without
 //! panicking on dangling indices.
 
-use ir::{Arena, Block, EntityRef, Function, Node, Op, Region, Value};
+use ir::walk::for_each_region_post_order_mut;
+use ir::{Arena, Block, EntityRef, Function, Node, Op, Value};
 use std::collections::HashMap;
 
 /// The entry of `k`, if `k` is a key of `arena`.
@@ -89,27 +90,9 @@ pub(crate) fn apply(func: &mut Function, rw: &Rewrites) {
             }
         }
     }
-    let mut stack: Vec<&mut Region> = vec![&mut func.body];
-    while let Some(r) = stack.pop() {
-        for node in r.iter_mut() {
-            match node {
-                Node::Block(_) => {}
-                Node::If(n) => {
-                    n.cond.value = rw.value(n.cond.value);
-                    stack.push(&mut n.then_region);
-                    stack.push(&mut n.else_region);
-                }
-                Node::Loop(n) => stack.push(&mut n.body),
-                Node::Switch(n) => {
-                    n.selector.value = rw.value(n.selector.value);
-                    for case in &mut n.cases {
-                        if let Some(v) = &mut case.value {
-                            v.value = rw.value(v.value);
-                        }
-                        stack.push(&mut case.body);
-                    }
-                }
-            }
+    for_each_region_post_order_mut(&mut func.body, |r| {
+        for op in r.iter_mut().flat_map(Node::operands_mut) {
+            op.value = rw.value(op.value);
         }
-    }
+    });
 }

@@ -7,12 +7,16 @@
 //! while any lane is left in it, a `switch` runs its cases in order for the
 //! lanes that entered or fell through. Every write is masked, so a lane's
 //! values stay as its own path left them. Phis are copies at the ends of
-//! their predecessors, run under the predecessor's mask.
+//! their predecessors, run under the predecessor's mask. The tree runs as
+//! the flat control list it was compiled to, with the masks of the arms and
+//! cases waiting their turn on a stack, so nesting depth costs no call
+//! stack.
 
 use std::cell::RefCell;
+use std::marker::PhantomData;
 use std::sync::Mutex;
 
-use ir::function::{Module, Node, Region};
+use ir::function::Module;
 use tgsi::{File, OperandType, Processor};
 
 use rayon::prelude::*;
@@ -21,7 +25,7 @@ use crate::env::Env;
 use crate::geometry::{Emitted, Emitter};
 use crate::kernel::{Kernel, MAX_ARGS};
 use crate::memory::{self, Memory};
-use crate::program::{Arg, Deriv, Fill, Program, Step, MAX_WIDTH};
+use crate::program::{Arg, Control, Deriv, Fill, Program, Step, MAX_WIDTH};
 use crate::sampler;
 use crate::{Outputs, State};
 
@@ -91,7 +95,9 @@ pub fn run(module: &Module, state: &State, options: &RunOptions) -> Result<Outpu
 /// A module compiled for running, to run it on many states (or many
 /// times) without compiling it again.
 pub struct Executable<'m> {
-    module: &'m Module,
+    /// The program reads nothing of the module once compiled; the borrow
+    /// stays part of the type all the same.
+    module: PhantomData<&'m Module>,
     program: Program,
 }
 
@@ -99,7 +105,7 @@ impl<'m> Executable<'m> {
     /// Compiles `module`; fails on an operation the backend does not
     /// execute yet.
     pub fn compile(module: &'m Module) -> Result<Self, ExecError> {
-        Ok(Executable { module, program: Program::compile(module)? })
+        Ok(Executable { module: PhantomData, program: Program::compile(module)? })
     }
 
     /// Runs every invocation of `state`.
@@ -126,17 +132,11 @@ impl<'m> Executable<'m> {
     /// }
     /// ```
     pub fn run_into(&self, state: &State, options: &RunOptions, outputs: &mut Outputs) -> Result<(), ExecError> {
-        run_program(self.module, &self.program, state, options, outputs)
+        run_program(&self.program, state, options, outputs)
     }
 }
 
-fn run_program(
-    module: &Module,
-    program: &Program,
-    state: &State,
-    options: &RunOptions,
-    outputs: &mut Outputs,
-) -> Result<(), ExecError> {
+fn run_program(program: &Program, state: &State, options: &RunOptions, outputs: &mut Outputs) -> Result<(), ExecError> {
     let w = options.lanes;
     if w == 0 || w > 64 || !w.is_multiple_of(4) {
         return Err(ExecError::Lanes(w));
@@ -177,7 +177,7 @@ fn run_program(
             batch.fill_invariants();
             let count = step.min(n - first);
             let all = full(count);
-            batch.region(&module.function.body, all)?;
+            batch.run(all)?;
             batch.sync_output_arrays(all);
             if batch.killed != 0 {
                 for (l, k) in killed.iter_mut().enumerate() {
@@ -419,6 +419,7 @@ impl OutputTable<'_> {
 #[derive(Default)]
 struct Scratch {
     slots: Vec<u32>,
+    masks: Vec<u64>,
     breaks: Vec<u64>,
     continues: Vec<u64>,
     copies: Vec<u32>,
@@ -444,6 +445,7 @@ impl Drop for Batch<'_> {
     fn drop(&mut self) {
         let scratch = Scratch {
             slots: std::mem::take(&mut self.slots),
+            masks: std::mem::take(&mut self.masks),
             breaks: std::mem::take(&mut self.breaks),
             continues: std::mem::take(&mut self.continues),
             copies: std::mem::take(&mut self.scratch),
@@ -473,6 +475,9 @@ struct Batch<'a> {
     killed: u64,
     /// What a geometry shader emits (other stages have none).
     emitted: Option<Emitter<'a>>,
+    /// Lanes waiting for a construct's other arm or case (see
+    /// [`Control`]).
+    masks: Vec<u64>,
     breaks: Vec<u64>,
     continues: Vec<u64>,
     steps: u64,
@@ -519,6 +524,7 @@ impl<'a> Batch<'a> {
         grow(&mut scratch.texels, w);
         grow(&mut scratch.joined, MAX_ARGS * w);
         grow(&mut scratch.joined_out, w);
+        scratch.masks.clear();
         scratch.breaks.clear();
         scratch.continues.clear();
         Batch {
@@ -533,6 +539,7 @@ impl<'a> Batch<'a> {
             outputs,
             killed: 0,
             emitted: (program.processor == Processor::Geometry).then(|| Emitter::new(&program.geometry, w)),
+            masks: scratch.masks,
             breaks: scratch.breaks,
             continues: scratch.continues,
             steps: 0,
@@ -588,17 +595,25 @@ impl<'a> Batch<'a> {
         Lanes(mask & self.all)
     }
 
-    /// Runs `region` for the lanes of `active`; returns the lanes that
-    /// reach its end.
-    fn region(&mut self, region: &Region, mut active: u64) -> Result<u64, ExecError> {
-        for node in region {
-            if active == 0 {
-                break;
-            }
-            active = match node {
-                Node::Block(b) => {
-                    self.block(self.program.block(*b), active)?;
-                    match self.program.exit(*b) {
+    /// Runs the module's control flow for the lanes of `active`.
+    fn run(&mut self, mut active: u64) -> Result<(), ExecError> {
+        let program = self.program;
+        let mut pc = 0;
+        while let Some(control) = program.control.get(pc) {
+            pc += 1;
+            match control {
+                // No lane left in this region: on to its end.
+                Control::Block { skip, .. }
+                | Control::If { skip, .. }
+                | Control::Loop { skip, .. }
+                | Control::Switch { skip, .. }
+                    if active == 0 =>
+                {
+                    pc = *skip;
+                }
+                Control::Block { block, .. } => {
+                    self.block(program.block(*block), active)?;
+                    active = match program.exit(*block) {
                         ir::Exit::Fallthrough => active,
                         ir::Exit::Break => {
                             if let Some(m) = self.breaks.last_mut() {
@@ -613,65 +628,84 @@ impl<'a> Batch<'a> {
                             0
                         }
                         ir::Exit::Return => 0,
-                    }
+                    };
                 }
-                Node::If(n) => {
-                    let cond = self.program.slot_of(n.cond.value);
+                Control::If { cond, unsigned, .. } => {
                     let mut taken = 0u64;
                     for l in self.lanes(active) {
-                        let bits = self.get(cond, l);
-                        let t = if n.unsigned { bits != 0 } else { f32::from_bits(bits) != 0.0 };
+                        let bits = self.get(*cond, l);
+                        let t = if *unsigned { bits != 0 } else { f32::from_bits(bits) != 0.0 };
                         if t {
                             taken |= 1 << l;
                         }
                     }
-                    let a = self.region(&n.then_region, active & taken)?;
-                    let b = self.region(&n.else_region, active & !taken)?;
-                    a | b
+                    self.masks.push(active & !taken);
+                    active &= taken;
                 }
-                Node::Loop(n) => {
+                Control::Else => {
+                    let waiting = self.masks.pop().unwrap_or(0);
+                    self.masks.push(active);
+                    active = waiting;
+                }
+                Control::EndIf => active |= self.masks.pop().unwrap_or(0),
+                Control::Loop { .. } => {
                     self.breaks.push(0);
-                    let mut live = active;
-                    while live != 0 {
+                    self.continues.push(0);
+                }
+                Control::EndLoop { body } => {
+                    let live = active | self.continues.pop().unwrap_or(0);
+                    self.count(1)?;
+                    if live != 0 {
                         self.continues.push(0);
-                        let end = self.region(&n.body, live)?;
-                        let cont = self.continues.pop().unwrap_or(0);
-                        live = end | cont;
-                        self.count(1)?;
+                        active = live;
+                        pc = *body;
+                    } else {
+                        active = self.breaks.pop().unwrap_or(0);
                     }
-                    self.breaks.pop().unwrap_or(0)
                 }
-                Node::Switch(n) => {
-                    let sel = self.program.slot_of(n.selector.value);
-                    let mut matched = 0u64;
-                    let mut entries = Vec::with_capacity(n.cases.len());
-                    for case in &n.cases {
-                        let mut entry = 0u64;
-                        if let Some(v) = &case.value {
-                            let v = self.program.slot_of(v.value);
-                            for l in self.lanes(active & !matched) {
-                                if self.get(sel, l) == self.get(v, l) {
-                                    entry |= 1 << l;
-                                }
-                            }
-                            matched |= entry;
-                        }
-                        entries.push(entry);
-                    }
-                    let default = active & !matched;
-                    self.breaks.push(0);
-                    let mut fall = 0u64;
-                    for (case, entry) in n.cases.iter().zip(entries) {
-                        let entry = if case.value.is_none() { default } else { entry };
-                        fall = self.region(&case.body, fall | entry)?;
-                    }
-                    // Without a DEFAULT, lanes matching no case skip the switch.
-                    let skipped = if n.cases.iter().any(|c| c.value.is_none()) { 0 } else { default };
-                    fall | skipped | self.breaks.pop().unwrap_or(0)
+                Control::Switch { selector, values, .. } => {
+                    self.switch(*selector, values, active);
+                    active = 0;
                 }
-            };
+                Control::Case => active |= self.masks.pop().unwrap_or(0),
+                Control::EndSwitch => {
+                    active |= self.masks.pop().unwrap_or(0) | self.breaks.pop().unwrap_or(0);
+                }
+            }
         }
-        Ok(active)
+        Ok(())
+    }
+
+    /// Sorts the lanes of `active` into the cases of a switch on
+    /// `selector` (`values` are the cases' value slots, `None` for
+    /// `DEFAULT`): pushes the lanes no case takes when there is no
+    /// `DEFAULT` (none otherwise), then the lanes entering each case, last
+    /// case first, and a break mask.
+    fn switch(&mut self, selector: u32, values: &[Option<u32>], active: u64) {
+        let n = values.len();
+        let base = self.masks.len();
+        self.masks.resize(base + 1 + n, 0);
+        let mut matched = 0u64;
+        for (k, value) in values.iter().enumerate() {
+            let Some(v) = *value else { continue };
+            let mut entry = 0u64;
+            for l in self.lanes(active & !matched) {
+                if self.get(selector, l) == self.get(v, l) {
+                    entry |= 1 << l;
+                }
+            }
+            matched |= entry;
+            self.masks[base + n - k] = entry;
+        }
+        let default = active & !matched;
+        for (k, value) in values.iter().enumerate() {
+            if value.is_none() {
+                self.masks[base + n - k] = default;
+            }
+        }
+        // Without a DEFAULT, lanes matching no case skip the switch.
+        self.masks[base] = if values.iter().any(Option::is_none) { 0 } else { default };
+        self.breaks.push(0);
     }
 
     fn count(&mut self, n: u64) -> Result<(), ExecError> {

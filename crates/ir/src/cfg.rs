@@ -51,11 +51,12 @@
 //! occurrences of a block, and entries of regions that do not start with a
 //! block. An empty region passes control straight to what follows it.
 //!
-//! Every walk here uses explicit stacks, so nesting depth is bounded only by
-//! memory.
+//! The tree is walked with [`crate::walk`] and every other walk here uses
+//! explicit stacks, so nesting depth is bounded only by memory.
 
 use crate::entity::EntityRef;
 use crate::function::{Block, Exit, Function, Node, Value};
+use crate::walk::{walk, ConstructRef, Event, Place, RegionKind};
 use smallvec::SmallVec;
 
 /// A small list of blocks (the targets of an edge set).
@@ -75,12 +76,10 @@ pub struct Cfg {
     branch_uses: Vec<SmallVec<[Value; 1]>>,
 }
 
-/// One region being walked.
-struct Frame<'a> {
-    region: &'a [Node],
+/// What the walk knows in one region.
+struct Frame {
     /// For each node, where control goes when it is left by falling through.
     follows: Vec<Targets>,
-    next: usize,
     /// The innermost loop's header, if inside a loop (`Some(None)` when the
     /// loop has no header block: a malformed tree).
     header: Option<Option<Block>>,
@@ -120,94 +119,98 @@ impl Cfg {
     }
 
     fn walk(&mut self, func: &Function) {
-        let nblocks = func.blocks.len();
-        let mut stack = vec![Frame {
-            region: &func.body,
-            follows: follows(func, &func.body, &Targets::new()),
-            next: 0,
-            header: None,
-            brk: None,
-            depth: 0,
-        }];
-        while let Some(top) = stack.last_mut() {
-            let region = top.region;
-            let Some(node) = region.get(top.next) else {
-                stack.pop();
-                continue;
-            };
-            let i = top.next;
-            top.next += 1;
-            let follow = top.follows.get(i).cloned().unwrap_or_default();
-            let (header, brk, depth) = (top.header, top.brk.clone(), top.depth);
-            // The block before a construct is its condition block.
-            let cond_block = match i.checked_sub(1).and_then(|p| region.get(p)) {
-                Some(Node::Block(b)) if b.index() < nblocks => Some(*b),
-                _ => None,
-            };
-            match node {
-                Node::Block(b) => {
-                    let b = *b;
-                    let Some(data) = func.blocks.get(b) else { continue };
-                    if self.in_tree[b.index()] {
-                        continue;
-                    }
-                    self.in_tree[b.index()] = true;
-                    self.order.push(b);
-                    self.loop_depth[b.index()] = depth;
-                    let targets: Targets = match data.exit {
-                        Exit::Fallthrough => follow,
-                        Exit::Break => brk.unwrap_or_default(),
-                        Exit::Continue => header.flatten().into_iter().collect(),
-                        Exit::Return => Targets::new(),
+        // The frames of the regions being walked, innermost last, and those
+        // of the regions of the constructs entered, to enter next last.
+        let mut frames: Vec<Frame> = Vec::new();
+        let mut pending: Vec<Frame> = Vec::new();
+        for event in walk(&func.body) {
+            match event {
+                Event::EnterRegion(r) => {
+                    let frame = match r.kind {
+                        RegionKind::Root => Frame {
+                            follows: follows(func, r.nodes, &Targets::new()),
+                            header: None,
+                            brk: None,
+                            depth: 0,
+                        },
+                        // Every construct entered prepared one per region.
+                        _ => pending.pop().unwrap_or(Frame { follows: Vec::new(), header: None, brk: None, depth: 0 }),
                     };
-                    for t in targets {
-                        self.add_edge(b, t);
+                    frames.push(frame);
+                }
+                Event::LeaveRegion(_) => {
+                    frames.pop();
+                }
+                Event::Block(b, at) => {
+                    if let Some(top) = frames.last() {
+                        self.block(func, b, top, at.index);
                     }
                 }
-                Node::If(n) => {
-                    if let Some(c) = cond_block {
-                        self.branch_uses[c.index()].push(n.cond.value);
-                    }
-                    for region in [&n.else_region, &n.then_region] {
-                        stack.push(Frame {
-                            region,
-                            follows: follows(func, region, &follow),
-                            next: 0,
-                            header,
-                            brk: brk.clone(),
-                            depth,
-                        });
+                Event::Enter(construct, at) => {
+                    if let Some(top) = frames.last() {
+                        self.enter(func, construct, at, top, &mut pending);
                     }
                 }
-                Node::Loop(n) => {
-                    let head = region_entries(func, &n.body, &Targets::new()).first().copied();
-                    let back: Targets = head.into_iter().collect();
-                    stack.push(Frame {
-                        region: &n.body,
-                        follows: follows(func, &n.body, &back),
-                        next: 0,
-                        header: Some(head),
-                        brk: Some(follow),
-                        depth: depth + 1,
-                    });
+                Event::Leave(..) => {}
+            }
+        }
+    }
+
+    /// Records block `b`, node `index` of the region of `frame`, and its
+    /// out-edges.
+    fn block(&mut self, func: &Function, b: Block, frame: &Frame, index: usize) {
+        let Some(data) = func.blocks.get(b) else { return };
+        if self.in_tree[b.index()] {
+            return;
+        }
+        self.in_tree[b.index()] = true;
+        self.order.push(b);
+        self.loop_depth[b.index()] = frame.depth;
+        let targets: Targets = match data.exit {
+            Exit::Fallthrough => frame.follows.get(index).cloned().unwrap_or_default(),
+            Exit::Break => frame.brk.clone().unwrap_or_default(),
+            Exit::Continue => frame.header.flatten().into_iter().collect(),
+            Exit::Return => Targets::new(),
+        };
+        for t in targets {
+            self.add_edge(b, t);
+        }
+    }
+
+    /// Records the values `construct` reads at the end of its condition
+    /// block, and prepares the frames of its regions (the first on top).
+    fn enter(
+        &mut self,
+        func: &Function,
+        construct: ConstructRef<'_>,
+        at: Place<'_>,
+        frame: &Frame,
+        pending: &mut Vec<Frame>,
+    ) {
+        let follow = frame.follows.get(at.index).cloned().unwrap_or_default();
+        let (header, brk, depth) = (frame.header, &frame.brk, frame.depth);
+        // The block before a construct is its condition block.
+        if let Some(c) = at.prev_block().filter(|b| b.index() < func.blocks.len()) {
+            self.branch_uses[c.index()].extend(construct.operands().map(|op| op.value));
+        }
+        match construct {
+            ConstructRef::If(n) => {
+                for region in [&n.else_region, &n.then_region] {
+                    let follows = follows(func, region, &follow);
+                    pending.push(Frame { follows, header, brk: brk.clone(), depth });
                 }
-                Node::Switch(n) => {
-                    if let Some(c) = cond_block {
-                        let uses = &mut self.branch_uses[c.index()];
-                        uses.push(n.selector.value);
-                        uses.extend(n.cases.iter().filter_map(|case| case.value.map(|v| v.value)));
-                    }
-                    let case_follows = case_follows(func, n, &follow);
-                    for (case, cf) in n.cases.iter().zip(case_follows).rev() {
-                        stack.push(Frame {
-                            region: &case.body,
-                            follows: follows(func, &case.body, &cf),
-                            next: 0,
-                            header,
-                            brk: Some(follow.clone()),
-                            depth,
-                        });
-                    }
+            }
+            ConstructRef::Loop(n) => {
+                let head = region_entries(func, &n.body, &Targets::new()).first().copied();
+                let back: Targets = head.into_iter().collect();
+                let follows = follows(func, &n.body, &back);
+                pending.push(Frame { follows, header: Some(head), brk: Some(follow), depth: depth + 1 });
+            }
+            ConstructRef::Switch(n) => {
+                let case_follows = case_follows(func, n, &follow);
+                for (case, cf) in n.cases.iter().zip(case_follows).rev() {
+                    let follows = follows(func, &case.body, &cf);
+                    pending.push(Frame { follows, header, brk: Some(follow.clone()), depth });
                 }
             }
         }
@@ -323,6 +326,7 @@ fn case_follows(func: &Function, n: &crate::function::SwitchNode, exit: &Targets
 
 /// The entry blocks of `node`, whose fall-through continuation is `follow`.
 fn node_entries(func: &Function, node: &Node, follow: &Targets) -> Targets {
+    // One node and the first blocks of its regions: not a walk.
     match node {
         Node::Block(b) if func.blocks.contains(*b) => [*b].into_iter().collect(),
         Node::Block(_) => Targets::new(),
@@ -527,6 +531,7 @@ pub(crate) mod build {
         Node::Block(b)
     }
 
+    // These build one node each: not walks.
     pub fn if_(cond: Value, then_region: Region, else_region: Region) -> Node {
         Node::If(Box::new(IfNode {
             cond: Operand::new(cond),

@@ -29,6 +29,7 @@ use crate::cfg::Cfg;
 use crate::entity::EntityRef;
 use crate::function::{Block, Exit, Function, Node, Region};
 use crate::print::{print_inst, print_operand};
+use crate::walk::{walk, ConstructRef, Event};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -97,45 +98,29 @@ struct Notes {
 impl Notes {
     fn new(func: &Function) -> Notes {
         let mut notes = Notes::default();
-        // An explicit stack: nesting depth is bounded only by memory.
-        let mut stack: Vec<&Region> = vec![&func.body];
-        while let Some(region) = stack.pop() {
-            for (i, node) in region.iter().enumerate() {
-                let cond = match i.checked_sub(1).and_then(|p| region.get(p)) {
-                    Some(Node::Block(b)) => Some(*b),
-                    _ => None,
-                };
-                match node {
-                    Node::Block(_) => {}
-                    Node::If(n) => {
-                        if let Some(c) = cond {
-                            let kind = if n.unsigned { "uif" } else { "if" };
-                            notes.branch.insert(c, format!("{kind} {}", print_operand(&n.cond)));
-                            notes.label(c, &n.then_region, "then".to_string());
-                            notes.label(c, &n.else_region, "else".to_string());
-                        }
-                        stack.push(&n.else_region);
-                        stack.push(&n.then_region);
+        for event in walk(&func.body) {
+            let Event::Enter(construct, at) = event else { continue };
+            let Some(c) = at.prev_block() else { continue };
+            match construct {
+                ConstructRef::If(n) => {
+                    let kind = if n.unsigned { "uif" } else { "if" };
+                    notes.branch.insert(c, format!("{kind} {}", print_operand(&n.cond)));
+                    notes.label(c, &n.then_region, "then".to_string());
+                    notes.label(c, &n.else_region, "else".to_string());
+                }
+                ConstructRef::Loop(_) => {}
+                ConstructRef::Switch(n) => {
+                    notes.branch.insert(c, format!("switch {}", print_operand(&n.selector)));
+                    for case in &n.cases {
+                        let label = match &case.value {
+                            Some(v) => format!("case {}", print_operand(v)),
+                            None => "default".to_string(),
+                        };
+                        notes.label(c, &case.body, label);
                     }
-                    Node::Loop(n) => stack.push(&n.body),
-                    Node::Switch(n) => {
-                        if let Some(c) = cond {
-                            notes.branch.insert(c, format!("switch {}", print_operand(&n.selector)));
-                            for case in &n.cases {
-                                let label = match &case.value {
-                                    Some(v) => format!("case {}", print_operand(v)),
-                                    None => "default".to_string(),
-                                };
-                                notes.label(c, &case.body, label);
-                            }
-                            if n.cases.iter().all(|case| case.value.is_some()) {
-                                if let Some(Node::Block(exit)) = region.get(i + 1) {
-                                    notes.edges.entry((c, *exit)).or_insert_with(|| "no case".to_string());
-                                }
-                            }
-                        }
-                        for case in n.cases.iter().rev() {
-                            stack.push(&case.body);
+                    if n.cases.iter().all(|case| case.value.is_some()) {
+                        if let Some(Node::Block(exit)) = at.next() {
+                            notes.edges.entry((c, *exit)).or_insert_with(|| "no case".to_string());
                         }
                     }
                 }

@@ -383,27 +383,7 @@ impl Function {
     /// Every block in tree order (the order emission writes them).
     pub fn blocks_in_order(&self) -> Vec<Block> {
         let mut out = Vec::with_capacity(self.blocks.len());
-        let mut stack: Vec<std::slice::Iter<'_, Node>> = vec![self.body.iter()];
-        while let Some(top) = stack.last_mut() {
-            match top.next() {
-                None => {
-                    stack.pop();
-                }
-                Some(Node::Block(b)) => out.push(*b),
-                Some(Node::If(n)) => {
-                    // Visit then before else: push else first.
-                    let (t, e) = (n.then_region.iter(), n.else_region.iter());
-                    stack.push(e);
-                    stack.push(t);
-                }
-                Some(Node::Loop(n)) => stack.push(n.body.iter()),
-                Some(Node::Switch(n)) => {
-                    for case in n.cases.iter().rev() {
-                        stack.push(case.body.iter());
-                    }
-                }
-            }
-        }
+        out.extend(crate::walk::blocks(&self.body));
         out
     }
 }

@@ -1,7 +1,8 @@
 //! The scalar SSA IR of TGSI shaders.
 //!
 //! [`from_tgsi()`] builds it from a parsed shader; [`verify`] checks it;
-//! [`mod@print`] writes its text form; [`to_tgsi()`] emits TGSI again.
+//! [`mod@print`] writes its text form; [`to_tgsi()`] emits TGSI again;
+//! [`mod@walk`] walks its control-flow tree without recursion.
 
 pub mod bitset;
 pub mod cfg;
@@ -14,6 +15,7 @@ pub mod liveness;
 pub mod print;
 pub mod to_tgsi;
 pub mod verify;
+pub mod walk;
 
 pub use entity::{Arena, EntityRef, SecondaryMap};
 pub use from_tgsi::{from_tgsi, BuildError};

@@ -53,7 +53,8 @@
 //! instructions or values print as such.
 
 use crate::function::{Block, Exit, Region};
-use crate::function::{Function, Inst, InstData, Module, Node, Op, Operand, Origin, Ty, Value};
+use crate::function::{Function, Inst, InstData, Module, Op, Operand, Origin, Ty, Value};
+use crate::walk::{walk, ConstructRef, Event, RegionKind};
 use std::fmt::Write;
 use tgsi::{Indirect, Register, SWIZZLE_NAMES};
 
@@ -145,63 +146,48 @@ fn write_function(out: &mut String, func: &Function, opts: &PrintOptions) {
     write_region(out, func, &func.body, opts);
 }
 
-enum Task<'a> {
-    Region(&'a [Node], usize),
-    Line(String, usize),
-}
-
 fn indent(out: &mut String, n: usize) {
     for _ in 0..n {
         out.push(' ');
     }
 }
 
+/// Writes a line at two spaces per `depth`.
+fn line(out: &mut String, depth: usize, text: &str) {
+    indent(out, 2 * depth);
+    out.push_str(text);
+    out.push('\n');
+}
+
 fn write_region(out: &mut String, func: &Function, body: &Region, opts: &PrintOptions) {
-    let mut stack = vec![Task::Region(body, 0)];
-    while let Some(task) = stack.pop() {
-        let (nodes, depth) = match task {
-            Task::Line(text, depth) => {
-                indent(out, 2 * depth);
-                out.push_str(&text);
-                out.push('\n');
-                continue;
+    for event in walk(body) {
+        match event {
+            Event::Block(b, at) => write_block(out, func, b, 2 * at.depth, opts),
+            Event::Enter(construct, at) => {
+                let head = match construct {
+                    ConstructRef::If(n) => {
+                        format!("{} {} {{", if n.unsigned { "uif" } else { "if" }, print_operand(&n.cond))
+                    }
+                    ConstructRef::Loop(_) => "loop {".to_string(),
+                    ConstructRef::Switch(n) => format!("switch {} {{", print_operand(&n.selector)),
+                };
+                line(out, at.depth, &head);
             }
-            Task::Region(nodes, depth) => (nodes, depth),
-        };
-        let Some((node, rest)) = nodes.split_first() else { continue };
-        if !rest.is_empty() {
-            stack.push(Task::Region(rest, depth));
-        }
-        let pad = 2 * depth;
-        match node {
-            Node::Block(b) => write_block(out, func, *b, pad, opts),
-            Node::If(n) => {
-                indent(out, pad);
-                let _ = writeln!(out, "{} {} {{", if n.unsigned { "uif" } else { "if" }, print_operand(&n.cond));
-                stack.push(Task::Line("}".into(), depth));
-                stack.push(Task::Region(&n.else_region, depth + 1));
-                stack.push(Task::Line(if n.has_else { "} else {" } else { "} else {  ; no ELSE" }.into(), depth));
-                stack.push(Task::Region(&n.then_region, depth + 1));
-            }
-            Node::Loop(n) => {
-                indent(out, pad);
-                out.push_str("loop {\n");
-                stack.push(Task::Line("}".into(), depth));
-                stack.push(Task::Region(&n.body, depth + 1));
-            }
-            Node::Switch(n) => {
-                indent(out, pad);
-                let _ = writeln!(out, "switch {} {{", print_operand(&n.selector));
-                stack.push(Task::Line("}".into(), depth));
-                for case in n.cases.iter().rev() {
-                    stack.push(Task::Region(&case.body, depth + 1));
+            Event::EnterRegion(r) => {
+                if let Some(case) = r.case() {
                     let head = match &case.value {
                         Some(v) => format!("case {}:", print_operand(v)),
                         None => "default:".into(),
                     };
-                    stack.push(Task::Line(head, depth));
+                    line(out, r.depth - 1, &head);
                 }
             }
+            Event::LeaveRegion(r) => {
+                if let (RegionKind::Then, Some(ConstructRef::If(n))) = (r.kind, r.construct) {
+                    line(out, r.depth - 1, if n.has_else { "} else {" } else { "} else {  ; no ELSE" });
+                }
+            }
+            Event::Leave(_, at) => line(out, at.depth, "}"),
         }
     }
 }
@@ -670,7 +656,8 @@ mod tests {
         t.exit(b1, Exit::Continue);
         t.f.body = vec![
             blk(b0),
-            Node::If(Box::new(crate::function::IfNode {
+            // Built by hand for its negated condition: not a walk.
+            crate::function::Node::If(Box::new(crate::function::IfNode {
                 cond: Operand { value: r, neg: true, abs: false },
                 unsigned: true,
                 then_region: vec![blk(b1)],

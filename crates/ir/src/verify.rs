@@ -38,6 +38,7 @@ use crate::cfg::{Cfg, DomTree};
 use crate::entity::EntityRef;
 use crate::function::{Block, Exit, Function, Inst, InstData, Node, Op, Operand, Ty, Value};
 use crate::print::print_inst;
+use crate::walk::{walk, ConstructRef, Event, Place};
 use tgsi::{ChannelMode, Opcode};
 
 /// One problem found by the verifier, with where it is.
@@ -150,21 +151,22 @@ struct Verifier<'f> {
     shape_ok: bool,
 }
 
-/// One region being walked by the structure check.
-struct Frame<'a> {
-    region: &'a [Node],
-    next: usize,
+/// What the structure check knows in one region.
+struct Frame {
     in_loop: bool,
     in_breakable: bool,
     what: String,
 }
 
 fn kind(node: &Node) -> &'static str {
-    match node {
-        Node::Block(_) => "block",
-        Node::If(_) => "if",
-        Node::Loop(_) => "loop",
-        Node::Switch(_) => "switch",
+    node.construct().map_or("block", construct_kind)
+}
+
+fn construct_kind(construct: ConstructRef<'_>) -> &'static str {
+    match construct {
+        ConstructRef::If(_) => "if",
+        ConstructRef::Loop(_) => "loop",
+        ConstructRef::Switch(_) => "switch",
     }
 }
 
@@ -204,66 +206,86 @@ impl Verifier<'_> {
 
     fn structure(&mut self) {
         let func = self.func;
-        let mut stack = Vec::new();
-        self.enter(&mut stack, &func.body, false, false, "the function body".to_string());
-        while let Some(top) = stack.last_mut() {
-            let region = top.region;
-            let Some(node) = region.get(top.next) else {
-                stack.pop();
-                continue;
-            };
-            let i = top.next;
-            top.next += 1;
-            let (in_loop, in_breakable) = (top.in_loop, top.in_breakable);
-            let last = i + 1 == region.len();
-            let prev = match i.checked_sub(1).and_then(|p| region.get(p)) {
-                Some(Node::Block(b)) => Some(*b),
-                _ => None,
-            };
-            let name = match prev {
-                Some(b) => format!("the {} after {b}", kind(node)),
-                None if i == 0 => format!("the {} at the start of {}", kind(node), top.what),
-                None => format!("the {} at node {i} of {}", kind(node), top.what),
-            };
-            if !matches!(node, Node::Block(_)) && !matches!(region.get(i + 1), Some(Node::Block(_))) {
-                self.shape_ok = false;
-                let what = match region.get(i + 1) {
-                    None => "is the last node of its region".to_string(),
-                    Some(n) => format!("is followed by a {} instead of a block", kind(n)),
-                };
-                self.issue(prev, format!("{name} {what}"));
+        // The frames of the regions being walked, innermost last, and those
+        // of the regions of the constructs entered, to enter next last.
+        let mut frames: Vec<Frame> = Vec::new();
+        let mut pending: Vec<Frame> = Vec::new();
+        self.enter(&mut pending, &func.body, false, false, "the function body".to_string());
+        for event in walk(&func.body) {
+            match event {
+                Event::EnterRegion(_) => {
+                    // The root's frame and one per region of each construct
+                    // entered were prepared.
+                    let what = String::new();
+                    frames.push(pending.pop().unwrap_or(Frame { in_loop: false, in_breakable: false, what }));
+                }
+                Event::LeaveRegion(_) => {
+                    frames.pop();
+                }
+                Event::Block(b, at) => {
+                    if let Some(top) = frames.last() {
+                        self.block_node(b, at.is_last(), top.in_loop, top.in_breakable);
+                    }
+                }
+                Event::Enter(construct, at) => {
+                    if let Some(top) = frames.last() {
+                        self.construct(construct, at, top, &mut pending);
+                    }
+                }
+                Event::Leave(..) => {}
             }
-            match node {
-                Node::Block(b) => self.block_node(*b, last, in_loop, in_breakable),
-                Node::If(n) => {
-                    let word = if n.unsigned { "uif" } else { "if" };
-                    self.construct_operand(prev, &n.cond, &format!("condition of {name}"), word);
-                    self.enter(&mut stack, &n.else_region, in_loop, in_breakable, format!("the else region of {name}"));
-                    self.enter(&mut stack, &n.then_region, in_loop, in_breakable, format!("the then region of {name}"));
+        }
+    }
+
+    /// Checks a construct's place, operands and regions, and prepares the
+    /// frames of its regions (the first on top).
+    fn construct(&mut self, construct: ConstructRef<'_>, at: Place<'_>, top: &Frame, pending: &mut Vec<Frame>) {
+        let (in_loop, in_breakable) = (top.in_loop, top.in_breakable);
+        let prev = at.prev_block();
+        let word = construct_kind(construct);
+        let name = match prev {
+            Some(b) => format!("the {word} after {b}"),
+            None if at.index == 0 => format!("the {word} at the start of {}", top.what),
+            None => format!("the {word} at node {} of {}", at.index, top.what),
+        };
+        if !matches!(at.next(), Some(Node::Block(_))) {
+            self.shape_ok = false;
+            let what = match at.next() {
+                None => "is the last node of its region".to_string(),
+                Some(n) => format!("is followed by a {} instead of a block", kind(n)),
+            };
+            self.issue(prev, format!("{name} {what}"));
+        }
+        match construct {
+            ConstructRef::If(n) => {
+                let word = if n.unsigned { "uif" } else { "if" };
+                self.construct_operand(prev, &n.cond, &format!("condition of {name}"), word);
+                self.enter(pending, &n.else_region, in_loop, in_breakable, format!("the else region of {name}"));
+                self.enter(pending, &n.then_region, in_loop, in_breakable, format!("the then region of {name}"));
+            }
+            ConstructRef::Loop(n) => {
+                self.enter(pending, &n.body, true, true, format!("the body of {name}"));
+            }
+            ConstructRef::Switch(n) => {
+                self.construct_operand(prev, &n.selector, &format!("selector of {name}"), "switch");
+                let defaults = n.cases.iter().filter(|c| c.value.is_none()).count();
+                if defaults > 1 {
+                    self.issue(prev, format!("{name} has {defaults} DEFAULT cases"));
                 }
-                Node::Loop(n) => {
-                    self.enter(&mut stack, &n.body, true, true, format!("the body of {name}"));
+                for (k, case) in n.cases.iter().enumerate() {
+                    if let Some(v) = &case.value {
+                        self.construct_operand(prev, v, &format!("value of case {k} of {name}"), "case");
+                    }
                 }
-                Node::Switch(n) => {
-                    self.construct_operand(prev, &n.selector, &format!("selector of {name}"), "switch");
-                    let defaults = n.cases.iter().filter(|c| c.value.is_none()).count();
-                    if defaults > 1 {
-                        self.issue(prev, format!("{name} has {defaults} DEFAULT cases"));
-                    }
-                    for (k, case) in n.cases.iter().enumerate() {
-                        if let Some(v) = &case.value {
-                            self.construct_operand(prev, v, &format!("value of case {k} of {name}"), "case");
-                        }
-                    }
-                    for (k, case) in n.cases.iter().enumerate().rev() {
-                        self.enter(&mut stack, &case.body, in_loop, true, format!("case {k} of {name}"));
-                    }
+                for (k, case) in n.cases.iter().enumerate().rev() {
+                    self.enter(pending, &case.body, in_loop, true, format!("case {k} of {name}"));
                 }
             }
         }
     }
 
-    fn enter<'a>(&mut self, stack: &mut Vec<Frame<'a>>, region: &'a [Node], in_loop: bool, brk: bool, what: String) {
+    /// Checks that `region` starts with a block, and prepares its frame.
+    fn enter(&mut self, pending: &mut Vec<Frame>, region: &[Node], in_loop: bool, brk: bool, what: String) {
         match region.first() {
             None => {
                 self.shape_ok = false;
@@ -275,7 +297,7 @@ impl Verifier<'_> {
                 self.issue(None, format!("{what} starts with a {} instead of a block", kind(n)));
             }
         }
-        stack.push(Frame { region, next: 0, in_loop, in_breakable: brk, what });
+        pending.push(Frame { in_loop, in_breakable: brk, what });
     }
 
     fn block_node(&mut self, b: Block, last: bool, in_loop: bool, in_breakable: bool) {

@@ -27,6 +27,7 @@ fn phi(f: &mut Function, b: Block, incoming: &[(Block, Value)]) -> Value {
     f.result(i)
 }
 
+// These build one node each: not walks.
 fn if_(cond: Value, then_region: Region, else_region: Region) -> Node {
     Node::If(Box::new(IfNode { cond: Operand::new(cond), unsigned: false, then_region, else_region, has_else: true }))
 }

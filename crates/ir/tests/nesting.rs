@@ -1,63 +1,21 @@
-//! Deeply nested control flow goes through every stage (parse, SSA
-//! construction, verification, printing, the CFG's dot rendering, emission,
-//! re-parse and rebuild) on a thread with a 2 MB stack, so no stage may
-//! recurse once per nesting level.
+//! Deeply nested control flow (5,000 levels) goes through every stage
+//! (parse, SSA construction, verification, printing, the CFG's dot
+//! rendering, emission, re-parse and rebuild) on a thread with a 2 MB stack,
+//! so no stage may recurse once per nesting level. The workspace's
+//! `tests/nesting.rs` does the same for the passes and the executor.
 
-use std::fmt::Write as _;
+mod support {
+    pub mod nesting;
+}
+
 use std::thread;
+use support::nesting::{nested_constant_ifs, nested_ifs, nested_loops};
 
 /// The stack of the thread the stages run on.
 const STACK: usize = 2 << 20;
 
-/// `depth` nested `IF`/`ENDIF`s, each level adding to `TEMP[0].x` before
-/// its inner `IF`, so every `ENDIF` joins a different value.
-fn nested_ifs(depth: usize) -> String {
-    let mut body = vec!["MOV TEMP[0], IN[0]".to_string()];
-    let mut open = Vec::new();
-    for level in 0..depth {
-        open.push(body.len());
-        body.push(format!("IF TEMP[0].{0}{0}{0}{0}", ['x', 'y', 'z', 'w'][level % 4]));
-        body.push("ADD TEMP[0].x, TEMP[0].xxxx, IN[0].yyyy".to_string());
-    }
-    body.push("MUL TEMP[0].y, TEMP[0].xxxx, IN[0].zzzz".to_string());
-    while let Some(if_line) = open.pop() {
-        let endif_line = body.len();
-        let _ = write!(body[if_line], " :{endif_line}");
-        body.push("ENDIF".to_string());
-    }
-    body.push("MOV OUT[0], TEMP[0]".to_string());
-    shader(&body)
-}
-
-/// `depth` nested loops, each leaving on a test of a counter it
-/// increments, with the next loop inside.
-fn nested_loops(depth: usize) -> String {
-    let mut body = vec!["MOV TEMP[0], IN[0]".to_string()];
-    for _ in 0..depth {
-        body.push("BGNLOOP".to_string());
-        body.push("SGE TEMP[1].x, TEMP[0].xxxx, IN[0].wwww".to_string());
-        let endif_line = body.len() + 2;
-        body.push(format!("IF TEMP[1].xxxx :{endif_line}"));
-        body.push("BRK".to_string());
-        body.push("ENDIF".to_string());
-        body.push("ADD TEMP[0].x, TEMP[0].xxxx, IN[0].yyyy".to_string());
-    }
-    body.push("MUL TEMP[0].y, TEMP[0].yyyy, IN[0].zzzz".to_string());
-    for _ in 0..depth {
-        body.push("ENDLOOP".to_string());
-    }
-    body.push("MOV OUT[0], TEMP[0]".to_string());
-    shader(&body)
-}
-
-/// A fragment shader around `body` (without its `END`).
-fn shader(body: &[String]) -> String {
-    let mut text = String::from("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..1], LOCAL\n");
-    for (i, line) in body.iter().chain(std::iter::once(&"END".to_string())).enumerate() {
-        let _ = writeln!(text, "{i:>3}: {line}");
-    }
-    text
-}
+/// How deep the constructs nest.
+const DEPTH: usize = 5_000;
 
 /// Runs every stage on `text`, on a thread with a [`STACK`]-byte stack.
 fn all_stages(name: &'static str, text: String) {
@@ -86,17 +44,24 @@ fn all_stages(name: &'static str, text: String) {
 }
 
 #[test]
-fn five_hundred_nested_ifs() {
-    let text = nested_ifs(500);
-    assert_eq!(text.matches(": IF ").count(), 500);
-    all_stages("500 nested IFs", text);
+fn five_thousand_nested_ifs() {
+    let text = nested_ifs(DEPTH);
+    assert_eq!(text.matches(": IF ").count(), DEPTH);
+    all_stages("5000 nested IFs", text);
 }
 
 #[test]
-fn a_hundred_nested_loops() {
-    let text = nested_loops(100);
-    assert_eq!(text.matches(": BGNLOOP").count(), 100);
-    all_stages("100 nested loops", text);
+fn five_thousand_nested_constant_ifs() {
+    let text = nested_constant_ifs(DEPTH);
+    assert_eq!(text.matches(": IF IMM[0].xxxx").count(), DEPTH);
+    all_stages("5000 nested constant IFs", text);
+}
+
+#[test]
+fn five_thousand_nested_loops() {
+    let text = nested_loops(DEPTH);
+    assert_eq!(text.matches(": BGNLOOP").count(), DEPTH);
+    all_stages("5000 nested loops", text);
 }
 
 #[test]
@@ -108,7 +73,10 @@ fn generated_shaders_are_well_formed() {
     let loops = nested_loops(2);
     assert!(loops.contains("  3: IF TEMP[1].xxxx :5\n"), "{loops}");
     assert!(loops.contains("  9: IF TEMP[1].xxxx :11\n"), "{loops}");
-    for text in [ifs, loops] {
+    let constant = nested_constant_ifs(2);
+    assert!(constant.contains("\nIMM[0] FLT32 {"), "{constant}");
+    assert!(constant.contains("  3: IF IMM[0].xxxx :6\n"), "{constant}");
+    for text in [ifs, loops, constant] {
         let shader = tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, "generated")));
         ir::from_tgsi(&shader).expect("builds");
     }

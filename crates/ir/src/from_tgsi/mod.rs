@@ -96,6 +96,78 @@ enum Stop {
     End,
 }
 
+/// A walk over a run of instructions: where it stops.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    /// The opcodes it stops at (consumed).
+    stops: &'static [Opcode],
+    /// Whether it is in the main program rather than an inlined subroutine.
+    main: bool,
+}
+
+/// A construct, or an inlined call, being lowered while the walk is in
+/// one of its parts. The walk keeps them on an explicit stack, so nesting
+/// depth is bounded only by memory.
+enum Open<'a> {
+    /// The then-arm of an `IF` or `UIF`.
+    Then { inst: &'a tgsi::Instruction, cond: Operand, mark: usize },
+    /// The else-arm.
+    Else(Box<IfArms>),
+    /// A loop's body; `mark` is `vars.mark()` when it began.
+    Loop { mark: usize },
+    /// A case of a switch.
+    Switch(Box<Switching>),
+    /// The body of an inlined subroutine.
+    Call(Call),
+}
+
+/// An if whose then-arm is lowered.
+struct IfArms {
+    unsigned: bool,
+    cond: Operand,
+    mark: usize,
+    then_end: Option<Block>,
+    then_state: State,
+    then_region: Region,
+    has_else: bool,
+}
+
+/// A switch being lowered.
+struct Switching {
+    selector: Operand,
+    /// The block the switch leaves.
+    dispatch: Block,
+    mark: usize,
+    /// The cases lowered so far.
+    cases: Vec<Case>,
+    /// The edge falling out of the last case lowered, if it does.
+    fallthrough: Option<Incoming>,
+    /// The value of the case being lowered (`None` for `DEFAULT`).
+    value: Option<Operand>,
+}
+
+/// A subroutine call being inlined.
+struct Call {
+    /// `vars.mark()` at the call, when the body is inlined inside a
+    /// once-loop (it returns early).
+    once_loop: Option<usize>,
+    /// Where the caller's walk goes on after the call.
+    caller_pc: usize,
+    /// The index of the `CAL`.
+    call_pc: usize,
+}
+
+/// The next part of a construct to walk, if it has one left.
+type Next<'a> = Option<(Open<'a>, Run)>;
+
+/// Where a walk over a run of instructions came to.
+enum Walked<'a> {
+    /// The run ended.
+    Stopped(Stop),
+    /// A construct or call began; the walk goes on in this part of it.
+    Opened(Open<'a>, Run),
+}
+
 struct Builder<'a> {
     insts: Vec<&'a tgsi::Instruction>,
     imms: Vec<tgsi::Immediate>,
@@ -234,8 +306,7 @@ impl<'a> Builder<'a> {
     }
 
     fn build(mut self) -> Result<Module, BuildError> {
-        let mut pc = 0;
-        let stop = self.walk(&mut pc, &[], true)?;
+        let stop = self.walk_program()?;
         debug_assert_eq!(stop, Stop::End);
         if self.func.blocks[self.cur].exit == Exit::Fallthrough {
             self.end_invocation();
@@ -438,37 +509,70 @@ impl<'a> Builder<'a> {
 
     // ----- the walk -----
 
-    /// Lowers instructions from `*pc` until one of `stops` (consumed), the
-    /// end of the list, or (in the main program) its END.
-    fn walk(&mut self, pc: &mut usize, stops: &[Opcode], main: bool) -> Result<Stop, BuildError> {
-        // Each nesting level recurses once: grow the stack rather than
-        // overflow it on deeply nested programs.
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.walk_level(pc, stops, main))
+    /// Lowers the program: walks its instructions, and each part of each
+    /// construct and inlined call met, keeping the constructs being lowered
+    /// on a stack rather than recursing.
+    fn walk_program(&mut self) -> Result<Stop, BuildError> {
+        let mut pc = 0;
+        let mut run = Run { stops: &[], main: true };
+        // The constructs being lowered, innermost last, each with the run
+        // it is in.
+        let mut open: Vec<(Open<'a>, Run)> = Vec::new();
+        loop {
+            let stop = match self.walk(&mut pc, run)? {
+                Walked::Stopped(stop) => stop,
+                Walked::Opened(construct, inner) => {
+                    open.push((construct, run));
+                    run = inner;
+                    continue;
+                }
+            };
+            let Some((construct, outer)) = open.pop() else { return Ok(stop) };
+            let next = match construct {
+                Open::Then { inst, cond, mark } => self.end_then(inst, cond, mark, stop, outer.main)?,
+                Open::Else(arms) => self.end_if(*arms),
+                Open::Loop { mark } => self.end_loop(mark)?,
+                Open::Switch(switching) => self.end_case(switching, stop, outer.main)?,
+                Open::Call(call) => self.end_call(call, &mut pc)?,
+            };
+            run = match next {
+                Some((construct, inner)) => {
+                    open.push((construct, outer));
+                    inner
+                }
+                None => outer,
+            };
+        }
     }
 
-    fn walk_level(&mut self, pc: &mut usize, stops: &[Opcode], main: bool) -> Result<Stop, BuildError> {
+    /// Lowers instructions from `*pc` until one of the run's stops
+    /// (consumed), the end of the list, or (in the main program) its END:
+    /// [`Walked::Stopped`]. At a construct or call, lowers its start and
+    /// returns the part of it to walk next.
+    fn walk(&mut self, pc: &mut usize, run: Run) -> Result<Walked<'a>, BuildError> {
+        let Run { stops, main } = run;
         while *pc < self.insts.len() {
             let inst = self.insts[*pc];
             self.pc = *pc;
             *pc += 1;
             let op = inst.opcode;
             if stops.contains(&op) {
-                return Ok(Stop::At(op));
+                return Ok(Walked::Stopped(Stop::At(op)));
             }
-            match op {
-                Opcode::If | Opcode::Uif => self.lower_if(inst, pc, main)?,
+            let next = match op {
+                Opcode::If | Opcode::Uif => self.begin_if(inst, main)?,
                 Opcode::Else | Opcode::Endif | Opcode::Endloop | Opcode::Case | Opcode::Default | Opcode::Endswitch => {
                     return Err(self.error(format!("{} without a matching opening instruction", op.name())));
                 }
-                Opcode::Bgnloop => self.lower_loop(pc, main)?,
-                Opcode::Switch => self.lower_switch(inst, pc, main)?,
+                Opcode::Bgnloop => self.begin_loop(*pc, main)?,
+                Opcode::Switch => self.begin_switch(inst, pc, main)?,
                 Opcode::Brk => {
                     self.lower_break()?;
-                    return self.skip_unreachable(pc, stops);
+                    return self.skip_unreachable(pc, stops).map(Walked::Stopped);
                 }
                 Opcode::Cont => {
                     self.lower_continue()?;
-                    return self.skip_unreachable(pc, stops);
+                    return self.skip_unreachable(pc, stops).map(Walked::Stopped);
                 }
                 Opcode::Ret if !self.calls.is_empty() => {
                     let Some(top) = self.breakables.last() else {
@@ -478,22 +582,28 @@ impl<'a> Builder<'a> {
                         return Err(self.error("RET inside a loop or switch of a subroutine is not supported"));
                     }
                     self.lower_break()?;
-                    return self.skip_unreachable(pc, stops);
+                    return self.skip_unreachable(pc, stops).map(Walked::Stopped);
                 }
                 Opcode::End | Opcode::Ret => {
                     self.end_invocation();
                     if main && self.regions.len() == 1 && self.calls.is_empty() {
-                        return Ok(Stop::End);
+                        return Ok(Walked::Stopped(Stop::End));
                     }
-                    return self.skip_unreachable(pc, stops);
+                    return self.skip_unreachable(pc, stops).map(Walked::Stopped);
                 }
-                Opcode::Cal => self.lower_call(inst)?,
-                Opcode::Bgnsub | Opcode::Endsub | Opcode::Nop => {}
-                _ => self.lower_instruction(inst)?,
+                Opcode::Cal => self.begin_call(inst, pc)?,
+                Opcode::Bgnsub | Opcode::Endsub | Opcode::Nop => None,
+                _ => {
+                    self.lower_instruction(inst)?;
+                    None
+                }
+            };
+            if let Some((construct, inner)) = next {
+                return Ok(Walked::Opened(construct, inner));
             }
         }
         if stops.is_empty() {
-            Ok(Stop::End)
+            Ok(Walked::Stopped(Stop::End))
         } else {
             Err(BuildError {
                 inst: None,
@@ -557,14 +667,24 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn lower_if(&mut self, inst: &tgsi::Instruction, pc: &mut usize, main: bool) -> Result<(), BuildError> {
+    fn begin_if(&mut self, inst: &'a tgsi::Instruction, main: bool) -> Result<Next<'a>, BuildError> {
         let src = inst.src.first().ok_or_else(|| self.error("IF needs a condition"))?;
         let cond = self.src_scalar(src, 0, false)?;
         let mark = self.vars.mark();
-
         let then_start = self.new_block();
         self.open_region(then_start);
-        let stop = self.walk(pc, &[Opcode::Else, Opcode::Endif], main)?;
+        Ok(Some((Open::Then { inst, cond, mark }, Run { stops: &[Opcode::Else, Opcode::Endif], main })))
+    }
+
+    /// The then-arm ended at `stop`: the else-arm is next.
+    fn end_then(
+        &mut self,
+        inst: &tgsi::Instruction,
+        cond: Operand,
+        mark: usize,
+        stop: Stop,
+        main: bool,
+    ) -> Result<Next<'a>, BuildError> {
         let then_end = (self.reaches_end()).then_some(self.cur);
         let then_state = self.capture(mark);
         self.vars.rollback(mark);
@@ -573,15 +693,24 @@ impl<'a> Builder<'a> {
         let else_start = self.new_block();
         self.open_region(else_start);
         let has_else = stop == Stop::At(Opcode::Else);
+        let unsigned = inst.opcode == Opcode::Uif;
+        let arms = IfArms { unsigned, cond, mark, then_end, then_state, then_region, has_else };
         if has_else {
-            self.walk(pc, &[Opcode::Endif], main)?;
+            return Ok(Some((Open::Else(Box::new(arms)), Run { stops: &[Opcode::Endif], main })));
         }
+        Ok(self.end_if(arms))
+    }
+
+    /// The else-arm ended (or there is none): the if is complete.
+    fn end_if(&mut self, arms: IfArms) -> Next<'a> {
+        let IfArms { unsigned, cond, mark, then_end, then_state, then_region, has_else } = arms;
         let else_end = (self.reaches_end()).then_some(self.cur);
         let else_state = self.capture(mark);
         self.vars.rollback(mark);
         let else_region = self.close_region();
 
-        let node = IfNode { cond, unsigned: inst.opcode == Opcode::Uif, then_region, else_region, has_else };
+        // One if built from its arms: not a walk.
+        let node = IfNode { cond, unsigned, then_region, else_region, has_else };
         let merge = self.push_construct(Node::If(Box::new(node)));
         let mut incoming = Vec::new();
         if let Some(pred) = then_end {
@@ -591,12 +720,12 @@ impl<'a> Builder<'a> {
             incoming.push(Incoming { pred, state: else_state });
         }
         self.join(merge, &incoming);
-        Ok(())
+        None
     }
 
-    fn lower_loop(&mut self, pc: &mut usize, main: bool) -> Result<(), BuildError> {
+    fn begin_loop(&mut self, pc: usize, main: bool) -> Result<Next<'a>, BuildError> {
         let preheader = self.cur;
-        let written = self.written_in_loop(*pc)?;
+        let written = self.written_in_loop(pc)?;
         let mark = self.vars.mark();
         let header = self.new_block();
         let mut phis = Vec::with_capacity(written.len());
@@ -625,7 +754,11 @@ impl<'a> Builder<'a> {
             subroutine: false,
         });
         self.open_region(header);
-        self.walk(pc, &[Opcode::Endloop], main)?;
+        Ok(Some((Open::Loop { mark }, Run { stops: &[Opcode::Endloop], main })))
+    }
+
+    /// The body of a loop ended: the loop is complete.
+    fn end_loop(&mut self, mark: usize) -> Result<Next<'a>, BuildError> {
         if self.reaches_end() {
             // The latch: the body's end flows back to the header.
             self.record_continue();
@@ -634,9 +767,10 @@ impl<'a> Builder<'a> {
         let ctx = self.breakables.pop().ok_or_else(|| self.error("loop context lost"))?;
         self.finish_loop_phis(&ctx);
         self.vars.rollback(mark);
+        // One loop built from its body: not a walk.
         let exit = self.push_construct(Node::Loop(Box::new(LoopNode { body })));
         self.join(exit, &ctx.breaks);
-        Ok(())
+        Ok(None)
     }
 
     /// Fills the header phis of a loop from its CONT and latch edges.
@@ -723,26 +857,47 @@ impl<'a> Builder<'a> {
         Ok(out)
     }
 
+    /// Adds the variables `inst` writes to `out`, and for a `CAL` those of
+    /// the subroutine (once per subroutine, in `visited_subs`).
     fn collect_writes(
         &mut self,
         inst: &tgsi::Instruction,
         out: &mut Vec<Var>,
         visited_subs: &mut Vec<usize>,
     ) -> Result<(), BuildError> {
-        if inst.opcode == Opcode::Cal {
-            let start = inst.label.unwrap_or(0) as usize;
-            if visited_subs.contains(&start) {
-                return Ok(());
+        // Where the scan is in each subroutine called, innermost last:
+        // nested calls need no recursion.
+        let mut bodies: Vec<usize> = Vec::new();
+        let mut next = Some(inst);
+        while let Some(inst) = next {
+            if inst.opcode == Opcode::Cal {
+                let start = inst.label.unwrap_or(0) as usize;
+                if !visited_subs.contains(&start) {
+                    visited_subs.push(start);
+                    bodies.push(start + 1);
+                }
+            } else {
+                self.collect_dst_writes(inst, out);
             }
-            visited_subs.push(start);
-            let mut i = start + 1;
-            while i < self.insts.len() && self.insts[i].opcode != Opcode::Endsub {
-                let sub_inst = self.insts[i];
-                self.collect_writes(sub_inst, out, visited_subs)?;
-                i += 1;
+            next = None;
+            while let Some(i) = bodies.last_mut() {
+                match self.insts.get(*i) {
+                    Some(&sub_inst) if sub_inst.opcode != Opcode::Endsub => {
+                        *i += 1;
+                        next = Some(sub_inst);
+                        break;
+                    }
+                    _ => {
+                        bodies.pop();
+                    }
+                }
             }
-            return Ok(());
         }
+        Ok(())
+    }
+
+    /// Adds the variables the destinations of `inst` write to `out`.
+    fn collect_dst_writes(&mut self, inst: &tgsi::Instruction, out: &mut Vec<Var>) {
         for (d, dst) in inst.dst.iter().enumerate() {
             let reg = dst.reg;
             if !matches!(reg.file, File::Temporary | File::Output | File::Address) || reg.indirect.is_some() {
@@ -759,10 +914,9 @@ impl<'a> Builder<'a> {
             }
         }
         // Outputs are stored before EMIT and at exits, which only read.
-        Ok(())
     }
 
-    fn lower_switch(&mut self, inst: &tgsi::Instruction, pc: &mut usize, main: bool) -> Result<(), BuildError> {
+    fn begin_switch(&mut self, inst: &tgsi::Instruction, pc: &mut usize, main: bool) -> Result<Next<'a>, BuildError> {
         let src = inst.src.first().ok_or_else(|| self.error("SWITCH needs a selector"))?;
         let selector = self.src_scalar(src, 0, false)?;
         let dispatch = self.cur;
@@ -770,7 +924,7 @@ impl<'a> Builder<'a> {
         self.breakables.push(Breakable { mark, breaks: Vec::new(), looping: None, subroutine: false });
 
         // The first CASE or DEFAULT.
-        let mut label = loop {
+        let label = loop {
             let Some(&next) = self.insts.get(*pc) else {
                 return Err(self.error("SWITCH without ENDSWITCH"));
             };
@@ -782,38 +936,63 @@ impl<'a> Builder<'a> {
                 other => return Err(self.error(format!("{} before the first CASE of a SWITCH", other.name()))),
             }
         };
-        let mut cases = Vec::new();
-        let mut fallthrough: Option<Incoming> = None;
-        while label.opcode != Opcode::Endswitch {
-            let value = if label.opcode == Opcode::Case {
-                let src = label.src.first().ok_or_else(|| self.error("CASE needs a value"))?;
-                if matches!(src.reg.file, File::Temporary | File::Output | File::Address) {
-                    return Err(self.error("a CASE value from a register is not supported (use an immediate)"));
-                }
-                Some(self.src_scalar(src, 0, false)?)
-            } else {
-                None
-            };
-            let start = self.new_block();
-            self.open_region(start);
-            let mut incoming = vec![Incoming { pred: dispatch, state: Vec::new() }];
-            if let Some(f) = fallthrough.take() {
-                incoming.push(f);
-            }
-            self.join(start, &incoming);
-            let stop = self.walk(pc, &[Opcode::Case, Opcode::Default, Opcode::Endswitch], main)?;
-            if self.reaches_end() {
-                fallthrough = Some(Incoming { pred: self.cur, state: self.capture(mark) });
-            }
-            self.vars.rollback(mark);
-            cases.push(Case { value, body: self.close_region() });
-            label = match stop {
-                Stop::At(_) => self.insts[self.pc],
-                Stop::End => return Err(self.error("SWITCH without ENDSWITCH")),
-            };
+        let switching = Switching { selector, dispatch, mark, cases: Vec::new(), fallthrough: None, value: None };
+        self.next_case(Box::new(switching), label, main)
+    }
+
+    /// Starts the case `label` opens, or completes the switch at its
+    /// `ENDSWITCH`.
+    fn next_case(
+        &mut self,
+        mut switching: Box<Switching>,
+        label: &tgsi::Instruction,
+        main: bool,
+    ) -> Result<Next<'a>, BuildError> {
+        if label.opcode == Opcode::Endswitch {
+            self.end_switch(*switching)?;
+            return Ok(None);
         }
+        let value = if label.opcode == Opcode::Case {
+            let src = label.src.first().ok_or_else(|| self.error("CASE needs a value"))?;
+            if matches!(src.reg.file, File::Temporary | File::Output | File::Address) {
+                return Err(self.error("a CASE value from a register is not supported (use an immediate)"));
+            }
+            Some(self.src_scalar(src, 0, false)?)
+        } else {
+            None
+        };
+        let start = self.new_block();
+        self.open_region(start);
+        let mut incoming = vec![Incoming { pred: switching.dispatch, state: Vec::new() }];
+        if let Some(f) = switching.fallthrough.take() {
+            incoming.push(f);
+        }
+        self.join(start, &incoming);
+        switching.value = value;
+        Ok(Some((Open::Switch(switching), Run { stops: &[Opcode::Case, Opcode::Default, Opcode::Endswitch], main })))
+    }
+
+    /// A case ended at `stop`: the next case is next.
+    fn end_case(&mut self, mut switching: Box<Switching>, stop: Stop, main: bool) -> Result<Next<'a>, BuildError> {
+        if self.reaches_end() {
+            switching.fallthrough = Some(Incoming { pred: self.cur, state: self.capture(switching.mark) });
+        }
+        self.vars.rollback(switching.mark);
+        let body = self.close_region();
+        switching.cases.push(Case { value: switching.value.take(), body });
+        let label = match stop {
+            Stop::At(_) => self.insts[self.pc],
+            Stop::End => return Err(self.error("SWITCH without ENDSWITCH")),
+        };
+        self.next_case(switching, label, main)
+    }
+
+    /// Every case is lowered: the switch is complete.
+    fn end_switch(&mut self, switching: Switching) -> Result<(), BuildError> {
+        let Switching { selector, dispatch, cases, fallthrough, .. } = switching;
         let ctx = self.breakables.pop().ok_or_else(|| self.error("switch context lost"))?;
         let has_default = cases.iter().any(|c| c.value.is_none());
+        // One switch built from its cases: not a walk.
         let exit = self.push_construct(Node::Switch(Box::new(SwitchNode { selector, cases })));
         let mut incoming = ctx.breaks;
         if let Some(f) = fallthrough {
@@ -826,7 +1005,7 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn lower_call(&mut self, inst: &tgsi::Instruction) -> Result<(), BuildError> {
+    fn begin_call(&mut self, inst: &tgsi::Instruction, pc: &mut usize) -> Result<Next<'a>, BuildError> {
         let start = inst.label.ok_or_else(|| self.error("CAL needs a label"))? as usize;
         if self.insts.get(start).map(|i| i.opcode) != Some(Opcode::Bgnsub) {
             return Err(self.error(format!("CAL :{start} does not name a BGNSUB")));
@@ -846,29 +1025,39 @@ impl<'a> Builder<'a> {
         }
         let call_pc = self.pc;
         self.calls.push(start);
-        let mut pc = start + 1;
-        if early_return {
-            let mark = self.vars.mark();
-            let header = self.new_block();
-            // A loop that never loops: it needs no header phis.
-            let looping = Some(LoopInfo { phis: Vec::new(), continues: Vec::new() });
-            self.breakables.push(Breakable { mark, breaks: Vec::new(), looping, subroutine: true });
-            self.open_region(header);
-            self.walk(&mut pc, &[Opcode::Endsub], false)?;
+        // The body is walked from its start; the caller goes on after.
+        let caller_pc = std::mem::replace(pc, start + 1);
+        if !early_return {
+            let call = Call { once_loop: None, caller_pc, call_pc };
+            return Ok(Some((Open::Call(call), Run { stops: &[Opcode::Endsub, Opcode::Ret], main: false })));
+        }
+        let mark = self.vars.mark();
+        let header = self.new_block();
+        // A loop that never loops: it needs no header phis.
+        let looping = Some(LoopInfo { phis: Vec::new(), continues: Vec::new() });
+        self.breakables.push(Breakable { mark, breaks: Vec::new(), looping, subroutine: true });
+        self.open_region(header);
+        let call = Call { once_loop: Some(mark), caller_pc, call_pc };
+        Ok(Some((Open::Call(call), Run { stops: &[Opcode::Endsub], main: false })))
+    }
+
+    /// The body of an inlined subroutine ended: the call is complete.
+    fn end_call(&mut self, call: Call, pc: &mut usize) -> Result<Next<'a>, BuildError> {
+        *pc = call.caller_pc;
+        if let Some(mark) = call.once_loop {
             if self.reaches_end() {
                 self.lower_break()?;
             }
             let body = self.close_region();
             let ctx = self.breakables.pop().ok_or_else(|| self.error("subroutine context lost"))?;
             self.vars.rollback(mark);
+            // One loop built from the body: not a walk.
             let exit = self.push_construct(Node::Loop(Box::new(LoopNode { body })));
             self.join(exit, &ctx.breaks);
-        } else {
-            self.walk(&mut pc, &[Opcode::Endsub, Opcode::Ret], false)?;
         }
         self.calls.pop();
-        self.pc = call_pc;
-        Ok(())
+        self.pc = call.call_pc;
+        Ok(None)
     }
 
     /// Replaces phis whose arguments are all one value (or the phi itself)
@@ -937,27 +1126,9 @@ fn replace_in_tree(
     map: &SecondaryMap<Value, Value>,
     resolve: fn(&SecondaryMap<Value, Value>, Value) -> Value,
 ) {
-    let mut stack: Vec<&mut Region> = vec![region];
-    while let Some(r) = stack.pop() {
-        for node in r.iter_mut() {
-            match node {
-                Node::Block(_) => {}
-                Node::If(n) => {
-                    n.cond.value = resolve(map, n.cond.value);
-                    stack.push(&mut n.then_region);
-                    stack.push(&mut n.else_region);
-                }
-                Node::Loop(n) => stack.push(&mut n.body),
-                Node::Switch(n) => {
-                    n.selector.value = resolve(map, n.selector.value);
-                    for case in &mut n.cases {
-                        if let Some(v) = &mut case.value {
-                            v.value = resolve(map, v.value);
-                        }
-                        stack.push(&mut case.body);
-                    }
-                }
-            }
+    crate::walk::for_each_region_post_order_mut(region, |r| {
+        for op in r.iter_mut().flat_map(Node::operands_mut) {
+            op.value = resolve(map, op.value);
         }
-    }
+    });
 }

@@ -16,6 +16,7 @@
 
 use crate::entity::SecondaryMap;
 use crate::function::*;
+use crate::walk::{walk, ConstructRef, Event, RegionKind};
 
 /// A closed range of positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +60,7 @@ impl Layout {
         let mut tree_uses: Vec<(Value, Block)> = Vec::new();
         let mut ctx = Context::default();
         let mut uses: SecondaryMap<Value, Vec<u32>> = SecondaryMap::default();
-        layout.number(func, live, &func.body, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
+        layout.number(func, live, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
 
         let mut main: SecondaryMap<Value, Interval> = SecondaryMap::default();
         let mut points: SecondaryMap<Value, Vec<Interval>> = SecondaryMap::default();
@@ -188,108 +189,138 @@ impl Layout {
         layout
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Numbers the blocks and instructions of `func` in emission order.
     fn number(
         &mut self,
         func: &Function,
         live: &SecondaryMap<Inst, ()>,
-        region: &Region,
         pos: &mut u32,
         loops: &mut Vec<Interval>,
         tree_uses: &mut Vec<(Value, Block)>,
         ctx: &mut Context,
     ) {
-        // One recursion per nesting level: grow the stack as needed.
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            self.number_level(func, live, region, pos, loops, tree_uses, ctx)
-        })
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn number_level(
-        &mut self,
-        func: &Function,
-        live: &SecondaryMap<Inst, ()>,
-        region: &Region,
-        pos: &mut u32,
-        loops: &mut Vec<Interval>,
-        tree_uses: &mut Vec<(Value, Block)>,
-        ctx: &mut Context,
-    ) {
-        let mut prev_block: Option<Block> = None;
-        for node in region {
-            match node {
-                Node::Block(b) => {
-                    *pos += 2;
-                    self.block_start.insert(*b, *pos);
-                    for &i in func.blocks[*b].insts.iter().filter(|i| live.contains_key(i)) {
-                        *pos += 2;
-                        self.inst_pos.insert(i, *pos);
+        // The last block met in each region being walked, innermost last.
+        let mut prev_block: Vec<Option<Block>> = Vec::new();
+        // What each construct being walked started with, innermost last.
+        let mut open: Vec<Open> = Vec::new();
+        for event in walk(&func.body) {
+            match event {
+                Event::EnterRegion(_) => prev_block.push(None),
+                Event::LeaveRegion(r) => {
+                    prev_block.pop();
+                    if let (RegionKind::Then, Some(Open::If { then_start })) = (r.kind, open.last()) {
+                        let then_range = Interval { start: *then_start, end: *pos + 1 };
+                        ctx.excluded.push(then_range);
+                        open.push(Open::Else { then_range, else_start: *pos + 1 });
                     }
-                    *pos += 2;
-                    self.block_end.insert(*b, *pos);
-                    self.context.insert(*b, (ctx.excluded.clone(), None));
-                    ctx.blocks_in_loop.push(*b);
-                    if func.blocks[*b].exit == Exit::Break {
-                        if let Some(Some(l)) = ctx.breakables.last() {
-                            ctx.breaks.push((*l, *pos));
+                }
+                Event::Block(b, _) => {
+                    self.number_block(func, live, b, pos, ctx);
+                    if let Some(last) = prev_block.last_mut() {
+                        *last = Some(b);
+                    }
+                }
+                Event::Enter(construct, _) => {
+                    let cond_block = prev_block.last().copied().flatten();
+                    if let Some(b) = cond_block {
+                        tree_uses.extend(construct.operands().map(|op| (op.value, b)));
+                    }
+                    open.push(match construct {
+                        ConstructRef::If(_) => Open::If { then_start: *pos + 1 },
+                        ConstructRef::Loop(_) => {
+                            let start = *pos + 1;
+                            let outer = !ctx.in_loop;
+                            let mark = ctx.blocks_in_loop.len();
+                            ctx.in_loop = true;
+                            let id = ctx.loop_ranges.len();
+                            ctx.loop_ranges.push(Interval { start, end: u32::MAX });
+                            ctx.breakables.push(Some(id));
+                            Open::Loop { start, outer, mark, id }
                         }
-                    }
-                    prev_block = Some(*b);
+                        ConstructRef::Switch(_) => {
+                            ctx.breakables.push(None);
+                            Open::Switch
+                        }
+                    });
                 }
-                Node::If(n) => {
-                    if let Some(b) = prev_block {
-                        tree_uses.push((n.cond.value, b));
+                Event::Leave(..) => match open.pop() {
+                    Some(Open::Else { then_range, else_start }) => {
+                        // The if's own entry, under its else.
+                        open.pop();
+                        ctx.excluded.pop();
+                        ctx.ifs.push((then_range, Interval { start: else_start, end: *pos + 1 }));
                     }
-                    let then_start = *pos + 1;
-                    self.number(func, live, &n.then_region, pos, loops, tree_uses, ctx);
-                    let then_range = Interval { start: then_start, end: *pos + 1 };
-                    ctx.excluded.push(then_range);
-                    let else_start = *pos + 1;
-                    self.number(func, live, &n.else_region, pos, loops, tree_uses, ctx);
-                    ctx.excluded.pop();
-                    ctx.ifs.push((then_range, Interval { start: else_start, end: *pos + 1 }));
-                }
-                Node::Loop(n) => {
-                    let start = *pos + 1;
-                    let outer = !ctx.in_loop;
-                    let mark = ctx.blocks_in_loop.len();
-                    ctx.in_loop = true;
-                    let id = ctx.loop_ranges.len();
-                    ctx.loop_ranges.push(Interval { start, end: u32::MAX });
-                    ctx.breakables.push(Some(id));
-                    self.number(func, live, &n.body, pos, loops, tree_uses, ctx);
-                    ctx.breakables.pop();
-                    ctx.loop_ranges[id].end = *pos + 1;
-                    loops.push(Interval { start, end: *pos + 1 });
-                    if outer {
-                        // Every block of the outermost loop learns its end.
-                        for b in ctx.blocks_in_loop.drain(mark..) {
-                            if let Some(c) = self.context.get_mut(&b) {
-                                c.1 = Some(*pos + 1);
+                    Some(Open::Loop { start, outer, mark, id }) => {
+                        ctx.breakables.pop();
+                        ctx.loop_ranges[id].end = *pos + 1;
+                        loops.push(Interval { start, end: *pos + 1 });
+                        if outer {
+                            // Every block of the outermost loop learns its end.
+                            for b in ctx.blocks_in_loop.drain(mark..) {
+                                if let Some(c) = self.context.get_mut(&b) {
+                                    c.1 = Some(*pos + 1);
+                                }
                             }
-                        }
-                        ctx.in_loop = false;
-                    }
-                }
-                Node::Switch(n) => {
-                    if let Some(b) = prev_block {
-                        tree_uses.push((n.selector.value, b));
-                        for case in &n.cases {
-                            if let Some(v) = case.value {
-                                tree_uses.push((v.value, b));
-                            }
+                            ctx.in_loop = false;
                         }
                     }
-                    ctx.breakables.push(None);
-                    for case in &n.cases {
-                        self.number(func, live, &case.body, pos, loops, tree_uses, ctx);
+                    Some(Open::Switch) => {
+                        ctx.breakables.pop();
                     }
-                    ctx.breakables.pop();
-                }
+                    Some(Open::If { .. }) | None => {}
+                },
             }
         }
     }
+
+    /// Numbers block `b` and its live instructions.
+    fn number_block(
+        &mut self,
+        func: &Function,
+        live: &SecondaryMap<Inst, ()>,
+        b: Block,
+        pos: &mut u32,
+        ctx: &mut Context,
+    ) {
+        *pos += 2;
+        self.block_start.insert(b, *pos);
+        for &i in func.blocks[b].insts.iter().filter(|i| live.contains_key(i)) {
+            *pos += 2;
+            self.inst_pos.insert(i, *pos);
+        }
+        *pos += 2;
+        self.block_end.insert(b, *pos);
+        self.context.insert(b, (ctx.excluded.clone(), None));
+        ctx.blocks_in_loop.push(b);
+        if func.blocks[b].exit == Exit::Break {
+            if let Some(Some(l)) = ctx.breakables.last() {
+                ctx.breaks.push((*l, *pos));
+            }
+        }
+    }
+}
+
+/// A construct the numbering walk is in, with what it started with.
+enum Open {
+    /// An if, in its then-region.
+    If {
+        then_start: u32,
+    },
+    /// An if in its else-region (above its [`Open::If`]): the then-arm's
+    /// range and where the else-arm starts.
+    Else {
+        then_range: Interval,
+        else_start: u32,
+    },
+    /// A loop: where it starts, whether it is outside every other loop,
+    /// how many blocks of the outermost loop came before it, its id.
+    Loop {
+        start: u32,
+        outer: bool,
+        mark: usize,
+        id: usize,
+    },
+    Switch,
 }
 
 /// The intervals of a value live over `iv` and read at `reads`: a value

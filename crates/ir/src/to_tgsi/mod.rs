@@ -20,6 +20,7 @@ mod layout;
 use crate::channels::replicated_reads;
 use crate::entity::SecondaryMap;
 use crate::function::*;
+use crate::walk::{walk, ConstructRef, Event, RegionKind};
 use alloc::{Allocation, Loc};
 use immediates::ImmediatePool;
 use layout::Layout;
@@ -163,48 +164,14 @@ impl<'a> Emitter<'a> {
     // ----- control flow -----
 
     fn region(&mut self, region: &Region) -> Result<(), EmitError> {
-        // One recursion per nesting level: grow the stack as needed.
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.region_level(region))
-    }
-
-    fn region_level(&mut self, region: &Region) -> Result<(), EmitError> {
-        let mut prev: Option<Block> = None;
-        for node in region {
-            match node {
-                Node::Block(b) => {
-                    self.block(*b)?;
-                    prev = Some(*b);
-                }
-                Node::If(n) => {
-                    self.hoist_else_copies(n, prev.take())?;
-                    let cond = self.operand(&[(0, n.cond)])?;
-                    let mut inst = tgsi::Instruction::new(if n.unsigned { Opcode::Uif } else { Opcode::If });
-                    inst.src.push(broadcast(cond));
-                    self.out.push(inst);
-                    self.region(&n.then_region)?;
-                    // ELSE only when the else arm writes something (phi
-                    // copies included) or the source had one.
-                    self.out.push(tgsi::Instruction::new(Opcode::Else));
-                    let else_at = self.out.len();
-                    self.region(&n.else_region)?;
-                    if self.out.len() == else_at && !n.has_else {
-                        self.out.pop();
-                    }
-                    self.out.push(tgsi::Instruction::new(Opcode::Endif));
-                }
-                Node::Loop(n) => {
-                    prev = None;
-                    self.out.push(tgsi::Instruction::new(Opcode::Bgnloop));
-                    self.region(&n.body)?;
-                    self.out.push(tgsi::Instruction::new(Opcode::Endloop));
-                }
-                Node::Switch(n) => {
-                    prev = None;
-                    let sel = self.operand(&[(0, n.selector)])?;
-                    let mut inst = tgsi::Instruction::new(Opcode::Switch);
-                    inst.src.push(broadcast(sel));
-                    self.out.push(inst);
-                    for case in &n.cases {
+        // Where the ELSE of each if whose else-region is being written went.
+        let mut else_at: Vec<usize> = Vec::new();
+        for event in walk(region) {
+            match event {
+                Event::Block(b, _) => self.block(b)?,
+                Event::Enter(construct, at) => self.open(construct, at.prev_block())?,
+                Event::EnterRegion(r) => {
+                    if let Some(case) = r.case() {
                         match case.value {
                             Some(v) => {
                                 let val = self.operand(&[(0, v)])?;
@@ -214,12 +181,56 @@ impl<'a> Emitter<'a> {
                             }
                             None => self.out.push(tgsi::Instruction::new(Opcode::Default)),
                         }
-                        self.region(&case.body)?;
                     }
-                    self.out.push(tgsi::Instruction::new(Opcode::Endswitch));
+                }
+                Event::LeaveRegion(r) => match (r.kind, r.construct) {
+                    // ELSE only when the else arm writes something (phi
+                    // copies included) or the source had one.
+                    (RegionKind::Then, _) => {
+                        self.out.push(tgsi::Instruction::new(Opcode::Else));
+                        else_at.push(self.out.len());
+                    }
+                    (RegionKind::Else, Some(ConstructRef::If(n))) => {
+                        let at = else_at.pop();
+                        if at == Some(self.out.len()) && !n.has_else {
+                            self.out.pop();
+                        }
+                    }
+                    _ => {}
+                },
+                Event::Leave(construct, _) => {
+                    let op = match construct {
+                        ConstructRef::If(_) => Opcode::Endif,
+                        ConstructRef::Loop(_) => Opcode::Endloop,
+                        ConstructRef::Switch(_) => Opcode::Endswitch,
+                    };
+                    self.out.push(tgsi::Instruction::new(op));
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Writes the opening instruction of `construct`, whose condition
+    /// block is `prev`.
+    fn open(&mut self, construct: ConstructRef<'_>, prev: Option<Block>) -> Result<(), EmitError> {
+        let inst = match construct {
+            ConstructRef::If(n) => {
+                self.hoist_else_copies(n, prev)?;
+                let cond = self.operand(&[(0, n.cond)])?;
+                let mut inst = tgsi::Instruction::new(if n.unsigned { Opcode::Uif } else { Opcode::If });
+                inst.src.push(broadcast(cond));
+                inst
+            }
+            ConstructRef::Loop(_) => tgsi::Instruction::new(Opcode::Bgnloop),
+            ConstructRef::Switch(n) => {
+                let sel = self.operand(&[(0, n.selector)])?;
+                let mut inst = tgsi::Instruction::new(Opcode::Switch);
+                inst.src.push(broadcast(sel));
+                inst
+            }
+        };
+        self.out.push(inst);
         Ok(())
     }
 
@@ -1465,25 +1476,9 @@ fn live_instructions(func: &Function) -> SecondaryMap<Inst, ()> {
             }
         }
     }
-    let mut stack: Vec<&Region> = vec![&func.body];
-    while let Some(r) = stack.pop() {
-        for node in r {
-            match node {
-                Node::Block(_) => {}
-                Node::If(n) => {
-                    work.push(n.cond.value);
-                    stack.push(&n.then_region);
-                    stack.push(&n.else_region);
-                }
-                Node::Loop(n) => stack.push(&n.body),
-                Node::Switch(n) => {
-                    work.push(n.selector.value);
-                    for case in &n.cases {
-                        work.extend(case.value.map(|v| v.value));
-                        stack.push(&case.body);
-                    }
-                }
-            }
+    for event in walk(&func.body) {
+        if let Event::Enter(construct, _) = event {
+            work.extend(construct.operands().map(|op| op.value));
         }
     }
     while let Some(v) = work.pop() {
