@@ -901,6 +901,7 @@ fn try_fold_if(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use testkit::Rng;
 
     /// Special patterns: zeros, ones, infinities, quiet and signalling
     /// NaNs with payloads, denormals, extremes.
@@ -931,23 +932,12 @@ mod tests {
         0x4000_0000,
     ];
 
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u32 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 16) as u32
-        }
-
-        /// Special patterns a quarter of the time, random bits otherwise.
-        fn bits(&mut self) -> u32 {
-            if self.next() & 3 == 0 {
-                SPECIAL[self.next() as usize % SPECIAL.len()]
-            } else {
-                self.next()
-            }
+    /// Special patterns a quarter of the time, random bits otherwise.
+    fn bits(rng: &mut Rng) -> u32 {
+        if rng.below(4) == 0 {
+            *rng.pick(SPECIAL)
+        } else {
+            rng.next_u32()
         }
     }
 
@@ -973,10 +963,10 @@ mod tests {
             .collect();
         let outcome = identity(opcode, &pats);
         assert!(outcome.is_some(), "{opcode:?} {pats:?}: the identity does not fire");
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ opcode as u64);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15 ^ opcode as u64);
         let mut checked = 0;
         for _ in 0..20_000 {
-            let xs = [rng.bits(), rng.bits()];
+            let xs = [bits(&mut rng), bits(&mut rng)];
             if quiet && xs.iter().any(|&x| is_signalling_nan(x)) {
                 continue;
             }
@@ -1125,11 +1115,11 @@ mod tests {
     /// its inputs (signalling NaNs included).
     #[test]
     fn quiet_ops_never_give_signalling_nans() {
-        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         for &op in QUIET_OPS {
             let n = (1..=8).find(|&n| eval(op, 0, &vec![0; n]).is_some()).expect("eval covers the opcode");
             for _ in 0..20_000 {
-                let args: Vec<u64> = (0..n).map(|_| u64::from(rng.bits())).collect();
+                let args: Vec<u64> = (0..n).map(|_| u64::from(bits(&mut rng))).collect();
                 let v = eval(op, 0, &args).unwrap_or(0);
                 assert!(!is_signalling_nan(v as u32), "{op:?} {args:x?} gave {v:#x}");
             }
