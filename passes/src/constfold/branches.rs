@@ -77,35 +77,10 @@ fn try_fold_if(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewr
     }
     let phis = resolved.len();
     // Phis elsewhere lose the entries of dropped blocks (a BRK or CONT in
-    // the dropped arm); give up if one would lose them all. Blocks in
-    // arena order: deterministic.
-    let mut trimmed: Vec<(Inst, Vec<bool>)> = Vec::new();
-    for (b, bd) in func.blocks.iter() {
-        if b == bm || dropped.contains(&b) {
-            continue;
-        }
-        for &inst in bd.insts.iter().take_while(|&&x| is_phi(func, x)) {
-            let Some(Op::Phi { preds }) = func.insts.get(inst).map(|d| &d.op) else { continue };
-            let keep_entry: Vec<bool> = preds.iter().map(|&p| !dropped.contains(&rw.block(p))).collect();
-            if keep_entry.iter().all(|&k| k) {
-                continue;
-            }
-            if !keep_entry.iter().any(|&k| k) {
-                return false;
-            }
-            trimmed.push((inst, keep_entry));
-        }
-    }
+    // the dropped arm); give up if one would lose them all.
+    let Some(trimmed) = phis_losing_entries(func, rw, bm, &dropped) else { return false };
     // Commit.
-    for (inst, keep_entry) in trimmed {
-        if let Some(d) = get_mut(&mut func.insts, inst) {
-            let Op::Phi { preds } = &mut d.op else { continue };
-            let mut k = keep_entry.iter();
-            preds.retain(|_| k.next().copied().unwrap_or(true));
-            let mut k = keep_entry.iter();
-            d.args.retain(|_| k.next().copied().unwrap_or(true));
-        }
-    }
+    trim_phis(func, trimmed);
     for (phi, value) in resolved {
         rw.values.insert(phi, value);
     }
@@ -120,4 +95,48 @@ fn try_fold_if(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewr
     kept.remove(0);
     region.splice(i..=i + 1, kept);
     true
+}
+
+/// The phis outside the merge block `bm` and the `dropped` blocks that
+/// have entries from dropped blocks, each with which of its entries it
+/// keeps; `None` when one would lose them all. Blocks in arena order:
+/// deterministic.
+fn phis_losing_entries(
+    func: &Function,
+    rw: &Rewrites,
+    bm: Block,
+    dropped: &HashSet<Block>,
+) -> Option<Vec<(Inst, Vec<bool>)>> {
+    let mut trimmed: Vec<(Inst, Vec<bool>)> = Vec::new();
+    for (b, bd) in func.blocks.iter() {
+        if b == bm || dropped.contains(&b) {
+            continue;
+        }
+        for &inst in bd.insts.iter().take_while(|&&x| is_phi(func, x)) {
+            let Some(Op::Phi { preds }) = func.insts.get(inst).map(|d| &d.op) else { continue };
+            let keep_entry: Vec<bool> = preds.iter().map(|&p| !dropped.contains(&rw.block(p))).collect();
+            if keep_entry.iter().all(|&k| k) {
+                continue;
+            }
+            if !keep_entry.iter().any(|&k| k) {
+                return None;
+            }
+            trimmed.push((inst, keep_entry));
+        }
+    }
+    Some(trimmed)
+}
+
+/// Takes out of each phi the entries (predecessor and argument) its
+/// `keep_entry` marks false.
+fn trim_phis(func: &mut Function, trimmed: Vec<(Inst, Vec<bool>)>) {
+    for (inst, keep_entry) in trimmed {
+        if let Some(d) = get_mut(&mut func.insts, inst) {
+            let Op::Phi { preds } = &mut d.op else { continue };
+            let mut k = keep_entry.iter();
+            preds.retain(|_| k.next().copied().unwrap_or(true));
+            let mut k = keep_entry.iter();
+            d.args.retain(|_| k.next().copied().unwrap_or(true));
+        }
+    }
 }
