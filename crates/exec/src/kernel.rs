@@ -320,24 +320,13 @@ fn map3(out: &mut [u32], a: &[&[u32]], op: impl Fn(u32, u32, u32) -> u32) {
 mod tests {
     use super::*;
     use semantics::eval;
+    use testkit::Rng;
 
     /// Random bits, many of them interesting floats.
-    fn values(seed: &mut u64, n: usize) -> Vec<u32> {
+    fn values(rng: &mut Rng, n: usize) -> Vec<u32> {
         let special =
             [0u32, 0x8000_0000, 0x3f80_0000, 0xbf80_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 1, 0x0080_0000];
-        (0..n)
-            .map(|_| {
-                *seed ^= *seed << 13;
-                *seed ^= *seed >> 7;
-                *seed ^= *seed << 17;
-                let r = *seed;
-                if r.is_multiple_of(4) {
-                    special[(r >> 8) as usize % special.len()]
-                } else {
-                    (r >> 16) as u32
-                }
-            })
-            .collect()
+        (0..n).map(|_| if rng.below(4) == 0 { *rng.pick(&special) } else { rng.next_u32() }).collect()
     }
 
     /// [`Kernel::run`] built for AVX2, as blocks run on such processors
@@ -361,7 +350,7 @@ mod tests {
     #[test]
     fn kernels_compute_what_eval_computes() {
         use Opcode::*;
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         let ops = [
             (Add, 2),
             (Mul, 2),
@@ -436,7 +425,7 @@ mod tests {
             let kernel = Kernel::of(op, 0, args).unwrap();
             assert!(!matches!(kernel, Kernel::Eval { .. }), "{op:?} has a loop of its own");
             for _ in 0..200 {
-                let cols: Vec<Vec<u32>> = (0..args).map(|_| values(&mut seed, 64)).collect();
+                let cols: Vec<Vec<u32>> = (0..args).map(|_| values(&mut rng, 64)).collect();
                 let refs: Vec<&[u32]> = cols.iter().map(Vec::as_slice).collect();
                 // Both builds of the loops: for any processor, and for AVX2
                 // when this one has it.

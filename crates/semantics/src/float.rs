@@ -267,12 +267,9 @@ mod tests {
                 values.push(-(p + k as f32 * p * f32::EPSILON));
             }
         }
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = testkit::Rng::new(0x2545_f491_4f6c_dd1d);
         for _ in 0..200_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            values.push(f32::from_bits(seed as u32));
+            values.push(f32::from_bits(rng.next_u32()));
         }
         for x in values {
             let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());

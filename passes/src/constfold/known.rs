@@ -1,0 +1,134 @@
+//! What folding knows of a value at compile time: its bits when it is a
+//! constant (or an address register write of constants), and whether it
+//! can be a signalling NaN (which decides whether a float identity is
+//! exact).
+
+use ir::{Function, Inst, Op, Source, Value};
+use semantics::{apply_modifiers, eval, saturate};
+use tgsi::{File, Opcode};
+
+/// The bits of `v` when it is a constant: `Const`, `Initial` (zero) or a
+/// direct immediate read.
+pub(super) fn const_of(func: &Function, immediates: &[tgsi::Immediate], v: Value) -> Option<u64> {
+    let def = func.values.get(v)?.def;
+    match &func.insts.get(def)?.op {
+        Op::Const(bits) => Some(*bits),
+        Op::Initial => Some(0),
+        Op::Read(Source { file: File::Immediate, index, chan, .. }) => {
+            // What the backend fills in: a missing immediate reads as 0.
+            Some(immediates.get(*index as usize).map_or(0, |imm| imm.data[*chan as usize & 3]) as u64)
+        }
+        _ => None,
+    }
+}
+
+/// The bits an `Alu` instruction whose operands are all constants
+/// computes: the backend's own arithmetic, in the backend's order
+/// (modifiers with the opcode's source type, `eval`, then `_SAT`).
+pub(super) fn alu_value(func: &Function, immediates: &[tgsi::Immediate], inst: Inst) -> Option<u64> {
+    let data = func.insts.get(inst)?;
+    let Op::Alu { opcode, chan } = data.op else { return None };
+    let info = opcode.info();
+    let args = data
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            const_of(func, immediates, a.value).map(|bits| apply_modifiers(opcode.src_type(i), bits, a.neg, a.abs))
+        })
+        .collect::<Option<Vec<u64>>>()?;
+    let v = eval(opcode, chan, &args)?;
+    Some(if data.saturate { saturate(info.dst_type, v) } else { v })
+}
+
+/// The value of an indirect index: a constant, or an address register
+/// write of constants (kept as an instruction, see `Ctx::alu`).
+pub(super) fn index_of(func: &Function, immediates: &[tgsi::Immediate], v: Value) -> Option<u64> {
+    const_of(func, immediates, v).or_else(|| alu_value(func, immediates, func.values.get(v)?.def))
+}
+
+/// Float results that are never a signalling NaN: IEEE arithmetic quiets
+/// every NaN it returns, comparisons give 0.0 or 1.0, conversions from
+/// integers and saturated results are never NaN. (A unit test checks each
+/// opcode over random and special inputs.)
+const QUIET_OPS: &[Opcode] = &[
+    Opcode::Add,
+    Opcode::Mul,
+    Opcode::Mad,
+    Opcode::Div,
+    Opcode::Dp2,
+    Opcode::Dp3,
+    Opcode::Dp4,
+    Opcode::Rcp,
+    Opcode::Rsq,
+    Opcode::Sqrt,
+    Opcode::Lrp,
+    Opcode::Slt,
+    Opcode::Sge,
+    Opcode::Seq,
+    Opcode::Sne,
+    Opcode::Sgt,
+    Opcode::Sle,
+    Opcode::I2f,
+    Opcode::U2f,
+];
+
+/// Whether `bits` is a NaN of float type `ty`.
+pub(super) fn is_nan(ty: tgsi::OperandType, bits: u64) -> bool {
+    match ty {
+        tgsi::OperandType::Float => f32::from_bits(bits as u32).is_nan(),
+        tgsi::OperandType::Double => f64::from_bits(bits).is_nan(),
+        _ => false,
+    }
+}
+
+/// Whether a 32-bit pattern is a signalling NaN (exponent all ones,
+/// mantissa nonzero, quiet bit clear).
+pub fn is_signalling_nan(bits: u32) -> bool {
+    bits & 0x7f80_0000 == 0x7f80_0000 && bits & 0x007f_ffff != 0 && bits & 0x0040_0000 == 0
+}
+
+/// Whether `v` is known never to be a signalling NaN: a constant that is
+/// not one, a saturated result, or the result of an opcode of
+/// [`QUIET_OPS`].
+pub(super) fn is_quiet(func: &Function, immediates: &[tgsi::Immediate], v: Value) -> bool {
+    if let Some(bits) = const_of(func, immediates, v) {
+        return !is_signalling_nan(bits as u32);
+    }
+    let Some(data) = func.values.get(v).and_then(|vd| func.insts.get(vd.def)) else { return false };
+    match data.op {
+        Op::Alu { opcode, .. } => data.saturate || QUIET_OPS.contains(&opcode),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::constfold::special_bits::bits;
+    use testkit::Rng;
+
+    /// Every opcode of QUIET_OPS never returns a signalling NaN, whatever
+    /// its inputs (signalling NaNs included).
+    #[test]
+    fn quiet_ops_never_give_signalling_nans() {
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
+        for &op in QUIET_OPS {
+            let n = (1..=8).find(|&n| eval(op, 0, &vec![0; n]).is_some()).expect("eval covers the opcode");
+            for _ in 0..20_000 {
+                let args: Vec<u64> = (0..n).map(|_| u64::from(bits(&mut rng))).collect();
+                let v = eval(op, 0, &args).unwrap_or(0);
+                assert!(!is_signalling_nan(v as u32), "{op:?} {args:x?} gave {v:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn signalling_nans() {
+        assert!(is_signalling_nan(0x7f80_0001));
+        assert!(is_signalling_nan(0xffbf_ffff));
+        assert!(!is_signalling_nan(0x7fc0_0000));
+        assert!(!is_signalling_nan(0x7f80_0000));
+        assert!(!is_signalling_nan(0));
+    }
+}
