@@ -1,0 +1,172 @@
+//! The SSA side of the builder: reading and writing variables, capturing
+//! the state a construct changed, joining the states of the edges into a
+//! join point with phis where they disagree, and removing the phis that
+//! turn out trivial once the whole program is built.
+
+use super::vars::Var;
+use super::Builder;
+use crate::entity::SecondaryMap;
+use crate::function::{Block, Inst, Node, Op, Operand, Origin, Region, Ty, Value};
+use smallvec::SmallVec;
+use tgsi::File;
+
+/// A saved set of variable values: those changed since a construct began.
+pub(super) type State = Vec<(Var, Option<Value>)>;
+
+/// An edge into a join point, with the variable values along it.
+pub(super) struct Incoming {
+    pub(super) pred: Block,
+    pub(super) state: State,
+}
+
+impl Builder<'_> {
+    /// The variables changed since `mark`, with their current values.
+    pub(super) fn capture(&self, mark: usize) -> State {
+        self.vars.changed_since(mark).into_iter().map(|v| (v, self.vars.get(v))).collect()
+    }
+
+    /// The current value of a variable (the initial zero if never written).
+    pub(super) fn var_value(&mut self, v: Var) -> Value {
+        match self.vars.get(v) {
+            Some(value) => value,
+            None => self.initial(),
+        }
+    }
+
+    /// Sets a variable's value, noting an output's first write.
+    pub(super) fn write_var(&mut self, v: Var, value: Value) {
+        let reg = self.vars.reg(v);
+        if reg.file == File::Output && !self.outputs.contains(&v) {
+            self.outputs.push(v);
+        }
+        self.vars.set(v, value);
+    }
+
+    /// Joins `incoming` states at block `at` (the state must already be
+    /// rolled back to where the construct began). Sets every changed
+    /// variable to its joined value, adding phis where the edges disagree.
+    pub(super) fn join(&mut self, at: Block, incoming: &[Incoming]) {
+        if incoming.is_empty() {
+            return;
+        }
+        let mut vars: Vec<Var> = Vec::new();
+        for inc in incoming {
+            for &(v, _) in &inc.state {
+                if !vars.contains(&v) {
+                    vars.push(v);
+                }
+            }
+        }
+        vars.sort();
+        for v in vars {
+            let before = self.vars.get(v);
+            let values: SmallVec<[Option<Value>; 4]> = incoming
+                .iter()
+                .map(|inc| inc.state.iter().find(|&&(w, _)| w == v).map_or(before, |&(_, val)| val))
+                .collect();
+            let first = values[0];
+            let joined = if values.iter().all(|&x| x == first) {
+                first
+            } else {
+                let args: SmallVec<[Operand; 3]> = values
+                    .iter()
+                    .map(|&x| {
+                        let value = match x {
+                            Some(val) => val,
+                            None => self.initial(),
+                        };
+                        Operand::new(value)
+                    })
+                    .collect();
+                let preds = incoming.iter().map(|inc| inc.pred).collect();
+                let origin = Origin { inst: None, dst: Some(self.vars.reg(v)) };
+                let phi = self.func.add_inst(Op::Phi { preds }, &args, &[Ty::B32], origin);
+                let position = self.phi_count(at);
+                self.func.blocks[at].insts.insert(position, phi);
+                self.phis.push(phi);
+                Some(self.func.result(phi))
+            };
+            match joined {
+                Some(val) if Some(val) != before => self.write_var(v, val),
+                _ => {}
+            }
+        }
+    }
+
+    /// How many phis start block `b` (where a new one goes).
+    fn phi_count(&self, b: Block) -> usize {
+        self.func.blocks[b].insts.iter().take_while(|&&i| matches!(self.func.insts[i].op, Op::Phi { .. })).count()
+    }
+
+    /// Replaces phis whose arguments are all one value (or the phi itself)
+    /// by that value, until none is left, and rewrites every use.
+    pub(super) fn remove_trivial_phis(&mut self) {
+        let mut replace: SecondaryMap<Value, Value> = SecondaryMap::default();
+        fn resolve(map: &SecondaryMap<Value, Value>, mut v: Value) -> Value {
+            while let Some(&next) = map.get(&v) {
+                v = next;
+            }
+            v
+        }
+        loop {
+            let mut changed = false;
+            for &phi in &self.phis {
+                let result = self.func.result(phi);
+                if replace.contains_key(&result) {
+                    continue;
+                }
+                let mut same: Option<Value> = None;
+                let mut trivial = true;
+                for arg in &self.func.insts[phi].args {
+                    let a = resolve(&replace, arg.value);
+                    if a == result || Some(a) == same {
+                        continue;
+                    }
+                    if same.is_some() {
+                        trivial = false;
+                        break;
+                    }
+                    same = Some(a);
+                }
+                if trivial {
+                    if let Some(s) = same {
+                        replace.insert(result, s);
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        if replace.is_empty() {
+            return;
+        }
+        for (_, data) in self.func.insts.iter_mut() {
+            for arg in &mut data.args {
+                arg.value = resolve(&replace, arg.value);
+            }
+        }
+        let mut dead: SecondaryMap<Inst, ()> = SecondaryMap::default();
+        for &p in self.phis.iter().filter(|&&p| replace.contains_key(&self.func.result(p))) {
+            dead.insert(p, ());
+        }
+        for (_, block) in self.func.blocks.iter_mut() {
+            block.insts.retain(|i| !dead.contains_key(i));
+        }
+        replace_in_tree(&mut self.func.body, &replace, resolve);
+    }
+}
+
+/// Rewrites the operands held by the tree (conditions, selectors, cases).
+fn replace_in_tree(
+    region: &mut Region,
+    map: &SecondaryMap<Value, Value>,
+    resolve: fn(&SecondaryMap<Value, Value>, Value) -> Value,
+) {
+    crate::walk::for_each_region_post_order_mut(region, |r| {
+        for op in r.iter_mut().flat_map(Node::operands_mut) {
+            op.value = resolve(map, op.value);
+        }
+    });
+}
