@@ -114,61 +114,18 @@ impl Emitter<'_> {
         let mut used: SmallVec<[(usize, u8); 4]> = SmallVec::new();
         let reg = match locs[0].1 {
             Loc::Any => return Ok(None),
-            Loc::Folded(load) => {
-                let key = |f: &Function, i: Inst| {
-                    let d = &f.insts[i];
-                    let k = match &d.op {
-                        Op::ArrayLoad { array, offset, .. } => (Some((*array, *offset)), None),
-                        Op::LoadIndirect { reg, .. } => (None, Some(*reg)),
-                        _ => (None, None),
-                    };
-                    (k, d.args.clone())
-                };
-                let k0 = key(self.func, load);
-                for &(p, l) in &locs {
-                    match l {
-                        Loc::Folded(i) if key(self.func, i) == k0 => {
-                            let chan = match self.func.insts[i].op {
-                                Op::ArrayLoad { chan, .. } | Op::LoadIndirect { chan, .. } => chan,
-                                _ => 0,
-                            };
-                            used.push((p, chan));
-                        }
-                        _ => return Ok(None),
-                    }
-                }
-                self.load_register(load)?
-            }
-            Loc::Const(_) => {
-                let mut want = Vec::new();
-                for &(p, l) in &locs {
-                    match l {
-                        Loc::Const(bits) => want.push((p, bits)),
-                        _ => return Ok(None),
-                    }
-                }
-                let (k, sw) = self.imms.find_or_add(&want);
-                for &(p, _) in &want {
-                    used.push((p, sw[p]));
-                }
-                Register::new(File::Immediate, k as i32)
-            }
-            Loc::Const64(_) => {
-                let mut want = Vec::new();
-                for &(p, l) in &locs {
-                    match l {
-                        Loc::Const64(bits) => want.push((p / 2, bits)),
-                        _ => return Ok(None),
-                    }
-                }
-                let (k, pairs) = self.imms.find_or_add_64(&want);
-                for &(p, _) in &locs {
-                    let q = pairs[p / 2];
-                    used.push((p - p % 2, 2 * q));
-                    used.push((p - p % 2 + 1, 2 * q + 1));
-                }
-                Register::new(File::Immediate, k as i32)
-            }
+            Loc::Folded(load) => match self.folded_register(load, &locs, &mut used)? {
+                Some(reg) => reg,
+                None => return Ok(None),
+            },
+            Loc::Const(_) => match self.immediate_register(&locs, &mut used) {
+                Some(reg) => reg,
+                None => return Ok(None),
+            },
+            Loc::Const64(_) => match self.immediate_register_64(&locs, &mut used) {
+                Some(reg) => reg,
+                None => return Ok(None),
+            },
             Loc::Src(s0) => {
                 for &(p, l) in &locs {
                     match l {
@@ -209,6 +166,82 @@ impl Emitter<'_> {
         }
         fill_unused(&mut swizzle, used.iter().copied());
         Ok(Some(SrcOperand { reg, swizzle, negate: false, absolute: false }))
+    }
+
+    /// For [`Self::direct_operand`], when the first value is a load folded
+    /// into its readers: the register the loads read when every value is
+    /// a load of it, noting the channel read at each position in `used`.
+    fn folded_register(
+        &mut self,
+        load: Inst,
+        locs: &[(usize, Loc)],
+        used: &mut SmallVec<[(usize, u8); 4]>,
+    ) -> Result<Option<Register>, EmitError> {
+        let key = |f: &Function, i: Inst| {
+            let d = &f.insts[i];
+            let k = match &d.op {
+                Op::ArrayLoad { array, offset, .. } => (Some((*array, *offset)), None),
+                Op::LoadIndirect { reg, .. } => (None, Some(*reg)),
+                _ => (None, None),
+            };
+            (k, d.args.clone())
+        };
+        let k0 = key(self.func, load);
+        for &(p, l) in locs {
+            match l {
+                Loc::Folded(i) if key(self.func, i) == k0 => {
+                    let chan = match self.func.insts[i].op {
+                        Op::ArrayLoad { chan, .. } | Op::LoadIndirect { chan, .. } => chan,
+                        _ => 0,
+                    };
+                    used.push((p, chan));
+                }
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(self.load_register(load)?))
+    }
+
+    /// For [`Self::direct_operand`]: the immediate holding the values when
+    /// every one is a 32-bit constant, noting the channel read at each
+    /// position in `used`.
+    fn immediate_register(&mut self, locs: &[(usize, Loc)], used: &mut SmallVec<[(usize, u8); 4]>) -> Option<Register> {
+        let mut want = Vec::new();
+        for &(p, l) in locs {
+            match l {
+                Loc::Const(bits) => want.push((p, bits)),
+                _ => return None,
+            }
+        }
+        let (k, sw) = self.imms.find_or_add(&want);
+        for &(p, _) in &want {
+            used.push((p, sw[p]));
+        }
+        Some(Register::new(File::Immediate, k as i32))
+    }
+
+    /// For [`Self::direct_operand`]: the immediate holding the values when
+    /// every one is a 64-bit constant, noting the channel pair read at each
+    /// position in `used`.
+    fn immediate_register_64(
+        &mut self,
+        locs: &[(usize, Loc)],
+        used: &mut SmallVec<[(usize, u8); 4]>,
+    ) -> Option<Register> {
+        let mut want = Vec::new();
+        for &(p, l) in locs {
+            match l {
+                Loc::Const64(bits) => want.push((p / 2, bits)),
+                _ => return None,
+            }
+        }
+        let (k, pairs) = self.imms.find_or_add_64(&want);
+        for &(p, _) in locs {
+            let q = pairs[p / 2];
+            used.push((p - p % 2, 2 * q));
+            used.push((p - p % 2 + 1, 2 * q + 1));
+        }
+        Some(Register::new(File::Immediate, k as i32))
     }
 }
 
