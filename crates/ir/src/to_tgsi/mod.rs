@@ -11,9 +11,9 @@
 //! The output uses today's opcodes and syntax only, and Mesa's branch
 //! labels (IF/UIF to the matching ELSE or ENDIF, ELSE to the ENDIF).
 //!
-//! Here: the entry point [`to_tgsi`], the [`Emitter`] state shared by the
-//! steps, and which instructions are written at all. The steps, in the
-//! order they run:
+//! Here: the entry point [`to_tgsi`], the `Emitter` state shared by the
+//! steps, and which instructions are written at all. The parts, roughly
+//! in the order they run:
 //!
 //! - `constant_phis`: constants stored beside phis of constants made phis;
 //! - `layout`: positions in emission order and live intervals;
