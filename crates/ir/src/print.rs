@@ -274,152 +274,41 @@ fn is_64(func: &Function, v: Value) -> Option<bool> {
 /// The text of an instruction (results, operation, operands).
 fn inst_text(func: &Function, data: &InstData) -> String {
     let mut s = String::new();
-    if !data.results.is_empty() {
-        for (i, &r) in data.results.iter().enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            let _ = write!(s, "{r}");
-            match is_64(func, r) {
-                Some(true) => s.push_str(":64"),
-                Some(false) => {}
-                None => s.push_str(":?"),
-            }
-        }
-        s.push_str(" = ");
-    }
-    let mods = |name: &str| {
-        let mut m = name.to_string();
-        if data.saturate {
-            m.push_str("_sat");
-        }
-        if data.precise {
-            m.push_str("_precise");
-        }
-        m
-    };
+    write_results(&mut s, func, &data.results);
     let args = &data.args;
     match &data.op {
-        Op::Initial => {
-            let _ = write!(s, "{}", mods("initial"));
-        }
-        Op::Undef => {
-            let _ = write!(s, "{}", mods("undef"));
-        }
-        Op::Const(bits) => {
-            let wide = data.results.first().and_then(|&r| is_64(func, r)).unwrap_or(false);
-            if wide {
-                let _ = write!(s, "{} 0x{bits:016x} ; {}", mods("const"), const_comment_64(*bits));
-            } else if let Ok(b32) = u32::try_from(*bits) {
-                let _ = write!(s, "{} 0x{b32:08x} ; {}", mods("const"), const_comment_32(b32));
-            } else {
-                let _ = write!(s, "{} 0x{bits:016x}", mods("const"));
-            }
-            if !args.is_empty() {
-                s.push_str(" args(");
-                write_args(&mut s, args);
-                s.push(')');
-            }
-        }
-        Op::Read(src) => {
-            let _ = write!(s, "{} {}", mods("read"), src.file.name());
-            if let Some(d) = src.dim {
-                let _ = write!(s, "[{d}]");
-            }
-            let _ = write!(s, "[{}].{}", src.index, chan_name(src.chan));
-            if !args.is_empty() {
-                s.push_str(" args(");
-                write_args(&mut s, args);
-                s.push(')');
-            }
-        }
-        Op::Alu { opcode, chan } => {
-            let name = opcode.name().to_ascii_lowercase();
-            let _ = write!(s, "{}", mods(&name));
-            if opcode.info().is_64bit() {
-                let _ = write!(s, ".p{chan}");
-            } else {
-                let _ = write!(s, ".{}", chan_name(*chan));
-            }
-            if !args.is_empty() {
-                s.push(' ');
-                write_args(&mut s, args);
-            }
-        }
+        Op::Initial => s.push_str(&op_name(data, "initial")),
+        Op::Undef => s.push_str(&op_name(data, "undef")),
+        Op::Const(bits) => write_const(&mut s, func, data, *bits),
+        Op::Read(src) => write_read(&mut s, data, src),
+        Op::Alu { opcode, chan } => write_alu(&mut s, data, *opcode, *chan),
         Op::Pack => {
-            s.push_str(&mods("pack"));
-            if !args.is_empty() {
-                s.push(' ');
-                write_args(&mut s, args);
-            }
+            s.push_str(&op_name(data, "pack"));
+            write_arg_list(&mut s, " ", args);
         }
         Op::Split { hi } => {
-            s.push_str(&mods(if *hi { "split.hi" } else { "split.lo" }));
-            if !args.is_empty() {
-                s.push(' ');
-                write_args(&mut s, args);
-            }
+            s.push_str(&op_name(data, if *hi { "split.hi" } else { "split.lo" }));
+            write_arg_list(&mut s, " ", args);
         }
-        Op::Phi { preds } => {
-            s.push_str(&mods("phi"));
-            s.push_str(" [");
-            for i in 0..preds.len().max(args.len()) {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                match preds.get(i) {
-                    Some(p) => {
-                        let _ = write!(s, "{p}: ");
-                    }
-                    None => s.push_str("?: "),
-                }
-                match args.get(i) {
-                    Some(a) => write_operand(&mut s, a),
-                    None => s.push('?'),
-                }
-            }
-            s.push(']');
-        }
+        Op::Phi { preds } => write_phi(&mut s, data, preds),
         Op::LoadIndirect { reg, chan } => {
-            let _ = write!(s, "{} ", mods("loadindirect"));
+            let _ = write!(s, "{} ", op_name(data, "loadindirect"));
             write_register(&mut s, reg);
             let _ = write!(s, ".{}", chan_name(*chan));
-            if !args.is_empty() {
-                s.push_str(", ");
-                write_args(&mut s, args);
-            }
+            write_arg_list(&mut s, ", ", args);
         }
         Op::ArrayLoad { array, offset, chan } => {
-            let _ = write!(s, "{} ", mods("arrayload"));
+            let _ = write!(s, "{} ", op_name(data, "arrayload"));
             let index = if args.len() == 1 { args.first() } else { None };
             write_element(&mut s, *array, index, *offset, *chan);
             if args.len() > 1 {
-                s.push_str(" args(");
-                write_args(&mut s, args);
-                s.push(')');
+                write_args_note(&mut s, args);
             }
         }
-        Op::ArrayStore { array, offset, chan } => {
-            let _ = write!(s, "{} ", mods("arraystore"));
-            let index = if args.len() == 2 { args.first() } else { None };
-            write_element(&mut s, *array, index, *offset, *chan);
-            if args.len() <= 2 {
-                if let Some(v) = args.last() {
-                    s.push_str(", ");
-                    write_operand(&mut s, v);
-                }
-            } else {
-                s.push_str(" args(");
-                write_args(&mut s, args);
-                s.push(')');
-            }
-        }
+        Op::ArrayStore { array, offset, chan } => write_array_store(&mut s, data, *array, *offset, *chan),
         Op::StoreOutput { index, chan } => {
-            let _ = write!(s, "{} OUT[{index}].{}", mods("storeoutput"), chan_name(*chan));
-            if !args.is_empty() {
-                s.push_str(", ");
-                write_args(&mut s, args);
-            }
+            let _ = write!(s, "{} OUT[{index}].{}", op_name(data, "storeoutput"), chan_name(*chan));
+            write_arg_list(&mut s, ", ", args);
         }
         Op::Opaque { inst, value_srcs: _ } => {
             s.push_str(&template_text(inst));
@@ -429,6 +318,135 @@ fn inst_text(func: &Function, data: &InstData) -> String {
         }
     }
     s
+}
+
+/// `v3, v4:64 = ` (nothing when there are no results); `:?` marks a
+/// result that is not a value of the function.
+fn write_results(s: &mut String, func: &Function, results: &[Value]) {
+    if results.is_empty() {
+        return;
+    }
+    for (i, &r) in results.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "{r}");
+        match is_64(func, r) {
+            Some(true) => s.push_str(":64"),
+            Some(false) => {}
+            None => s.push_str(":?"),
+        }
+    }
+    s.push_str(" = ");
+}
+
+/// The operation's name with `_sat` and `_precise` when set.
+fn op_name(data: &InstData, name: &str) -> String {
+    let mut m = name.to_string();
+    if data.saturate {
+        m.push_str("_sat");
+    }
+    if data.precise {
+        m.push_str("_precise");
+    }
+    m
+}
+
+/// `sep` and the operands, when there are any.
+fn write_arg_list(s: &mut String, sep: &str, args: &[Operand]) {
+    if !args.is_empty() {
+        s.push_str(sep);
+        write_args(s, args);
+    }
+}
+
+/// ` args(...)`: operands an operation of this kind does not take, when
+/// there are any.
+fn write_args_note(s: &mut String, args: &[Operand]) {
+    s.push_str(" args(");
+    write_args(s, args);
+    s.push(')');
+}
+
+/// `const 0x3f800000 ; 1.0`, with 16 hex digits for 64-bit constants (and
+/// for 32-bit ones whose bits do not fit).
+fn write_const(s: &mut String, func: &Function, data: &InstData, bits: u64) {
+    let wide = data.results.first().and_then(|&r| is_64(func, r)).unwrap_or(false);
+    if wide {
+        let _ = write!(s, "{} 0x{bits:016x} ; {}", op_name(data, "const"), const_comment_64(bits));
+    } else if let Ok(b32) = u32::try_from(bits) {
+        let _ = write!(s, "{} 0x{b32:08x} ; {}", op_name(data, "const"), const_comment_32(b32));
+    } else {
+        let _ = write!(s, "{} 0x{bits:016x}", op_name(data, "const"));
+    }
+    if !data.args.is_empty() {
+        write_args_note(s, &data.args);
+    }
+}
+
+/// `read IN[0].x`, `read CONST[1][2].y`.
+fn write_read(s: &mut String, data: &InstData, src: &crate::function::Source) {
+    let _ = write!(s, "{} {}", op_name(data, "read"), src.file.name());
+    if let Some(d) = src.dim {
+        let _ = write!(s, "[{d}]");
+    }
+    let _ = write!(s, "[{}].{}", src.index, chan_name(src.chan));
+    if !data.args.is_empty() {
+        write_args_note(s, &data.args);
+    }
+}
+
+/// `add_sat.x v0, v1`: the lowercase mnemonic and the channel (`.p0`/`.p1`
+/// for the channel pairs of 64-bit ops).
+fn write_alu(s: &mut String, data: &InstData, opcode: tgsi::Opcode, chan: u8) {
+    let name = opcode.name().to_ascii_lowercase();
+    let _ = write!(s, "{}", op_name(data, &name));
+    if opcode.info().is_64bit() {
+        let _ = write!(s, ".p{chan}");
+    } else {
+        let _ = write!(s, ".{}", chan_name(chan));
+    }
+    write_arg_list(s, " ", &data.args);
+}
+
+/// `phi [b1: v2, b3: v4]`, with `?` for a missing predecessor or operand.
+fn write_phi(s: &mut String, data: &InstData, preds: &[Block]) {
+    let args = &data.args;
+    s.push_str(&op_name(data, "phi"));
+    s.push_str(" [");
+    for i in 0..preds.len().max(args.len()) {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        match preds.get(i) {
+            Some(p) => {
+                let _ = write!(s, "{p}: ");
+            }
+            None => s.push_str("?: "),
+        }
+        match args.get(i) {
+            Some(a) => write_operand(s, a),
+            None => s.push('?'),
+        }
+    }
+    s.push(']');
+}
+
+/// `arraystore a0[v7 + 2].y, v3`: the element, then the value stored (the
+/// operands as a note when there are more than an index and a value).
+fn write_array_store(s: &mut String, data: &InstData, array: crate::function::Array, offset: i32, chan: u8) {
+    let args = &data.args;
+    let _ = write!(s, "{} ", op_name(data, "arraystore"));
+    let index = if args.len() == 2 { args.first() } else { None };
+    write_element(s, array, index, offset, chan);
+    if args.len() <= 2 {
+        if let Some(v) = args.last() {
+            s.push_str(", ");
+            write_operand(s, v);
+        }
+    } else {
+        write_args_note(s, args);
+    }
 }
 
 /// `a0[v7 + 2].y`, `a0[v7 - 1].x`, `a0[3].z`.

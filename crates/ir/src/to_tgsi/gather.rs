@@ -4,7 +4,10 @@
 //! coming from one register), and initial zeros are read from a channel
 //! that still holds its initial zero.
 
+use super::copies::same_register;
+use super::operands::fill_unused;
 use super::*;
+use tgsi::{Register, SrcOperand};
 
 /// How one operand is gathered into a TEMP register.
 pub(super) struct GatherPlan {

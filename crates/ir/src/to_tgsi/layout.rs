@@ -59,112 +59,73 @@ impl Layout {
         let mut loops: Vec<Interval> = Vec::new();
         let mut tree_uses: Vec<(Value, Block)> = Vec::new();
         let mut ctx = Context::default();
-        let mut uses: SecondaryMap<Value, Vec<u32>> = SecondaryMap::default();
         layout.number(func, live, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
+        let mut spans = layout.spans(func, tree_uses);
+        loops.sort_by_key(|l| l.start);
+        live_through_loops(&mut spans.main, &loops);
+        let breaks_of = ctx.breaks_by_loop();
+        let split = split_at_loop_exits(&spans, &ctx.loop_ranges, &breaks_of, &loops);
+        let mut ifs = std::mem::take(&mut ctx.ifs);
+        ifs.sort_by_key(|(_, e)| e.start);
+        layout.fill_ranges(spans, &split, &ifs, &breaks_of, &loops);
+        layout
+    }
 
-        let mut main: SecondaryMap<Value, Interval> = SecondaryMap::default();
-        let mut points: SecondaryMap<Value, Vec<Interval>> = SecondaryMap::default();
-        let add = |main: &mut SecondaryMap<Value, Interval>, v: Value, at: u32| {
-            let e = main.get_or_insert_with(v, || Interval { start: at, end: at });
-            e.start = e.start.min(at);
-            e.end = e.end.max(at);
-        };
-        let mut use_at = |main: &mut SecondaryMap<Value, Interval>, v: Value, at: u32| {
-            add(main, v, at);
-            uses.get_or_default(v).push(at);
-        };
-        for (inst, &at) in layout.inst_pos.iter() {
+    /// Where each value is defined and read, from the numbered positions:
+    /// the phi copies at the end of each predecessor and the branch
+    /// conditions and switch selectors (`tree_uses`, with the block they
+    /// are read after) included.
+    fn spans(&self, func: &Function, tree_uses: Vec<(Value, Block)>) -> Spans {
+        let mut spans = Spans::default();
+        for (inst, &at) in self.inst_pos.iter() {
             let data = &func.insts[inst];
             match &data.op {
                 Op::Phi { preds } => {
                     // Defined where its block starts; written at each
                     // predecessor's end.
                     let block_start = at.saturating_sub(1);
-                    add(&mut main, data.results[0], block_start);
+                    spans.cover(data.results[0], block_start);
                     for (arg, pred) in data.args.iter().zip(preds) {
-                        if let Some(&end) = layout.block_end.get(pred) {
-                            use_at(&mut main, arg.value, end - 1);
-                            points.get_or_default(data.results[0]).push(Interval { start: end, end });
+                        if let Some(&end) = self.block_end.get(pred) {
+                            spans.read(arg.value, end - 1);
+                            spans.points.get_or_default(data.results[0]).push(Interval { start: end, end });
                         }
                     }
                 }
                 _ => {
                     // Results are written after the operands are read.
                     for &r in &data.results {
-                        add(&mut main, r, at + 1);
+                        spans.cover(r, at + 1);
                     }
                     for arg in &data.args {
-                        use_at(&mut main, arg.value, at);
+                        spans.read(arg.value, at);
                     }
                 }
             }
         }
         for (v, b) in tree_uses {
-            if let Some(&end) = layout.block_end.get(&b) {
-                use_at(&mut main, v, end + 1);
+            if let Some(&end) = self.block_end.get(&b) {
+                spans.read(v, end + 1);
             }
         }
-        // Loops: live at a loop's start, defined before it => live
-        // throughout it.
-        loops.sort_by_key(|l| l.start);
-        for iv in main.values_mut() {
-            let mut i = loops.partition_point(|l| l.start <= iv.start);
-            while i < loops.len() && loops[i].start <= iv.end {
-                iv.end = iv.end.max(loops[i].end);
-                i += 1;
-            }
-        }
-        // Loops: a value defined inside a loop and used after it is dead on
-        // the path round the loop after its last use inside (SSA: the next
-        // iteration computes a new one), so inside the loop it lives only
-        // to its last use there or the last exit that carries it.
-        let mut split: SecondaryMap<Value, (Interval, Interval, usize)> = SecondaryMap::default();
-        // Loops in opening order have increasing starts; the innermost one
-        // holding a position is among the last few starting before it (a
-        // bounded look keeps this linear; missing a case only costs a copy).
-        let starts: Vec<u32> = ctx.loop_ranges.iter().map(|l| l.start).collect();
-        let mut breaks_of: Vec<Vec<u32>> = vec![Vec::new(); ctx.loop_ranges.len()];
-        for &(id, at) in &ctx.breaks {
-            breaks_of[id].push(at);
-        }
-        for (v, iv) in main.iter() {
-            let first_after = starts.partition_point(|&s| s <= iv.start);
-            let inner = (first_after.saturating_sub(64)..first_after)
-                .rev()
-                .map(|id| (id, ctx.loop_ranges[id]))
-                .find(|(_, l)| iv.start <= l.end);
-            let Some((id, l)) = inner else { continue };
-            if iv.end <= l.end {
-                continue;
-            }
-            // Uses after the loop must come before the next loop around it
-            // ends (a value leaving two loops at once keeps its interval).
-            let enclosing_end = (id.saturating_sub(64)..id)
-                .rev()
-                .map(|o| ctx.loop_ranges[o])
-                .find(|o| o.start < l.start && l.end < o.end)
-                .map_or(u32::MAX, |o| o.end);
-            if iv.end >= enclosing_end {
-                continue;
-            }
-            let in_loop_uses = uses.get(&v).into_iter().flatten().filter(|&&u| u <= l.end).max().copied();
-            let exits = breaks_of[id].iter().copied().filter(|&at| at >= iv.start).max();
-            let inner_end = in_loop_uses.into_iter().chain(exits).max().unwrap_or(iv.start).max(iv.start);
-            // A last use inside a loop nested in this one (and entered
-            // after the definition) is read again on that loop's next round.
-            let inner_end = extend_through_loops(&loops, iv.start, inner_end);
-            if inner_end < l.end {
-                split.insert(
-                    v,
-                    (Interval { start: iv.start, end: inner_end }, Interval { start: l.end + 1, end: iv.end }, id),
-                );
-            }
-        }
+        spans
+    }
+
+    /// Sets every value's ranges: its main interval split at the loop it
+    /// leaves (`split`) and at ifs whose else arm holds its last use, then
+    /// the points where its phi register is written outside those.
+    fn fill_ranges(
+        &mut self,
+        spans: Spans,
+        split: &SecondaryMap<Value, LoopSplit>,
+        ifs: &[(Interval, Interval)],
+        breaks_of: &[Vec<u32>],
+        loops: &[Interval],
+    ) {
         // Ifs: a value defined before an if whose last use is in the else
         // arm is dead on the then path after its last use there, so it
         // leaves the rest of the then arm free.
-        let mut ifs = std::mem::take(&mut ctx.ifs);
-        ifs.sort_by_key(|(_, e)| e.start);
+        let Spans { main, mut points, uses } = spans;
         for (v, iv) in main {
             let value_uses = uses.get(&v).map_or(&[][..], |u| u.as_slice());
             let (head, tail) = match split.get(&v) {
@@ -173,9 +134,9 @@ impl Layout {
                 Some(&(a, b, id)) => {
                     let mut reads: Vec<u32> = value_uses.to_vec();
                     reads.extend(breaks_of[id].iter().copied().filter(|&at| at >= iv.start));
-                    (split_at_ifs(a, &reads, &ifs, &loops), split_at_ifs(b, value_uses, &ifs, &loops))
+                    (split_at_ifs(a, &reads, ifs, loops), split_at_ifs(b, value_uses, ifs, loops))
                 }
-                None => (split_at_ifs(iv, value_uses, &ifs, &loops), Vec::new()),
+                None => (split_at_ifs(iv, value_uses, ifs, loops), Vec::new()),
             };
             let mut ranges = head;
             ranges.extend(tail);
@@ -184,9 +145,8 @@ impl Layout {
                 let extra: Vec<Interval> = p.into_iter().filter(|p| outside(p, &ranges)).collect();
                 ranges.extend(extra);
             }
-            layout.ranges.insert(v, ranges);
+            self.ranges.insert(v, ranges);
         }
-        layout
     }
 
     /// Numbers the blocks and instructions of `func` in emission order.
@@ -323,6 +283,102 @@ enum Open {
     Switch,
 }
 
+/// Where each value is defined and read, before loops and ifs are
+/// accounted for.
+#[derive(Default)]
+struct Spans {
+    /// From the first position the value is defined or read at to the last.
+    main: SecondaryMap<Value, Interval>,
+    /// The points where a phi's register is written (its predecessors'
+    /// ends).
+    points: SecondaryMap<Value, Vec<Interval>>,
+    /// Every position the value is read at.
+    uses: SecondaryMap<Value, Vec<u32>>,
+}
+
+impl Spans {
+    /// Extends `v`'s main interval to `at`.
+    fn cover(&mut self, v: Value, at: u32) {
+        let e = self.main.get_or_insert_with(v, || Interval { start: at, end: at });
+        e.start = e.start.min(at);
+        e.end = e.end.max(at);
+    }
+
+    /// Notes a read of `v` at `at`.
+    fn read(&mut self, v: Value, at: u32) {
+        self.cover(v, at);
+        self.uses.get_or_default(v).push(at);
+    }
+}
+
+/// A value's interval split at the loop it is defined in and used after:
+/// the part inside the loop, the part after it, and the loop's id.
+type LoopSplit = (Interval, Interval, usize);
+
+/// Loops: live at a loop's start, defined before it => live throughout it
+/// (`loops` sorted by start).
+fn live_through_loops(main: &mut SecondaryMap<Value, Interval>, loops: &[Interval]) {
+    for iv in main.values_mut() {
+        let mut i = loops.partition_point(|l| l.start <= iv.start);
+        while i < loops.len() && loops[i].start <= iv.end {
+            iv.end = iv.end.max(loops[i].end);
+            i += 1;
+        }
+    }
+}
+
+/// Loops: a value defined inside a loop and used after it is dead on the
+/// path round the loop after its last use inside (SSA: the next iteration
+/// computes a new one), so inside the loop it lives only to its last use
+/// there or the last exit that carries it. `loop_ranges` are the loops in
+/// opening order, `breaks_of` the ends of the blocks breaking out of each.
+fn split_at_loop_exits(
+    spans: &Spans,
+    loop_ranges: &[Interval],
+    breaks_of: &[Vec<u32>],
+    loops: &[Interval],
+) -> SecondaryMap<Value, LoopSplit> {
+    let mut split: SecondaryMap<Value, LoopSplit> = SecondaryMap::default();
+    // Loops in opening order have increasing starts; the innermost one
+    // holding a position is among the last few starting before it (a
+    // bounded look keeps this linear; missing a case only costs a copy).
+    let starts: Vec<u32> = loop_ranges.iter().map(|l| l.start).collect();
+    for (v, iv) in spans.main.iter() {
+        let first_after = starts.partition_point(|&s| s <= iv.start);
+        let inner = (first_after.saturating_sub(64)..first_after)
+            .rev()
+            .map(|id| (id, loop_ranges[id]))
+            .find(|(_, l)| iv.start <= l.end);
+        let Some((id, l)) = inner else { continue };
+        if iv.end <= l.end {
+            continue;
+        }
+        // Uses after the loop must come before the next loop around it
+        // ends (a value leaving two loops at once keeps its interval).
+        let enclosing_end = (id.saturating_sub(64)..id)
+            .rev()
+            .map(|o| loop_ranges[o])
+            .find(|o| o.start < l.start && l.end < o.end)
+            .map_or(u32::MAX, |o| o.end);
+        if iv.end >= enclosing_end {
+            continue;
+        }
+        let in_loop_uses = spans.uses.get(&v).into_iter().flatten().filter(|&&u| u <= l.end).max().copied();
+        let exits = breaks_of[id].iter().copied().filter(|&at| at >= iv.start).max();
+        let inner_end = in_loop_uses.into_iter().chain(exits).max().unwrap_or(iv.start).max(iv.start);
+        // A last use inside a loop nested in this one (and entered
+        // after the definition) is read again on that loop's next round.
+        let inner_end = extend_through_loops(loops, iv.start, inner_end);
+        if inner_end < l.end {
+            split.insert(
+                v,
+                (Interval { start: iv.start, end: inner_end }, Interval { start: l.end + 1, end: iv.end }, id),
+            );
+        }
+    }
+    split
+}
+
 /// The intervals of a value live over `iv` and read at `reads`: a value
 /// defined before an if whose last read is in the else arm is dead on the
 /// then path after its last read there, so that part of the then arm is
@@ -375,4 +431,15 @@ struct Context {
     breakables: Vec<Option<usize>>,
     /// (loop, end of a block that breaks out of it).
     breaks: Vec<(usize, u32)>,
+}
+
+impl Context {
+    /// For each loop (by id), the ends of the blocks that break out of it.
+    fn breaks_by_loop(&self) -> Vec<Vec<u32>> {
+        let mut breaks_of: Vec<Vec<u32>> = vec![Vec::new(); self.loop_ranges.len()];
+        for &(id, at) in &self.breaks {
+            breaks_of[id].push(at);
+        }
+        breaks_of
+    }
 }

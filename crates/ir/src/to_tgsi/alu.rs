@@ -1,0 +1,211 @@
+//! ALU instructions: consecutive scalar operations from one source
+//! instruction written as one vector instruction when their registers
+//! allow, with the operand each source reads at each swizzle position.
+
+use super::*;
+use crate::channels::replicated_reads;
+use tgsi::{ChannelMode, DstOperand, Register, SrcOperand};
+
+impl Emitter<'_> {
+    /// Consecutive ALU operations from one source instruction, written as
+    /// one instruction when their registers allow.
+    pub(super) fn alu_group(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
+        let first = &self.func.insts[insts[i]];
+        let Op::Alu { opcode, .. } = first.op else { return Err(self.err("not an ALU operation")) };
+        let dst_reg = self.dst_reg(first.results[0])?;
+        let mut group = vec![insts[i]];
+        let mut mask = self.dst_mask(first.results[0])?;
+        let mut consumed = 1;
+        let mut j = i + 1;
+        while j < insts.len() && first.origin.inst.is_some() {
+            let d = &self.func.insts[insts[j]];
+            // Instructions that write nothing do not break a group.
+            let writes_nothing = !self.layout.inst_pos.contains_key(&insts[j])
+                || matches!(d.op, Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) | Op::Phi { .. });
+            if writes_nothing {
+                j += 1;
+                continue;
+            }
+            let same = matches!(d.op, Op::Alu { opcode: o, .. } if o == opcode)
+                && d.origin.inst == first.origin.inst
+                && d.saturate == first.saturate
+                && d.precise == first.precise
+                && d.args.len() == first.args.len();
+            if !same || self.dst_reg(d.results[0])? != dst_reg {
+                break;
+            }
+            let m = self.dst_mask(d.results[0])?;
+            if m & mask != 0 {
+                break;
+            }
+            // One instruction reads every operand before it writes: an
+            // operation reading the result of another of the group cannot
+            // join it.
+            let group_results = |v: Value| group.iter().any(|&g| self.func.insts[g].results.contains(&v));
+            if d.args.iter().any(|a| group_results(a.value)) {
+                break;
+            }
+            // Operands must still be readable from one register each.
+            let mut trial = group.clone();
+            trial.push(insts[j]);
+            if !self.group_readable(opcode, &trial)? {
+                break;
+            }
+            group.push(insts[j]);
+            mask |= m;
+            j += 1;
+            consumed = j - i;
+        }
+        self.write_alu(opcode, &group, dst_reg, mask)?;
+        Ok(consumed)
+    }
+
+    /// For each source operand of `opcode`, the values read at each swizzle
+    /// position by the group.
+    fn group_operands(&self, opcode: Opcode, group: &[Inst]) -> Result<Vec<Wanted>, EmitError> {
+        let info = opcode.info();
+        let nsrc = info.num_src as usize;
+        let mut ops: Vec<Wanted> = vec![Wanted::new(); nsrc];
+        for &inst in group {
+            let d = &self.func.insts[inst];
+            let v = d.results[0];
+            let loc = self.loc(v)?;
+            match info.mode {
+                _ if info.is_64bit() => {
+                    let dst64 = info.dst_type.is_64bit();
+                    let src64 = info.src_type.is_64bit();
+                    for (s, arg) in d.args.iter().enumerate() {
+                        let arg64 = self.func.values[arg.value].ty == Ty::B64;
+                        let positions: SmallVec<[usize; 2]> = match loc {
+                            Loc::Pair { pair, .. } => {
+                                if arg64 {
+                                    smallvec::smallvec![2 * pair as usize, 2 * pair as usize + 1]
+                                } else if dst64 && !src64 {
+                                    smallvec::smallvec![pair as usize]
+                                } else {
+                                    smallvec::smallvec![2 * pair as usize]
+                                }
+                            }
+                            Loc::Reg(r) => {
+                                // A narrowing conversion's k-th written channel
+                                // reads pair k; a comparison reads the pair its
+                                // channel is in.
+                                let p = if crate::channels::is_narrowing(opcode) {
+                                    rank_in_group(self, group, r.chan)?
+                                } else {
+                                    r.chan as usize / 2
+                                };
+                                if arg64 {
+                                    smallvec::smallvec![2 * p, 2 * p + 1]
+                                } else {
+                                    smallvec::smallvec![2 * p]
+                                }
+                            }
+                            _ => return Err(self.err("a 64-bit result without a register")),
+                        };
+                        for p in positions {
+                            ops[s].push((p, *arg));
+                        }
+                    }
+                }
+                ChannelMode::Componentwise => {
+                    let Loc::Reg(r) = loc else { return Err(self.err("a result without a register")) };
+                    // A result also written to further channels reads its
+                    // operands there too.
+                    let also = self.alloc.also.get(&v).copied().unwrap_or(0);
+                    for (s, arg) in d.args.iter().enumerate() {
+                        ops[s].push((r.chan as usize, *arg));
+                        for c in (0..4).filter(|c| also & (1 << c) != 0) {
+                            ops[s].push((c, *arg));
+                        }
+                    }
+                }
+                ChannelMode::Replicate => {
+                    for (&(s, c), arg) in replicated_reads(opcode).iter().zip(&d.args) {
+                        ops[s as usize].push((c as usize, *arg));
+                    }
+                }
+                _ => {
+                    for (k, arg) in d.args.iter().enumerate() {
+                        ops[k / 4].push((k % 4, *arg));
+                    }
+                }
+            }
+        }
+        // Positions wanted twice must want the same value.
+        for op in &mut ops {
+            op.sort_by_key(|&(p, _)| p);
+            op.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+        }
+        Ok(ops)
+    }
+
+    fn group_readable(&mut self, opcode: Opcode, group: &[Inst]) -> Result<bool, EmitError> {
+        let ops = self.group_operands(opcode, group)?;
+        for op in &ops {
+            if op.windows(2).any(|w| w[0].0 == w[1].0) {
+                return Ok(false);
+            }
+            // Channel-dependent members read the same operands: one
+            // gathered operand serves them all.
+            if opcode.info().mode == ChannelMode::ChannelDependent && !opcode.info().is_64bit() {
+                continue;
+            }
+            let Some(&(_, first)) = op.first() else { continue };
+            if !op.iter().all(|(_, o)| o.neg == first.neg && o.abs == first.abs) {
+                return Ok(false);
+            }
+            let locs: Vec<Loc> = op.iter().map(|&(_, o)| self.loc(o.value)).collect::<Result<_, _>>()?;
+            let same = |a: &Loc, b: &Loc| match (a, b) {
+                (Loc::Reg(x), Loc::Reg(y)) => (x.file, x.index) == (y.file, y.index),
+                (Loc::Pair { file: f, index: i, .. }, Loc::Pair { file: g, index: j, .. }) => (f, i) == (g, j),
+                (Loc::Src(x), Loc::Src(y)) => (x.file, x.index, x.dim) == (y.file, y.index, y.dim),
+                (Loc::Const(_), Loc::Const(_)) | (Loc::Const64(_), Loc::Const64(_)) => true,
+                (Loc::Folded(a), Loc::Folded(b)) => self.same_load(*a, *b),
+                _ => false,
+            };
+            if !locs.iter().all(|l| same(l, &locs[0])) {
+                return Ok(false);
+            }
+            let consts: Vec<u32> =
+                locs.iter().filter_map(|l| if let Loc::Const(b) = l { Some(*b) } else { None }).collect();
+            let mut distinct = consts.clone();
+            distinct.sort();
+            distinct.dedup();
+            if distinct.len() > 4 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn write_alu(&mut self, opcode: Opcode, group: &[Inst], dst: (File, u32), mask: u8) -> Result<(), EmitError> {
+        let ops = self.group_operands(opcode, group)?;
+        let first = &self.func.insts[group[0]];
+        let (saturate, precise) = (first.saturate, first.precise);
+        let mut inst = tgsi::Instruction::new(opcode);
+        inst.saturate = saturate;
+        inst.precise = precise;
+        let mut srcs = SmallVec::<[SrcOperand; 3]>::new();
+        for op in &ops {
+            srcs.push(self.operand(op)?);
+        }
+        inst.dst.push(DstOperand { reg: Register::new(dst.0, dst.1 as i32), write_mask: mask });
+        inst.src = srcs;
+        self.out.push(inst);
+        Ok(())
+    }
+}
+
+/// How many members of `group` write a lower channel than `chan`.
+fn rank_in_group(e: &Emitter<'_>, group: &[Inst], chan: u8) -> Result<usize, EmitError> {
+    let mut rank = 0;
+    for &m in group {
+        if let Loc::Reg(r) = e.loc(e.func.insts[m].results[0])? {
+            if r.chan < chan {
+                rank += 1;
+            }
+        }
+    }
+    Ok(rank)
+}

@@ -1,0 +1,233 @@
+//! Copies between register channels: the parallel copy into the phis of a
+//! block's successors at its end (moved before an `IF` when the else arm
+//! would hold nothing else), and the MOVs the rest of emission writes.
+
+use super::operands::{fill_unused, reg_src};
+use super::*;
+use tgsi::{DstOperand, Register, SrcOperand};
+
+impl Emitter<'_> {
+    /// The parallel copy into the phis of this block's successors.
+    pub(super) fn phi_copies(&mut self, b: Block) -> Result<(), EmitError> {
+        let pending = self.pending_phi_copies(b)?;
+        self.parallel_copy(pending)
+    }
+
+    /// The (destination, source) pairs of the phi copies at the end of
+    /// `b`, leaving out copies of zero into registers that still hold it.
+    fn pending_phi_copies(&mut self, b: Block) -> Result<Vec<(RegChannel, Loc)>, EmitError> {
+        let Some(list) = self.copies.get(&b).cloned() else { return Ok(Vec::new()) };
+        let mut pending: Vec<(RegChannel, Loc)> = Vec::new();
+        let (excluded, loop_end) = self.layout.context.get(&b).cloned().unwrap_or_default();
+        let end = self.layout.block_end.get(&b).copied().unwrap_or(0);
+        for (phi, arg) in list {
+            let Loc::Reg(dst) = self.loc(phi)? else { return Err(self.err("a phi without a register")) };
+            // A register that still holds its initial zero needs no copy of
+            // one (inside a loop, it must hold it on every iteration).
+            let before = loop_end.unwrap_or(end).max(end);
+            if matches!(self.func.def(arg).op, Op::Initial)
+                && self.alloc.untouched(dst, before, &excluded)
+                && !self.gather_writes.iter().any(|&(slot, at)| slot == dst && at < before)
+            {
+                self.zero_skips.push((dst, before));
+                continue;
+            }
+            let src = self.loc(arg)?;
+            if src != Loc::Reg(dst) && !pending.iter().any(|&(d, _)| d == dst) {
+                pending.push((dst, src));
+            }
+        }
+        Ok(pending)
+    }
+
+    /// When an `IF` has no `ELSE` in the source and its else arm would hold
+    /// only phi copies, writes those copies before the `IF` instead (the
+    /// then arm overwrites the phis' registers on its own path), so no
+    /// `ELSE` is needed. Valid when no value occupies those registers where
+    /// the condition is read: then nothing on either path reads what they
+    /// held. Returns whether it did.
+    pub(super) fn hoist_else_copies(&mut self, n: &IfNode, prev: Option<Block>) -> Result<bool, EmitError> {
+        let [Node::Block(else_block)] = n.else_region.as_slice() else { return Ok(false) };
+        let Some(at) = prev.and_then(|b| self.layout.block_end.get(&b)).map(|&end| end + 1) else {
+            return Ok(false);
+        };
+        if n.has_else || !self.writes_nothing(*else_block) {
+            return Ok(false);
+        }
+        let zero_skips = self.zero_skips.len();
+        let pending = self.pending_phi_copies(*else_block)?;
+        let movable = |e: &Self, dst: RegChannel| {
+            e.alloc.free_at(dst, at) && !e.zero_skips.iter().any(|&(s, before)| s == dst && before > at)
+        };
+        if pending.is_empty() || !pending.iter().all(|&(dst, _)| movable(self, dst)) {
+            // The else arm writes them itself; its zero skips are noted again.
+            self.zero_skips.truncate(zero_skips);
+            return Ok(false);
+        }
+        for &(dst, _) in &pending {
+            // A copy of zero into these registers can no longer be left out.
+            self.gather_writes.push((dst, at));
+        }
+        self.parallel_copy(pending)?;
+        self.copies.insert(*else_block, Vec::new());
+        Ok(true)
+    }
+
+    /// Whether emitting block `b` writes no instruction of its own (phi
+    /// copies aside).
+    fn writes_nothing(&self, b: Block) -> bool {
+        let data = &self.func.blocks[b];
+        data.exit == Exit::Fallthrough
+            && data.insts.iter().all(|&i| {
+                !self.layout.inst_pos.contains_key(&i)
+                    || matches!(
+                        self.func.insts[i].op,
+                        Op::Phi { .. } | Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_)
+                    )
+            })
+    }
+
+    /// Copies every (destination, source) pair as if all sources were read
+    /// before any destination is written.
+    pub(super) fn parallel_copy(&mut self, mut pending: Vec<(RegChannel, Loc)>) -> Result<(), EmitError> {
+        // Copy first into registers no pending copy still reads; a cycle
+        // is broken by saving one register in a scratch channel.
+        self.scratch_used = 0;
+        while !pending.is_empty() {
+            let free = (0..pending.len()).find(|&k| !pending.iter().any(|&(_, s)| s == Loc::Reg(pending[k].0)));
+            match free {
+                Some(k) => {
+                    // With it, every other free copy into the same register
+                    // from the same register: one MOV.
+                    let (dst, src) = pending.remove(k);
+                    let mut batch = vec![(dst, src)];
+                    let mut i = 0;
+                    while i < pending.len() {
+                        let (d, s) = pending[i];
+                        let free = !pending.iter().any(|&(_, s2)| s2 == Loc::Reg(d));
+                        if free && (d.file, d.index) == (dst.file, dst.index) && same_register(s, src) {
+                            batch.push(pending.remove(i));
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    self.copy_batch(&batch)?;
+                }
+                None => {
+                    let saved = pending[0].0;
+                    let tmp = RegChannel { file: File::Temporary, index: self.scratch(), chan: 0 };
+                    self.mov_raw(tmp, reg_src(saved))?;
+                    for p in pending.iter_mut() {
+                        if p.1 == Loc::Reg(saved) {
+                            p.1 = Loc::Reg(tmp);
+                        }
+                    }
+                }
+            }
+        }
+        self.scratch_used = 0;
+        Ok(())
+    }
+
+    /// One MOV writing each (channel, location) of a batch whose sources
+    /// share a register.
+    pub(super) fn copy_batch(&mut self, batch: &[(RegChannel, Loc)]) -> Result<(), EmitError> {
+        let (dst, first) = batch[0];
+        if batch.len() == 1 {
+            let s = self.single_src(first, dst.chan)?;
+            return self.mov_raw(dst, s);
+        }
+        let mut mask = 0u8;
+        let mut used = SmallVec::<[(usize, u8); 4]>::new();
+        let mut consts = Vec::new();
+        for &(d, s) in batch {
+            mask |= 1 << d.chan;
+            match s {
+                Loc::Reg(r) => used.push((d.chan as usize, r.chan)),
+                Loc::Src(x) => used.push((d.chan as usize, x.chan)),
+                Loc::Const(bits) => consts.push((d.chan as usize, bits)),
+                _ => return Err(self.err("a copy of a value with no channel")),
+            }
+        }
+        let reg = match first {
+            Loc::Reg(r) => Register::new(r.file, r.index as i32),
+            Loc::Src(x) => {
+                let mut reg = Register::new(x.file, x.index as i32);
+                reg.dimension = x.dim.map(|d| tgsi::Dimension { index: d as i32, indirect: None });
+                reg
+            }
+            _ => {
+                let (k, sw) = self.imms.find_or_add(&consts);
+                for &(p, _) in &consts {
+                    used.push((p, sw[p]));
+                }
+                Register::new(File::Immediate, k as i32)
+            }
+        };
+        let mut swizzle = [0u8, 1, 2, 3];
+        for &(p, c) in &used {
+            swizzle[p] = c;
+        }
+        fill_unused(&mut swizzle, used.iter().copied());
+        let mut inst = tgsi::Instruction::new(Opcode::Mov);
+        inst.dst.push(DstOperand { reg: Register::new(dst.file, dst.index as i32), write_mask: mask });
+        inst.src.push(SrcOperand { reg, swizzle, negate: false, absolute: false });
+        self.out.push(inst);
+        Ok(())
+    }
+
+    /// A source operand reading one 32-bit location in every channel.
+    pub(super) fn single_src(&mut self, loc: Loc, chan: u8) -> Result<SrcOperand, EmitError> {
+        match loc {
+            Loc::Reg(r) => Ok(reg_src(r)),
+            Loc::Const(bits) => {
+                let (k, sw) = self.imms.find_or_add(&[(chan as usize & 3, bits)]);
+                let c = sw[chan as usize & 3];
+                Ok(reg_src(RegChannel { file: File::Immediate, index: k, chan: c }))
+            }
+            Loc::Src(s) => {
+                let mut reg = Register::new(s.file, s.index as i32);
+                reg.dimension = s.dim.map(|d| tgsi::Dimension { index: d as i32, indirect: None });
+                Ok(SrcOperand { reg, swizzle: [s.chan; 4], negate: false, absolute: false })
+            }
+            Loc::Any => self.single_src(Loc::Const(0), chan),
+            Loc::Folded(load) => {
+                let reg = self.load_register(load)?;
+                let c = match self.func.insts[load].op {
+                    Op::ArrayLoad { chan, .. } | Op::LoadIndirect { chan, .. } => chan,
+                    _ => 0,
+                };
+                Ok(SrcOperand { reg, swizzle: [c; 4], negate: false, absolute: false })
+            }
+            Loc::Pair { .. } | Loc::Const64(_) => Err(self.err("a 64-bit value copied as 32 bits")),
+        }
+    }
+
+    pub(super) fn mov(&mut self, dst: RegChannel, src: Operand) -> Result<(), EmitError> {
+        let s = self.operand(&[(dst.chan as usize, src)])?;
+        let mut inst = tgsi::Instruction::new(Opcode::Mov);
+        inst.dst.push(DstOperand { reg: Register::new(dst.file, dst.index as i32), write_mask: 1 << dst.chan });
+        inst.src.push(s);
+        self.out.push(inst);
+        self.scratch_used = 0;
+        Ok(())
+    }
+
+    pub(super) fn mov_raw(&mut self, dst: RegChannel, src: SrcOperand) -> Result<(), EmitError> {
+        let mut inst = tgsi::Instruction::new(Opcode::Mov);
+        inst.dst.push(DstOperand { reg: Register::new(dst.file, dst.index as i32), write_mask: 1 << dst.chan });
+        inst.src.push(src);
+        self.out.push(inst);
+        Ok(())
+    }
+}
+
+/// Whether two 32-bit locations can be read by one operand.
+pub(super) fn same_register(a: Loc, b: Loc) -> bool {
+    match (a, b) {
+        (Loc::Reg(x), Loc::Reg(y)) => (x.file, x.index) == (y.file, y.index),
+        (Loc::Src(x), Loc::Src(y)) => (x.file, x.index, x.dim) == (y.file, y.index, y.dim),
+        (Loc::Const(_), Loc::Const(_)) => true,
+        _ => false,
+    }
+}

@@ -1,0 +1,117 @@
+//! Writing one instruction of a block, by the kind of its operation: the
+//! halves of 64-bit register pairs (split, pack) and opaque instructions
+//! here, the others in `alu`, `stores` and `indirect`.
+
+use super::operands::reg_src;
+use super::*;
+use tgsi::Register;
+
+impl Emitter<'_> {
+    /// Writes the instruction at `insts[i]` (and those grouped with it);
+    /// returns how many were consumed.
+    pub(super) fn instruction(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
+        self.scratch_used = 0;
+        self.gathered.clear();
+        let inst = insts[i];
+        self.pos = self.layout.inst_pos.get(&inst).copied();
+        let data = &self.func.insts[inst];
+        if !self.layout.inst_pos.contains_key(&inst) {
+            // Computes nothing anything uses.
+            return Ok(1);
+        }
+        match &data.op {
+            Op::Phi { .. } | Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) => Ok(1),
+            Op::Split { .. } => {
+                let v = data.results[0];
+                let whole = data.args[0].value;
+                let Loc::Reg(dst) = self.loc(v)? else { return Err(self.err("a split without a register")) };
+                if let Loc::Pair { file, index, pair } = self.loc(whole)? {
+                    let hi = matches!(data.op, Op::Split { hi: true });
+                    let src = RegChannel { file, index, chan: 2 * pair + hi as u8 };
+                    if src != dst {
+                        self.mov_raw(dst, reg_src(src))?;
+                    }
+                    return Ok(1);
+                }
+                Err(self.err("a split of a value that is not in a register pair"))
+            }
+            Op::Pack => {
+                let Loc::Pair { file, index, pair } = self.loc(data.results[0])? else {
+                    return Err(self.err("a pack without a register pair"));
+                };
+                let mut moves = Vec::new();
+                for (k, arg) in data.args.iter().enumerate() {
+                    let dst = RegChannel { file, index, chan: 2 * pair + k as u8 };
+                    let src = self.loc(arg.value)?;
+                    if src != Loc::Reg(dst) {
+                        moves.push((dst, src, arg.value));
+                    }
+                }
+                // A half that sits where the other half goes must be read
+                // before it is overwritten.
+                let reads_a_destination =
+                    moves.iter().any(|&(_, s, _)| moves.iter().any(|&(d, _, _)| s == Loc::Reg(d)));
+                if reads_a_destination {
+                    self.parallel_copy(moves.iter().map(|&(d, s, _)| (d, s)).collect())?;
+                } else {
+                    for (dst, _, v) in moves {
+                        self.mov(dst, Operand::new(v))?;
+                    }
+                }
+                Ok(1)
+            }
+            Op::Alu { .. } => self.alu_group(insts, i),
+            Op::StoreOutput { index, .. } => self.store_outputs(insts, i, *index),
+            Op::ArrayLoad { .. } | Op::LoadIndirect { .. } if matches!(self.loc(data.results[0])?, Loc::Folded(_)) => {
+                Ok(1)
+            }
+            Op::ArrayLoad { .. } | Op::LoadIndirect { .. } => self.loads(insts, i),
+            Op::ArrayStore { .. } => self.array_stores(insts, i),
+            Op::Opaque { .. } => {
+                self.opaque(inst)?;
+                Ok(1)
+            }
+        }
+    }
+
+    fn opaque(&mut self, inst: Inst) -> Result<(), EmitError> {
+        let data = &self.func.insts[inst];
+        let Op::Opaque { inst: template, value_srcs } = &data.op else { return Ok(()) };
+        let mut t = (**template).clone();
+        let mut args = data.args.iter().copied();
+        for (i, src) in t.src.iter_mut().enumerate() {
+            if value_srcs & (1 << i) != 0 {
+                let wanted: Wanted = (0..4).zip(args.by_ref().take(4)).collect();
+                let (neg, abs) = (src.negate, src.absolute);
+                let mut s = self.operand(&wanted)?;
+                s.negate = neg;
+                s.absolute = abs;
+                *src = s;
+            } else if src.reg.file == File::Immediate {
+                self.imms.keep(src.reg.index as u32);
+            }
+        }
+        if let Some(tex) = &t.texture {
+            for off in &tex.offsets {
+                if off.file == File::Immediate {
+                    self.imms.keep(off.index as u32);
+                }
+            }
+        }
+        let mut results = data.results.iter().copied();
+        for dst in t.dst.iter_mut() {
+            let n = dst.write_mask.count_ones() as usize;
+            let value_dst = matches!(dst.reg.file, File::Temporary | File::Output | File::Address);
+            if !value_dst {
+                continue;
+            }
+            let vals: Vec<Value> = results.by_ref().take(n).collect();
+            if let Some(&v) = vals.first() {
+                let (file, index) = self.dst_reg(v)?;
+                dst.reg = Register::new(file, index as i32);
+            }
+        }
+        self.out.push(t);
+        Ok(())
+    }
+}
