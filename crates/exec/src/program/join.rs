@@ -6,9 +6,9 @@ use super::steps::{Step, MAX_WIDTH};
 
 /// Joins runs of ALU steps that run one batch loop over consecutive
 /// slots into one step over all of them. The channels of a TGSI
-/// instruction are such a run when [`Slots::new`](super::Slots::new) could put their values
-/// side by side, so an `ADD` of whole registers loops once over four
-/// slots' lanes instead of four times over one's.
+/// instruction are such a run when [`Slots::new`](super::Slots::new)
+/// could put their values side by side, so an `ADD` of whole registers
+/// loops once over four slots' lanes instead of four times over one's.
 pub(super) fn join_channels(steps: &mut Vec<Step>) {
     let mut joined: Vec<Step> = Vec::with_capacity(steps.len());
     for step in steps.drain(..) {

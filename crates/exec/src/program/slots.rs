@@ -41,7 +41,8 @@ impl Arg {
 ///
 /// The operands and results of a run of one ALU opcode (the channels of a
 /// TGSI instruction) get slots side by side where they can, so that the
-/// run is one step over consecutive slots (see [`join_channels`](super::join::join_channels)).
+/// run is one step over consecutive slots (see
+/// [`join_channels`](super::join::join_channels)).
 #[derive(Debug)]
 pub(crate) struct Slots {
     first: Vec<u32>,

@@ -14,7 +14,9 @@ use crate::memory::Access;
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Fill {
     Bits(u32),
-    /// The `k`-th entry of [`Program::const_reads`](super::Program::const_reads), looked up once per run.
+    /// The `k`-th entry of
+    /// [`Program::const_reads`](super::Program::const_reads), looked up
+    /// once per run.
     Constant {
         k: u32,
     },
@@ -127,7 +129,8 @@ pub(crate) enum Step {
         chan: u8,
         value: u32,
         /// The register's place among the declared ones (in
-        /// [`Program::outputs`](super::Program::outputs)); `None` for an undeclared index.
+        /// [`Program::outputs`](super::Program::outputs)); `None` for an
+        /// undeclared index.
         declared: Option<u32>,
     },
     Texture {
