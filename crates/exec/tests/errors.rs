@@ -8,6 +8,7 @@ const KNOWN: &str = "`invocations`, `const`, `input`, `vinput`, `texsize`, `texe
 
 /// (input, expected message, line, column)
 fn state_cases() -> Vec<(&'static str, String, usize, usize)> {
+    // A table of test cases, one per malformed state: long by nature.
     let value_msg = |found: &str| {
         format!(
             "expected a value (a decimal float such as `1.5`, `-2`, `1e-3`, `inf`, `nan`, or raw bits `0xXXXXXXXX`), found `{found}`"

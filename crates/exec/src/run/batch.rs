@@ -1,0 +1,245 @@
+//! A batch of lanes in flight: its slots, arrays, output table and lane
+//! mask stacks, and its working memory, kept per thread between batches
+//! and runs.
+
+use std::cell::RefCell;
+use std::sync::Mutex;
+
+use tgsi::{OperandType, Processor};
+
+use super::columns::Beside;
+use super::mask::{full, Lanes};
+use super::output_table::OutputTable;
+use super::ExecError;
+use crate::env::Env;
+use crate::geometry::Emitter;
+use crate::kernel::MAX_ARGS;
+use crate::memory::Memory;
+use crate::program::{Arg, Fill, Program, MAX_WIDTH};
+
+/// A batch's working memory, kept per thread between batches and runs so
+/// that a run allocates (and clears) nothing it used before.
+#[derive(Default)]
+struct Scratch {
+    slots: Vec<u32>,
+    masks: Vec<u64>,
+    breaks: Vec<u64>,
+    continues: Vec<u64>,
+    copies: Vec<u32>,
+    modified: Vec<u32>,
+    out: Vec<u32>,
+    texels: Vec<[u32; 4]>,
+    joined: Vec<u64>,
+    joined_out: Vec<u64>,
+}
+
+/// Makes `v` at least `len` long.
+fn grow<T: Clone + Default>(v: &mut Vec<T>, len: usize) {
+    if v.len() < len {
+        v.resize(len, T::default());
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        let scratch = Scratch {
+            slots: std::mem::take(&mut self.slots),
+            masks: std::mem::take(&mut self.masks),
+            breaks: std::mem::take(&mut self.breaks),
+            continues: std::mem::take(&mut self.continues),
+            copies: std::mem::take(&mut self.scratch),
+            modified: std::mem::take(&mut self.modified),
+            out: std::mem::take(&mut self.out),
+            texels: std::mem::take(&mut self.texels),
+            joined: std::mem::take(&mut self.joined),
+            joined_out: std::mem::take(&mut self.joined_out),
+        };
+        SCRATCH.with(|s| *s.borrow_mut() = scratch);
+    }
+}
+
+/// One batch of lanes in flight.
+pub(super) struct Batch<'a> {
+    pub(super) program: &'a Program,
+    pub(super) env: &'a Env<'a>,
+    pub(super) first: u32,
+    pub(super) w: usize,
+    /// Every lane of the batch, as a mask.
+    pub(super) all: u64,
+    /// Whether blocks run in their AVX2 build.
+    pub(super) avx2: bool,
+    pub(super) slots: Vec<u32>,
+    pub(super) arrays: Vec<Vec<[u32; 4]>>,
+    pub(super) outputs: OutputTable<'a>,
+    pub(super) killed: u64,
+    /// What a geometry shader emits (other stages have none).
+    pub(super) emitted: Option<Emitter<'a>>,
+    /// Lanes waiting for a construct's other arm or case (see
+    /// [`Control`](crate::program::Control)).
+    pub(super) masks: Vec<u64>,
+    pub(super) breaks: Vec<u64>,
+    pub(super) continues: Vec<u64>,
+    pub(super) steps: u64,
+    pub(super) budget: u64,
+    /// Phi copies' sources, read before any is written.
+    pub(super) scratch: Vec<u32>,
+    /// Batch loops' operands with modifiers applied (`MAX_ARGS` columns).
+    pub(super) modified: Vec<u32>,
+    /// Batch loops' results, before the masked write.
+    pub(super) out: Vec<u32>,
+    /// Texture results, a texel per lane.
+    pub(super) texels: Vec<[u32; 4]>,
+    /// The operands of a 64-bit operation as whole values
+    /// (`MAX_ARGS` columns), and its results.
+    pub(super) joined: Vec<u64>,
+    pub(super) joined_out: Vec<u64>,
+    /// The run's buffers, images and shared memory (none when no step
+    /// touches memory and the state has none).
+    pub(super) memory: Option<&'a Mutex<Memory>>,
+}
+
+impl<'a> Batch<'a> {
+    pub(super) fn new(
+        program: &'a Program,
+        env: &'a Env<'a>,
+        first: u32,
+        w: usize,
+        budget: u64,
+        outputs: OutputTable<'a>,
+        memory: Option<&'a Mutex<Memory>>,
+    ) -> Self {
+        let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        // Slots are not cleared: every lane writes a value before it reads
+        // it. Only derivatives read other lanes of a quad, which may not
+        // have written the value, and those read zero, as at the start.
+        // Grown, never shrunk: a run of fewer lanes reuses the front.
+        grow(&mut scratch.slots, program.slots * w);
+        for &slot in &program.cleared {
+            scratch.slots[slot as usize * w..(slot as usize + 1) * w].fill(0);
+        }
+        // An ALU step computes up to `MAX_WIDTH` slots at once.
+        grow(&mut scratch.modified, MAX_ARGS * MAX_WIDTH as usize * w);
+        grow(&mut scratch.out, MAX_WIDTH as usize * w);
+        grow(&mut scratch.texels, w);
+        grow(&mut scratch.joined, MAX_ARGS * w);
+        grow(&mut scratch.joined_out, w);
+        scratch.masks.clear();
+        scratch.breaks.clear();
+        scratch.continues.clear();
+        Batch {
+            program,
+            env,
+            first,
+            w,
+            all: full(w),
+            avx2: has_avx2(),
+            slots: scratch.slots,
+            arrays: program.arrays.iter().map(|&len| vec![[0; 4]; len as usize * w]).collect(),
+            outputs,
+            killed: 0,
+            emitted: (program.processor == Processor::Geometry).then(|| Emitter::new(&program.geometry, w)),
+            masks: scratch.masks,
+            breaks: scratch.breaks,
+            continues: scratch.continues,
+            steps: 0,
+            budget,
+            scratch: scratch.copies,
+            modified: scratch.modified,
+            out: scratch.out,
+            texels: scratch.texels,
+            joined: scratch.joined,
+            joined_out: scratch.joined_out,
+            memory,
+        }
+    }
+
+    /// Sets the values that do not depend on a lane's path, in every lane.
+    pub(super) fn fill_invariants(&mut self) {
+        let w = self.w;
+        for &(slot, fill) in &self.program.fills {
+            let column = &mut self.slots[slot as usize * w..(slot as usize + 1) * w];
+            match fill {
+                Fill::Bits(bits) => column.fill(bits),
+                Fill::Constant { k } => column.fill(self.env.constants[k as usize]),
+                Fill::Input { vertex, index, chan } => {
+                    self.env.state.input_column(vertex, index, chan, self.first, column);
+                }
+                Fill::SystemValue { name, chan } => {
+                    for (l, v) in column.iter_mut().enumerate() {
+                        *v = self.env.system_value(name, self.first + l as u32)[chan as usize & 3];
+                    }
+                }
+            }
+        }
+    }
+
+    /// The lanes of `width` slots from `dst` on, to write, beside a reader
+    /// of every other slot.
+    #[inline]
+    pub(super) fn write_beside(&mut self, dst: u32, width: u32) -> (&mut [u32], Beside<'_>) {
+        let (w, d, width) = (self.w, dst as usize, width as usize);
+        let (below, rest) = self.slots.split_at_mut(d * w);
+        let (out, above) = rest.split_at_mut(width * w);
+        (out, Beside { below, above, dst: d, width, w })
+    }
+
+    #[inline]
+    pub(super) fn get(&self, slot: u32, lane: usize) -> u32 {
+        self.slots[slot as usize * self.w + lane]
+    }
+
+    #[inline]
+    pub(super) fn set(&mut self, slot: u32, lane: usize, v: u32) {
+        self.slots[slot as usize * self.w + lane] = v;
+    }
+
+    #[inline]
+    pub(super) fn lanes(&self, mask: u64) -> Lanes {
+        Lanes(mask & self.all)
+    }
+
+    #[inline]
+    pub(super) fn count(&mut self, n: u64) -> Result<(), ExecError> {
+        self.steps += n;
+        if self.steps > self.budget {
+            return Err(ExecError::StepBudget(self.budget));
+        }
+        Ok(())
+    }
+
+    /// Operand `a` of `lane` read as `ty`, with its modifiers; both halves
+    /// of a 64-bit value.
+    #[inline]
+    pub(super) fn operand(&self, a: &Arg, ty: OperandType, lane: usize) -> u64 {
+        a.lane_value(&self.slots, self.w, ty, lane)
+    }
+
+    /// Copies the OUT registers kept in arrays into the output table, for
+    /// the lanes of `active`, so that results and `EMIT` see them.
+    pub(super) fn sync_output_arrays(&mut self, active: u64) {
+        for &(array, first, len) in &self.program.geometry.output_arrays {
+            let Some(values) = self.arrays.get(array as usize) else { continue };
+            for i in 0..len {
+                for l in (0..self.w).filter(|l| active & (1 << l) != 0) {
+                    let v = values.get(i as usize * self.w + l).copied().unwrap_or_default();
+                    for (c, &bits) in v.iter().enumerate() {
+                        self.outputs.set(first + i, c as u8, l, bits);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether the processor has AVX2 (the answer is cached by the standard
+/// library).
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
