@@ -202,21 +202,20 @@ pub struct OptArgs {
 #[derive(Debug, Args, Default)]
 pub struct PipelineArgs {
     /// The passes to run, in order, separated by commas (`--passes=a,b`).
-    /// Empty (the default) runs none: the shader only goes through SSA
-    /// construction and emission. An unknown name is a usage error that
-    /// lists the known passes.
+    /// Empty (the default) runs none. An unknown name is a usage error
+    /// that lists the known passes.
     #[arg(long, value_name = "LIST", value_delimiter = ',', conflicts_with = "opt_level")]
     pub passes: Vec<String>,
 
     /// The optimization level, also written `-O0`, `-O1` and `-O` (= `-O1`):
-    /// 0 runs no pass; 1 runs constfold, dce, coalesce, dce (those that
-    /// exist: `dce` today) again and again until nothing changes.
+    /// 0 runs no pass; 1 runs constfold, dce, coalesce, dce again and again
+    /// until nothing changes (at most 16 rounds).
     #[arg(long, value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=1))]
     pub opt_level: Option<u8>,
 
     /// The target `legalize-doubles` rewrites for: full, one-double,
-    /// no-fp64-div, fp64-basic, no-fp64 or no-int64 (see the README for
-    /// each one's native opcodes).
+    /// no-fp64-div, fp64-basic, no-fp64 or no-int64 (docs/passes.md
+    /// lists each one's native opcodes).
     #[arg(long, value_name = "NAME", conflicts_with = "caps")]
     pub target: Option<String>,
 
