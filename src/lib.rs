@@ -2,9 +2,22 @@
 //! language. This facade re-exports the crates that make it up; the
 //! `tgsi-opt` binary is its command line.
 //!
-//! Parse, build the SSA IR, optimize with `-O1`, emit TGSI again, and run
-//! the result on a state (the README and `docs/library.md` show this
-//! example; keep them in step):
+//! Parse, build the SSA IR, optimize with `-O1` and emit TGSI again (the
+//! README's example; `tests/docs.rs` checks that every Rust example of the
+//! README and `docs/` is one of these):
+//!
+//! ```
+//! use tgsi_opt::{ir, passes, tgsi};
+//!
+//! let text = std::fs::read_to_string("examples/shaders/fragment_texture_branch.tgsi")?;
+//! let mut module = ir::from_tgsi(&tgsi::parse(&text)?)?;
+//! passes::PassManager::new(passes::Options::default()).run(&passes::Pipeline::o1(), &mut module)?;
+//! print!("{}", tgsi::print(&ir::to_tgsi(&module)?, tgsi::Style::Exact));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The same with the IR verified after every pass, then run on a state
+//! (`docs/library.md`'s example):
 //!
 //! ```
 //! use tgsi_opt::{exec, ir, passes, tgsi};
