@@ -317,7 +317,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub pipeline: PipelineArgs,
 
-    /// Write the outputs to FILE instead of standard output.
+    /// Write the outputs (for `bench`, its report) to FILE instead of
+    /// standard output.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
