@@ -224,3 +224,29 @@ fn rust_examples_are_doc_tests() {
     }
     assert!(examples >= 2, "the README and docs/library.md have Rust examples");
 }
+
+/// Every relative link of the documents names a file that exists.
+#[test]
+fn relative_links_resolve() {
+    let mut broken = Vec::new();
+    for (file, text) in documents() {
+        let base = repo_root().join(&file).parent().expect("a document is in a directory").to_path_buf();
+        for (index, line) in text.lines().enumerate() {
+            // Text outside inline code spans (`TEMP[2](1)` is no link).
+            let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+            for (at, _) in prose.match_indices("](") {
+                let rest = &prose[at + 2..];
+                let Some(end) = rest.find(')') else { continue };
+                let target = &rest[..end];
+                if target.contains("://") || target.starts_with('#') {
+                    continue;
+                }
+                let path = target.split('#').next().unwrap_or(target);
+                if !base.join(path).exists() {
+                    broken.push(format!("{file}:{}: {target}", index + 1));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "links to files that do not exist:\n{}", broken.join("\n"));
+}
