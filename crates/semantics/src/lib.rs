@@ -10,7 +10,7 @@
 //! normalized pack/unpack opcodes). C conversions that are undefined for
 //! NaN or out-of-range values follow what x86-64 code compiled from Mesa
 //! does (`cvttss2si` and friends): 0x80000000 for `int`; for `unsigned`
-//! what gcc -O2 makes of Mesa's `(uint)f` (see `F2U` in the README).
+//! what gcc -O2 makes of Mesa's `(uint)f` (see `F2U` in docs/semantics.md).
 //!
 //! ```
 //! use semantics::eval;
