@@ -156,7 +156,10 @@ fn corpus_shaders_round_trip() {
 #[test]
 fn mutated_ir_never_panics() {
     let mut texts = Vec::new();
-    for path in hand_written().iter().take(40) {
+    // Printed corpus IR where there is a corpus, and hand-written shaders'
+    // (which use every construct) in any case.
+    let corpus = testdata::corpus_files().unwrap_or_default();
+    for path in corpus.iter().step_by(8).chain(hand_written().iter()) {
         let Ok(text) = std::fs::read_to_string(path) else { continue };
         if let Some(module) = tgsi::parse(&text).ok().and_then(|s| ir::from_tgsi(&s).ok()) {
             texts.push(ir::print::print_module(&module));

@@ -29,7 +29,7 @@ pub(super) fn sections(lines: &mut Lines<'_>) -> Result<Header, ParseIrError> {
         if lines.peek().is_none_or(|l| l.rest() != title) {
             continue;
         }
-        let title_line = lines.next_line();
+        lines.next_line();
         let items = section(lines, processor)?;
         for (item, line) in items {
             match (title, item) {
@@ -45,7 +45,6 @@ pub(super) fn sections(lines: &mut Lines<'_>) -> Result<Header, ParseIrError> {
                 }
             }
         }
-        drop(title_line);
     }
     Ok((processor, interface, temps, immediates))
 }

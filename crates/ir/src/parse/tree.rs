@@ -69,8 +69,7 @@ pub(super) fn body(lines: &mut Lines<'_>, code: &mut Code, processor: tgsi::Proc
             open = None;
             continue;
         }
-        if rest.starts_with("} else {") {
-            let tail = &rest["} else {".len()..];
+        if let Some(tail) = rest.strip_prefix("} else {") {
             let has_else = match tail {
                 "" => true,
                 "  ; no ELSE" => false,
