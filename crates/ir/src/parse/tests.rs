@@ -112,9 +112,13 @@ fn error(text: &str) -> (String, u32, u32, String) {
     (e.message, e.span.line, e.span.column, offending)
 }
 
+/// An input and the error it gives: message, line, column, offending text.
+type Case = (&'static str, (&'static str, u32, u32, &'static str));
+
 #[test]
 fn errors_are_located() {
-    let cases: &[(&str, (&str, u32, u32, &str))] = &[
+    // (input, (message, line, column, offending text))
+    let cases: &[Case] = &[
         ("", ("expected the stage (`frag`, `vert`, ...)", 1, 1, "")),
         ("FRAG\n", ("expected the stage (`frag`, `vert`, ...)", 1, 1, "FRAG")),
         ("frag\nb0:\n    v0 = add.x v1, v1\n", ("v1 is used but never defined", 3, 16, "v1")),
