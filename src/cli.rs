@@ -101,13 +101,15 @@ pub struct FmtArgs {
     #[arg(long, value_enum, value_name = "STYLE", default_value_t = TextStyle::Exact)]
     pub style: TextStyle,
 
-    /// What to write: canonical TGSI text, or Mesa's binary token stream as
-    /// hex words (one `0x%08x` word a line).
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
-    pub emit: Format,
+    /// What to write: canonical TGSI text, Mesa's binary token stream as
+    /// hex words (one `0x%08x` word a line), or the IR's text form. The
+    /// default is `ir` for IR input and `text` otherwise.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub emit: Option<Format>,
 
-    /// What the input is: TGSI text, or Mesa's token stream as hex words
-    /// (one `0x` word a line; blank lines are skipped).
+    /// What the input is: TGSI text, Mesa's token stream as hex words
+    /// (one `0x` word a line; blank lines are skipped), or the IR's text
+    /// form (as `opt --emit=ir` writes it).
     #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub input_format: Format,
 
@@ -150,8 +152,9 @@ pub struct OptArgs {
     #[arg(long, value_enum, value_name = "STYLE", default_value_t = TextStyle::Exact)]
     pub style: TextStyle,
 
-    /// What the input is: TGSI text, or Mesa's token stream as hex words
-    /// (one `0x` word a line; blank lines are skipped).
+    /// What the input is: TGSI text, Mesa's token stream as hex words
+    /// (one `0x` word a line; blank lines are skipped), or the IR's text
+    /// form (as `--emit=ir` writes it; verified before any pass runs).
     #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub input_format: Format,
 
@@ -308,8 +311,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
 
-    /// What the shader input is: TGSI text, or Mesa's token stream as hex
-    /// words.
+    /// What the shader input is: TGSI text, Mesa's token stream as hex
+    /// words, or the IR's text form (as `opt --emit=ir` writes it).
     #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub input_format: Format,
 
@@ -375,6 +378,8 @@ pub enum Format {
     Text,
     /// Mesa's token stream as hex words, one `0x%08x` word a line.
     Tokens,
+    /// The IR's text form, as `opt --emit=ir` writes it.
+    Ir,
 }
 
 /// How the printer writes immediates.
@@ -411,7 +416,7 @@ mod tests {
         let Command::Fmt(args) = cli.command else { panic!("not fmt") };
         assert_eq!(args.file, None);
         assert_eq!(args.style, TextStyle::Exact);
-        assert_eq!(args.emit, Format::Text);
+        assert_eq!(args.emit, None);
         assert_eq!(args.input_format, Format::Text);
         assert_eq!(args.output, None);
     }
@@ -432,7 +437,7 @@ mod tests {
         let Command::Fmt(args) = cli.command else { panic!("not fmt") };
         assert_eq!(args.file, Some(PathBuf::from("a.hex")));
         assert_eq!(args.style, TextStyle::Mesa);
-        assert_eq!(args.emit, Format::Tokens);
+        assert_eq!(args.emit, Some(Format::Tokens));
         assert_eq!(args.input_format, Format::Tokens);
         assert_eq!(args.output, Some(PathBuf::from("b.hex")));
     }
@@ -490,6 +495,24 @@ mod tests {
         assert_eq!(args.input_format, Format::Tokens);
         assert_eq!(args.output, Some(PathBuf::from("b.dot")));
         assert!(args.verify_each);
+    }
+
+    #[test]
+    fn ir_input() {
+        for command in ["opt", "fmt", "run"] {
+            let mut argv = vec!["tgsi-opt", command, "--input=ir", "a.ir"];
+            if command == "run" {
+                argv.extend(["--state", "a.state"]);
+            }
+            let cli = Cli::try_parse_from(argv).expect("valid arguments");
+            let format = match cli.command {
+                Command::Opt(args) => args.input_format,
+                Command::Fmt(args) => args.input_format,
+                Command::Run(args) => args.input_format,
+                _ => panic!("not {command}"),
+            };
+            assert_eq!(format, Format::Ir, "{command}");
+        }
     }
 
     #[test]

@@ -201,11 +201,30 @@ fn to_stderr(text: &str) {
 /// Reads the input and builds its verified SSA IR: what `opt` and `run`
 /// start from. Also returns the input's instruction count (END excluded).
 pub(crate) fn build(input: &Input, format: Format) -> Result<(ir::Module, usize), Failure> {
+    if format == Format::Ir {
+        let module = read_ir(input)?;
+        // The source is the IR: count its placed instructions.
+        let func = &module.function;
+        let instructions =
+            func.blocks_in_order().iter().filter_map(|&b| func.blocks.get(b)).map(|b| b.insts.len()).sum();
+        return Ok((module, instructions));
+    }
     let (shader, located) = read_shader(input, format)?;
     let module = ir::from_tgsi(&shader).map_err(|err| build_failure(err, input, &shader, located.as_ref()))?;
     verify(&module, input, "SSA construction")?;
     let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count();
     Ok((module, instructions))
+}
+
+/// Reads the IR's text form and verifies it: a parse error is shown
+/// under its line, a module that does not verify is refused before any
+/// pass sees it.
+pub(crate) fn read_ir(input: &Input) -> Result<ir::Module, Failure> {
+    let text = input.read_text()?;
+    let module =
+        ir::parse(&text).map_err(|err| Failure::Located { rendered: err.render(&text, &input.file_name()) })?;
+    verify(&module, input, "reading the IR")?;
+    Ok(module)
 }
 
 /// The input text and the span of every item, for locating build errors
@@ -227,6 +246,7 @@ fn read_shader(input: &Input, format: Format) -> Result<(Shader, Option<Located>
             .and_then(|words| tokens::decode(&words))
             .map(|shader| (shader, None))
             .map_err(|err| token_failure(&err, &text, &input.file_name())),
+        Format::Ir => Err(Failure::Usage("IR input is read by `read_ir`".to_string())),
     }
 }
 
@@ -265,7 +285,7 @@ fn verify(module: &ir::Module, input: &Input, after: &str) -> Result<(), Failure
 }
 
 /// The module as a TGSI shader.
-fn emit(module: &ir::Module, input: &Input) -> Result<Shader, Failure> {
+pub(crate) fn emit(module: &ir::Module, input: &Input) -> Result<Shader, Failure> {
     ir::to_tgsi(module).map_err(|source| Failure::Emit { what: input.describe(), source })
 }
 

@@ -1,7 +1,7 @@
 //! The scalar SSA IR of TGSI shaders.
 //!
 //! [`from_tgsi()`] builds it from a parsed shader; [`verify`] checks it;
-//! [`mod@print`] writes its text form; [`to_tgsi()`] emits TGSI again;
+//! [`mod@print`] writes its text form and [`parse()`] reads it back; [`to_tgsi()`] emits TGSI again;
 //! [`mod@walk`] walks its control-flow tree without recursion.
 
 pub mod bitset;
@@ -12,6 +12,7 @@ mod entity;
 pub mod from_tgsi;
 pub mod function;
 pub mod liveness;
+pub mod parse;
 pub mod print;
 pub mod to_tgsi;
 pub mod verify;
@@ -20,4 +21,5 @@ pub mod walk;
 pub use entity::{Arena, EntityRef, SecondaryMap};
 pub use from_tgsi::{from_tgsi, BuildError};
 pub use function::*;
+pub use parse::{parse, ParseIrError};
 pub use to_tgsi::{to_tgsi, EmitError};

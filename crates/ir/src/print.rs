@@ -51,6 +51,9 @@
 //!
 //! Printing never panics, even on a malformed function: missing blocks,
 //! instructions or values print as such.
+//!
+//! [`crate::parse()`] reads what [`print_module`] writes (with default
+//! options) back into a module that prints the same text.
 
 use crate::function::{Block, Exit, Region};
 use crate::function::{Function, Inst, InstData, Module, Op, Operand, Origin, Ty, Value};

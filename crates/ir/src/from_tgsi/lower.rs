@@ -35,7 +35,7 @@ fn is_cross_lane(op: Opcode) -> bool {
 /// Whether source `i` of `op` names a resource rather than a value even
 /// when its file holds values (`LOAD TEMP[0], CONST[0], ...` reads a
 /// constant buffer; `INTERP_CENTROID` names an input).
-fn is_reference_src(op: Opcode, i: usize) -> bool {
+pub(crate) fn is_reference_src(op: Opcode, i: usize) -> bool {
     use Opcode::*;
     i == 0
         && matches!(

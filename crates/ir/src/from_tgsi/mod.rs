@@ -43,7 +43,7 @@ mod if_else;
 mod jumps;
 mod legacy;
 mod loops;
-mod lower;
+pub(crate) mod lower;
 mod ssa;
 mod switch;
 mod vars;

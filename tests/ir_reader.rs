@@ -1,0 +1,208 @@
+//! The IR's text form reads back: for every shader of the shared corpus
+//! and every hand-written shader under `tests/inputs/`, the IR built from
+//! it (and the IR `-O1` leaves, whose numbering has gaps) prints, parses
+//! and prints again to the same text; the parsed module verifies, emits
+//! TGSI where the original does, and executes the same on random states. Mutated IR texts
+//! are refused with an error, never a panic. The corpus part is skipped,
+//! visibly, when `../shared` is absent.
+
+use std::path::{Path, PathBuf};
+
+use testkit::{states, Rng};
+use tgsi_opt::{exec, ir, passes, tgsi};
+
+/// Random states each parsed module runs on.
+const STATES: u64 = 2;
+
+/// What checking one shader found.
+#[derive(Default)]
+struct Counts {
+    round_trips: usize,
+    executed: usize,
+    /// Shaders the IR cannot be built from (nothing to print).
+    unbuilt: usize,
+    failures: Vec<String>,
+}
+
+fn run_options() -> exec::RunOptions {
+    exec::RunOptions { lanes: 8, step_budget: 200_000, threads: 1 }
+}
+
+/// Print → parse → print gives the same text; the parsed module verifies
+/// and emits the same TGSI as the original.
+fn round_trip(name: &str, module: &ir::Module, counts: &mut Counts) -> Option<ir::Module> {
+    let text = ir::print::print_module(module);
+    let parsed = match ir::parse(&text) {
+        Ok(m) => m,
+        Err(e) => {
+            let line = text.lines().nth(e.span.line.saturating_sub(1) as usize).unwrap_or("");
+            counts.failures.push(format!("{name}: does not parse back: {e}\n    {line}"));
+            return None;
+        }
+    };
+    let again = ir::print::print_module(&parsed);
+    if again != text {
+        let diff = text.lines().zip(again.lines()).find(|(a, b)| a != b);
+        counts.failures.push(format!("{name}: prints differently after parsing: {diff:?}"));
+        return None;
+    }
+    if let Err(e) = ir::verify::verify(&parsed.function) {
+        counts.failures.push(format!("{name}: the parsed IR does not verify: {e}"));
+        return None;
+    }
+    // Emission may lay registers out differently (origins are not
+    // printed by default), but it succeeds where it did.
+    if ir::to_tgsi(module).is_ok() != ir::to_tgsi(&parsed).is_ok() {
+        counts.failures.push(format!("{name}: emission succeeds on one of the original and the parsed IR only"));
+        return None;
+    }
+    counts.round_trips += 1;
+    Some(parsed)
+}
+
+/// Both modules give the same outputs (or the same error) on random
+/// states.
+fn same_execution(name: &str, original: &ir::Module, parsed: &ir::Module, counts: &mut Counts) {
+    for round in 0..STATES {
+        let state = states::for_module(original, &mut Rng::from_name(name, round));
+        let Ok(state) = exec::State::parse(&state) else { continue };
+        let a = exec::run(original, &state, &run_options()).map_err(|e| e.to_string());
+        let b = exec::run(parsed, &state, &run_options()).map_err(|e| e.to_string());
+        if a != b {
+            counts.failures.push(format!("{name}: the parsed IR executes differently on state {round}"));
+            return;
+        }
+    }
+    counts.executed += 1;
+}
+
+fn check_shader(path: &Path, counts: &mut Counts) {
+    let name = path.display().to_string();
+    let Ok(bytes) = std::fs::read(path) else {
+        counts.failures.push(format!("{name}: unreadable"));
+        return;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let Some(module) = tgsi::parse(&text).ok().and_then(|s| ir::from_tgsi(&s).ok()) else {
+        counts.unbuilt += 1;
+        return;
+    };
+    if let Some(parsed) = round_trip(&name, &module, counts) {
+        same_execution(&name, &module, &parsed, counts);
+    }
+    let mut optimized = module.clone();
+    let run = passes::PassManager::new(passes::Options::default()).run(&passes::Pipeline::o1(), &mut optimized);
+    if run.is_ok() {
+        if let Some(parsed) = round_trip(&format!("{name} (-O1)"), &optimized, counts) {
+            same_execution(&format!("{name} (-O1)"), &optimized, &parsed, counts);
+        }
+    }
+}
+
+fn check_all(files: &[PathBuf], what: &str) {
+    let mut counts = Counts::default();
+    for f in files {
+        check_shader(f, &mut counts);
+    }
+    eprintln!(
+        "{what}: {} shaders; {} IR texts round-trip (built and -O1), {} executed the same, {} not buildable",
+        files.len(),
+        counts.round_trips,
+        counts.executed,
+        counts.unbuilt
+    );
+    assert!(
+        counts.failures.is_empty(),
+        "{} failures:\n{}",
+        counts.failures.len(),
+        counts.failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n")
+    );
+    assert!(counts.round_trips > 0, "{what}: nothing was checked");
+}
+
+/// Every `.tgsi` file under `tests/inputs/`.
+fn hand_written() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "tgsi") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn hand_written_shaders_round_trip() {
+    check_all(&hand_written(), "tests/inputs");
+}
+
+#[test]
+fn corpus_shaders_round_trip() {
+    let Some(files) = testdata::corpus_files() else {
+        eprintln!("skipped: ../shared/corpus is absent");
+        return;
+    };
+    check_all(&files, "corpus");
+}
+
+/// Truncations and byte flips of printed IR never panic the parser.
+#[test]
+fn mutated_ir_never_panics() {
+    let mut texts = Vec::new();
+    // Printed corpus IR where there is a corpus, and hand-written shaders'
+    // (which use every construct) in any case.
+    let corpus = testdata::corpus_files().unwrap_or_default();
+    for path in corpus.iter().step_by(8).chain(hand_written().iter()) {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        if let Some(module) = tgsi::parse(&text).ok().and_then(|s| ir::from_tgsi(&s).ok()) {
+            texts.push(ir::print::print_module(&module));
+        }
+    }
+    assert!(!texts.is_empty());
+    let mut rng = Rng::new(19);
+    let bytes_to_try: &[u8] = b" \n-|:,[]{}.;0123456789vbaxyzwp_=()ABCIN";
+    let mut refused = 0;
+    for round in 0..2000 {
+        let text = rng.pick(&texts).as_bytes();
+        let mut bytes = text.to_vec();
+        match round % 4 {
+            0 => bytes.truncate(rng.index(bytes.len() + 1)),
+            1 => {
+                let i = rng.index(bytes.len());
+                bytes[i] = *rng.pick(bytes_to_try);
+            }
+            2 => {
+                let i = rng.index(bytes.len());
+                bytes.remove(i);
+            }
+            _ => {
+                for _ in 0..3 {
+                    let i = rng.index(bytes.len());
+                    bytes[i] = rng.next_u32() as u8;
+                }
+            }
+        }
+        let mutated = String::from_utf8_lossy(&bytes);
+        match ir::parse(&mutated) {
+            Err(e) => {
+                refused += 1;
+                // The error points into the text.
+                assert!(e.span.start <= mutated.len() && e.span.line >= 1, "{e:?}");
+                let _ = e.render(&mutated, "mutated.ir");
+            }
+            Ok(module) => {
+                // Whatever parses prints, verifies or not, without panicking.
+                let _ = ir::print::print_module(&module);
+                let _ = ir::verify::verify(&module.function);
+            }
+        }
+    }
+    assert!(refused > 500, "only {refused} of 2000 mutations were refused");
+}
