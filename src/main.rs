@@ -4,6 +4,7 @@ mod cli;
 mod commands;
 mod diagnostics;
 mod files;
+mod progress;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -880,3 +880,52 @@ fn malformed_ir_is_located() {
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("<stdin>:1:1"), "{}", stderr(&output));
 }
+
+#[test]
+fn long_commands_draw_no_progress_off_a_terminal_and_end_with_a_summary() {
+    // Standard error is a pipe here, so no bar may be drawn on it.
+    let dir = scratch_dir("progress");
+    let out_dir = dir.join("failures");
+    let output = run(&["fuzz-passes", "--count", "3", "--jobs", "2", "--out-dir", out_dir.to_str().unwrap()], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+    assert!(stdout(&output).starts_with("programs: 3\n"), "{}", stdout(&output));
+
+    let output = run(&["check-doubles", "--target=no-fp64-div", "--count", "600", "--batch", "512"], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+    let summary = stdout(&output).lines().last().unwrap_or_default().to_string();
+    assert!(
+        summary.starts_with("checked ") && summary.ends_with(" opcode(s) on 1 target(s): 0 result(s) differ"),
+        "{}",
+        stdout(&output)
+    );
+
+    let out = dir.join("opt");
+    let files: Vec<PathBuf> = EXAMPLES.iter().take(2).map(|name| example_path(name)).collect();
+    let mut args = vec!["opt", "-O", "--jobs", "2", "--out-dir", out.to_str().unwrap()];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let output = run(&args, b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stderr(&output), format!("optimized 2 file(s) into `{}`\n", out.display()));
+}
+
+#[test]
+fn undeclared_registers_are_located_warnings_and_an_undeclared_immediate_an_error() {
+    // Mesa accepts both shaders; the registers are warned about, with a
+    // caret under each, and the shader is still optimized.
+    let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nMOV OUT[0], IN[3]\nMOV OUT[2], TEMP[3]\nEND\n";
+    let output = run(&["opt", "-"], text.as_bytes());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let want = "warning: IN[3] is not declared\n --> <stdin>:4:13\n  |\n4 | MOV OUT[0], IN[3]\n  |             ^^^^^\n\
+                warning: OUT[2] is not declared\n --> <stdin>:5:5\n  |\n5 | MOV OUT[2], TEMP[3]\n  |     ^^^^^^\n\
+                warning: TEMP[3] is not declared\n --> <stdin>:5:13\n  |\n5 | MOV OUT[2], TEMP[3]\n  |             ^^^^^^^\n";
+    assert_eq!(stderr(&output), want);
+    assert!(stdout(&output).contains("MOV OUT[0], IN[3]"), "{}", stdout(&output));
+    // An immediate that does not exist has no value to read.
+    let output = run(&["opt", "-"], b"VERT\nDCL OUT[0], POSITION\nMOV OUT[0],  IMM[5]\nEND\n");
+    assert_eq!(output.status.code(), Some(1));
+    let want =
+        "error: IMM[5] is not declared\n --> <stdin>:3:14\n  |\n3 | MOV OUT[0],  IMM[5]\n  |              ^^^^^^\n";
+    assert_eq!(stderr(&output), want);
+}

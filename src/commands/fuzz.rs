@@ -11,6 +11,7 @@ use testkit::random_program;
 
 use crate::cli::FuzzArgs;
 use crate::diagnostics::Failure;
+use crate::progress::Progress;
 
 /// Checks `--count` programs from `--seed` on, prints a summary, and fails
 /// when anything was found (after writing each case under `--out-dir`).
@@ -33,9 +34,19 @@ pub fn run(args: &FuzzArgs) -> Result<(), Failure> {
         source: exec::ExecError::Threads(e.to_string()),
     })?;
     let seeds: Vec<u64> = seeds.collect();
+    let progress = Progress::new(args.count, "programs");
     // In seed order whatever the thread count, so the output is deterministic.
-    let reports: Vec<(u64, SeedReport)> =
-        pool.install(|| seeds.par_iter().map(|&seed| (seed, difftest::check_seed(seed))).collect());
+    let reports: Vec<(u64, SeedReport)> = pool.install(|| {
+        seeds
+            .par_iter()
+            .map(|&seed| {
+                let report = difftest::check_seed(seed);
+                progress.step();
+                (seed, report)
+            })
+            .collect()
+    });
+    progress.finish();
     let mut summary = Summary::default();
     let mut written = Vec::new();
     for (_, report) in &reports {

@@ -11,6 +11,7 @@ use tgsi::{tokens, Shader, Span};
 use crate::cli::{Format, OptArgs, OptEmit};
 use crate::diagnostics::{token_failure, Failure};
 use crate::files::{write_output, Input};
+use crate::progress::Progress;
 
 /// Runs `opt`.
 pub fn run(args: &OptArgs) -> Result<(), Failure> {
@@ -54,15 +55,11 @@ fn run_files(args: &OptArgs, pipeline: &passes::Pipeline) -> Result<(), Failure>
         }
         targets.push((file, name));
     }
+    let progress = Progress::new(targets.len() as u64, "files");
     let one = |(file, name): &(&PathBuf, PathBuf)| -> Result<passes::Report, Failure> {
-        let (output, report) = optimize(&Input::File(file.to_path_buf()), args, pipeline)?;
-        let out = dir.join(name);
-        if let Some(parent) = out.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|source| Failure::Write { what: format!("`{}`", parent.display()), source })?;
-        }
-        write_output(Some(&out), output.as_bytes())?;
-        Ok(report)
+        let result = optimize_into(file, &dir.join(name), args, pipeline);
+        progress.step();
+        result
     };
     let results: Vec<Result<passes::Report, Failure>> = match args.jobs {
         1 => targets.iter().map(one).collect(),
@@ -83,12 +80,30 @@ fn run_files(args: &OptArgs, pipeline: &passes::Pipeline) -> Result<(), Failure>
             Err(failure) => failures.push(failure),
         }
     }
+    progress.finish();
     report_passes(args, &total);
     if failures.is_empty() {
+        to_stderr(&format!("optimized {} file(s) into `{}`\n", targets.len(), dir.display()));
         Ok(())
     } else {
         Err(Failure::Files { failures, total: targets.len() })
     }
+}
+
+/// Optimizes `file` and writes the result to `out`, creating its folder.
+fn optimize_into(
+    file: &Path,
+    out: &Path,
+    args: &OptArgs,
+    pipeline: &passes::Pipeline,
+) -> Result<passes::Report, Failure> {
+    let (output, report) = optimize(&Input::File(file.to_path_buf()), args, pipeline)?;
+    if let Some(parent) = out.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|source| Failure::Write { what: format!("`{}`", parent.display()), source })?;
+    }
+    write_output(Some(out), output.as_bytes())?;
+    Ok(report)
 }
 
 /// The directory holding every input file (as written on the command
@@ -210,6 +225,9 @@ pub(crate) fn build(input: &Input, format: Format) -> Result<(ir::Module, usize)
         return Ok((module, instructions));
     }
     let (shader, located) = read_shader(input, format)?;
+    if let Some(located) = &located {
+        check_declared(&shader, located, input)?;
+    }
     let module = ir::from_tgsi(&shader).map_err(|err| build_failure(err, input, &shader, located.as_ref()))?;
     verify(&module, input, "SSA construction")?;
     let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count();
@@ -248,6 +266,45 @@ fn read_shader(input: &Input, format: Format) -> Result<(Shader, Option<Located>
             .map_err(|err| token_failure(&err, &text, &input.file_name())),
         Format::Ir => Err(Failure::Usage("IR input is read by `read_ir`".to_string())),
     }
+}
+
+/// The registers used without a declaration, with a caret under each:
+/// Mesa accepts them, so each is a warning on standard error, except an
+/// `IMM[n]` past the immediates, which has no value and is an error.
+fn check_declared(shader: &Shader, located: &Located, input: &Input) -> Result<(), Failure> {
+    let mut warnings = String::new();
+    for found in tgsi::undeclared(shader) {
+        let Some(&item_span) = located.spans.get(found.item) else { continue };
+        let span = register_span(&located.text, item_span, &found.register.to_string());
+        let message = format!("{} is not declared", found.register);
+        let rendered = tgsi::ParseError { message, span }.render(&located.text, &input.file_name());
+        if found.register.file == tgsi::File::Immediate {
+            to_stderr(&warnings);
+            return Err(Failure::Located { rendered });
+        }
+        warnings.push_str("warning: ");
+        warnings.push_str(rendered.strip_prefix("error: ").unwrap_or(&rendered));
+    }
+    to_stderr(&warnings);
+    Ok(())
+}
+
+/// The span of the first `name` (`IN[3]`) standing alone within the item
+/// at `item`; the whole item when it is not found (a register written
+/// with spaces inside its brackets).
+fn register_span(text: &str, item: Span, name: &str) -> Span {
+    let Some(item_text) = text.get(item.start..item.end) else { return item };
+    let alone = |at: usize| {
+        let before = item_text[..at].chars().next_back();
+        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let Some((at, _)) = item_text.match_indices(name).find(|&(at, _)| alone(at)) else { return item };
+    let lead = &item_text[..at];
+    let (line, column) = match lead.rfind('\n') {
+        Some(nl) => (item.line + lead.matches('\n').count() as u32, lead[nl + 1..].chars().count() as u32 + 1),
+        None => (item.line, item.column + lead.chars().count() as u32),
+    };
+    Span { start: item.start + at, end: item.start + at + name.len(), line, column }
 }
 
 /// A build error, with a caret under the instruction it names when the

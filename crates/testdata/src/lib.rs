@@ -3,6 +3,15 @@
 //! A user's clone has none of it; the functions then say so on standard
 //! error and return `None`, and their callers skip what needs it.
 //!
+//! The note is one line, `skipped: <test>: ../shared/<sub> not found`,
+//! written straight to the process's standard error rather than through
+//! `eprintln!`, which the test harness captures and hides for passing
+//! tests: a run without the data says what it did not test.
+//!
+//! With the environment variable [`REQUIRE_SHARED`] set to `1` a missing
+//! folder is a failure instead (a panic saying which folder), so that a
+//! run that must test everything (CI) cannot pass by skipping.
+//!
 //! ```no_run
 //! if let Some(paths) = testdata::corpus_files() {
 //!     for path in paths {
@@ -12,19 +21,49 @@
 //! }
 //! ```
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// `../shared/<sub>` beside the workspace, when it is a folder; `None`
-/// after a note when it is not.
+/// The environment variable that makes missing shared data a failure:
+/// set to `1`, [`shared`] panics instead of returning `None`.
+pub const REQUIRE_SHARED: &str = "TGSI_OPT_REQUIRE_SHARED";
+
+/// `../shared/<sub>` beside the workspace, when it is a folder. When it is
+/// not: a panic if [`REQUIRE_SHARED`] is `1`, else `None` after a
+/// `skipped:` line on standard error naming the calling test.
 pub fn shared(sub: &str) -> Option<PathBuf> {
     // This crate is `crates/testdata` of the workspace.
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(sub);
+    shared_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"), sub)
+}
+
+/// [`shared`] with the shared folder at `root` instead of beside the
+/// workspace (for testing the missing-data paths).
+pub fn shared_in(root: &Path, sub: &str) -> Option<PathBuf> {
+    let dir = root.join(sub);
     if dir.is_dir() {
         // Without the `..` steps, so that paths print plainly.
-        Some(dir.canonicalize().unwrap_or(dir))
+        return Some(dir.canonicalize().unwrap_or(dir));
+    }
+    let required = std::env::var_os(REQUIRE_SHARED).is_some_and(|v| v == "1");
+    let test = std::thread::current().name().unwrap_or("main").to_string();
+    let message = skip_message(&test, sub, required);
+    if required {
+        panic!("{message}");
+    }
+    // The harness captures `eprintln!` of a test thread and shows it only
+    // when the test fails; a direct write to the stream is not captured, so
+    // every run shows what it skipped. A failed write loses only the note.
+    let _ = writeln!(std::io::stderr().lock(), "{message}");
+    None
+}
+
+/// The line [`shared`] prints (or panics with) when `../shared/<sub>` is
+/// missing, for test `test`.
+fn skip_message(test: &str, sub: &str, required: bool) -> String {
+    if required {
+        format!("{test}: ../shared/{sub} not found beside the checkout, and {REQUIRE_SHARED}=1 requires it")
     } else {
-        eprintln!("note: {} not found; skipping", dir.display());
-        None
+        format!("skipped: {test}: ../shared/{sub} not found")
     }
 }
 

@@ -10,6 +10,7 @@
 //! ```
 
 pub mod ast;
+pub mod declared;
 pub mod format;
 pub mod names;
 pub mod opcode;
@@ -19,6 +20,7 @@ pub mod tokens;
 pub mod validate;
 
 pub use ast::*;
+pub use declared::{undeclared, RegisterName, Undeclared};
 pub use names::*;
 pub use opcode::{flags, ChannelMode, Opcode, OpcodeInfo, OperandType};
 pub use parse::{parse, parse_with_spans, ParseError, Span};
