@@ -157,7 +157,14 @@ pub fn token_failure(err: &DecodeError, hex_text: &str, file_name: &str) -> Fail
             })
         }
     };
-    let error = tgsi::ParseError { message: err.to_string(), span };
+    // The location line names the line: the message need not say it again.
+    let message = match err {
+        DecodeError::Hex { text, .. } => {
+            format!("{text:?} is not a 32-bit word written 0x followed by 1 to 8 hex digits")
+        }
+        DecodeError::Token { .. } => err.to_string(),
+    };
+    let error = tgsi::ParseError { message, span };
     Failure::Located { rendered: error.render(hex_text, file_name) }
 }
 
@@ -241,7 +248,9 @@ mod tests {
         let text = "0x00000202\n\n  0xnope \n";
         let err = tgsi::tokens::parse_hex(text).unwrap_err();
         let report = token_failure(&err, text, "a.hex").report();
+        assert!(report.starts_with("error: \"0xnope\" is not a 32-bit word"), "{report}");
         assert!(report.contains("a.hex:3:3"), "{report}");
+        assert!(!report.contains("line 3"), "the line is named once: {report}");
         assert!(report.contains("3 |   0xnope"), "{report}");
         assert!(report.contains("|   ^^^^^^\n"), "{report}");
     }

@@ -185,7 +185,9 @@ fn bad_hex_word_is_located() {
     let output = run(&["fmt", "--input=tokens"], b"0x00000202\n0xnope\n");
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(err.starts_with("error: "), "{err}");
+    // The line is named once, by the location.
+    assert!(err.starts_with("error: \"0xnope\" is not a 32-bit word"), "{err}");
+    assert!(!err.contains("line 2"), "{err}");
     assert!(err.contains("<stdin>:2:1"), "{err}");
     assert!(err.contains("2 | 0xnope\n"), "{err}");
     assert!(err.contains("| ^^^^^^\n"), "{err}");
@@ -404,6 +406,14 @@ fn opt_lists_passes() {
     assert!(line("legalize-doubles").contains("--target"), "{out}");
     let o1: Vec<&str> = tgsi_opt::passes::Pipeline::o1().passes().map(|p| p.name()).collect();
     assert!(out.ends_with(&format!("-O1 runs: {}\n", o1.join(", "))), "{out}");
+    // A bad pass name is the same usage error as without --list-passes.
+    let known = tgsi_opt::passes::known_names();
+    for flags in [&["--passes=bogus"][..], &["--print-after=bogus"], &["--passes=dce", "--print-before=bogus"]] {
+        let output = run(&[&["opt", "--list-passes"][..], flags].concat(), b"");
+        assert_eq!(output.status.code(), Some(2), "{flags:?}");
+        assert!(output.stdout.is_empty(), "{flags:?}");
+        assert_eq!(stderr(&output), format!("error: unknown pass `bogus`; known passes: {known}\n"));
+    }
 }
 
 #[test]

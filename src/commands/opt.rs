@@ -14,15 +14,16 @@ use crate::files::{write_output, Input};
 
 /// Runs `opt`.
 pub fn run(args: &OptArgs) -> Result<(), Failure> {
-    if args.list_passes {
-        return write_output(None, list_passes().as_bytes());
-    }
-    // Unknown pass names are usage errors: report them before reading anything.
+    // Unknown pass names are usage errors: report them before reading
+    // anything, and before --list-passes, which would otherwise hide them.
     let pipeline = args.pipeline.pipeline()?;
     for name in args.print_before.iter().chain(&args.print_after) {
         if passes::find(name).is_none() {
             return Err(unknown_pass(passes::UnknownPass { name: name.clone() }));
         }
+    }
+    if args.list_passes {
+        return write_output(None, list_passes().as_bytes());
     }
     if args.files.len() > 1 || args.out_dir.is_some() {
         return run_files(args, &pipeline);
