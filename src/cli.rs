@@ -209,9 +209,10 @@ pub struct PipelineArgs {
     pub passes: Vec<String>,
 
     /// The optimization level, also written `-O0`, `-O1` and `-O` (= `-O1`):
-    /// 0 runs no pass; 1 runs constfold, dce, coalesce, dce (those that
-    /// exist: `dce` today) again and again until nothing changes.
-    #[arg(long, value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=1))]
+    /// 0 runs no pass; 1 runs constfold, dce, coalesce, dce again and again
+    /// until nothing changes. There is no level 2, 3 or s (`-O2` is a
+    /// usage error).
+    #[arg(long, value_name = "LEVEL", value_parser = parse_opt_level)]
     pub opt_level: Option<u8>,
 
     /// The target `legalize-doubles` rewrites for: full, one-double,
@@ -261,9 +262,36 @@ pub fn pipeline_failure(err: passes::PipelineError) -> Failure {
     }
 }
 
-/// Rewrites `-O`, `-O0` and `-O1` (before any `--`) as `--opt-level=N`:
-/// clap has no multi-letter short flags, and an `-O` taking an optional
-/// value would swallow a following file name.
+/// Parses `--opt-level` (and `-O<LEVEL>`, rewritten to it): the levels
+/// that exist are 0 and 1; any other (`2`, `3`, `s`, ...) is a usage error
+/// that names both spellings and the levels there are.
+fn parse_opt_level(level: &str) -> Result<u8, String> {
+    match level {
+        "0" => Ok(0),
+        "1" => Ok(1),
+        _ => Err(format!(
+            "there is no optimization level {level} (-O{level}); the levels are 0 (-O0: no passes) \
+             and 1 (-O1 or -O: the pipeline `--list-passes` shows)"
+        )),
+    }
+}
+
+/// Parses `--lanes`: a multiple of 4 (a quad) from 4 to 64.
+fn parse_lanes(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n % 4 == 0 && (4..=64).contains(&n) => Ok(n),
+        _ => Err("lanes per batch are a multiple of 4 from 4 to 64: 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, \
+                  48, 52, 56, 60 or 64"
+            .to_string()),
+    }
+}
+
+/// Rewrites `-O` and `-O<LEVEL>` (`-O0`, `-O1`, also `-O2`, `-Os`, ...)
+/// before any `--` as `--opt-level=1` and `--opt-level=LEVEL`: clap has no
+/// multi-letter short flags, and an `-O` taking an optional value would
+/// swallow a following file name. Levels that do not exist are then the
+/// same usage error as `--opt-level=2`, instead of clap's `unexpected
+/// argument '-O'`.
 pub fn normalize_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Vec<std::ffi::OsString> {
     let mut out = Vec::new();
     let mut options_end = false;
@@ -271,12 +299,12 @@ pub fn normalize_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Ve
         if !options_end {
             match arg.to_str() {
                 Some("--") => options_end = true,
-                Some("-O" | "-O1") => {
+                Some("-O") => {
                     out.push("--opt-level=1".into());
                     continue;
                 }
-                Some("-O0") => {
-                    out.push("--opt-level=0".into());
+                Some(flag) if flag.starts_with("-O") => {
+                    out.push(format!("--opt-level={}", &flag[2..]).into());
                     continue;
                 }
                 _ => {}
@@ -301,7 +329,7 @@ pub struct RunArgs {
 
     /// Invocations run together in one batch: a multiple of 4 (a quad) from
     /// 4 to 64. Results do not depend on it.
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = parse_lanes)]
     pub lanes: usize,
 
     /// Threads running batches of lanes; 0 uses one per core. Results do
@@ -526,6 +554,30 @@ mod tests {
             &["tgsi-opt", "opt", "--opt-level=2"],
         ] {
             assert_eq!(parse(bad).map(|_| ()).unwrap_err().exit_code(), 2, "{bad:?}");
+        }
+        // `-O2` and `--opt-level=2` give the same message, which names
+        // the levels there are.
+        for level in ["2", "3", "s", "fast"] {
+            let short = parse(&["tgsi-opt", "opt", &format!("-O{level}"), "a.tgsi"]).map(|_| ()).unwrap_err();
+            let long = parse(&["tgsi-opt", "opt", &format!("--opt-level={level}")]).map(|_| ()).unwrap_err();
+            assert_eq!(short.to_string(), long.to_string());
+            let message = short.to_string();
+            assert!(message.contains(&format!("there is no optimization level {level} (-O{level})")), "{message}");
+            assert!(message.contains("the levels are 0 (-O0") && message.contains("1 (-O1 or -O"), "{message}");
+        }
+    }
+
+    #[test]
+    fn lanes_are_a_multiple_of_4_up_to_64() {
+        for lanes in ["4", "8", "60", "64"] {
+            let cli = parse(&["tgsi-opt", "run", "a.tgsi", "--state", "s", "--lanes", lanes]).expect("valid");
+            let Command::Run(run) = cli.command else { panic!("not run") };
+            assert_eq!(run.lanes.to_string(), lanes);
+        }
+        for lanes in ["0", "5", "68", "128", "x"] {
+            let err = parse(&["tgsi-opt", "run", "a.tgsi", "--state", "s", "--lanes", lanes]).map(|_| ()).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{lanes}");
+            assert!(err.to_string().contains("a multiple of 4 from 4 to 64: 4, 8, 12"), "{err}");
         }
     }
 

@@ -397,6 +397,30 @@ DCL TEMP[0], LOCAL
 }
 
 #[test]
+fn opt_levels_that_do_not_exist_are_usage_errors() {
+    let path = example_path("vertex_transform.tgsi");
+    let path = path.to_str().expect("UTF-8 path");
+    for level in ["2", "3", "s", "z"] {
+        let short = run(&["opt", path, &format!("-O{level}")], b"");
+        let long = run(&["opt", path, &format!("--opt-level={level}")], b"");
+        for output in [&short, &long] {
+            assert_eq!(output.status.code(), Some(2), "{level}: {}", stderr(output));
+            assert!(output.stdout.is_empty());
+        }
+        // Both spellings give the same message, which names the levels.
+        let err = stderr(&short);
+        assert_eq!(err, stderr(&long));
+        assert!(!err.contains("unexpected argument"), "{err}");
+        assert!(err.contains(&format!("there is no optimization level {level} (-O{level})")), "{err}");
+        assert!(err.contains("the levels are 0 (-O0: no passes) and 1 (-O1 or -O:"), "{err}");
+    }
+    // The levels that exist, before or after the file.
+    for flags in [[path, "-O0"], [path, "-O1"], ["-O1", path], ["-O0", path]] {
+        success(&[&["opt"][..], &flags].concat(), b"");
+    }
+}
+
+#[test]
 fn opt_lists_passes() {
     let out = success(&["opt", "--list-passes"], b"");
     // Names are padded to the longest one.
@@ -602,13 +626,18 @@ fn run_errors_are_located_and_exit_non_zero() {
     let output = run(&["run", global.to_str().unwrap(), "--state", &example_state("vertex_transform.state")], b"");
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("not executed"), "{}", stderr(&output));
-    // Lanes must be whole quads, at most 64.
-    let output = run(
-        &["run", shader.to_str().unwrap(), "--state", &example_state("vertex_transform.state"), "--lanes", "6"],
-        b"",
-    );
-    assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("multiple of 4"), "{}", stderr(&output));
+    // Lanes must be whole quads, at most 64: a usage error from argument
+    // parsing, before anything is read or run.
+    for lanes in ["0", "5", "6", "128"] {
+        for command in ["run", "bench"] {
+            let output = run(&[command, "missing.tgsi", "--state", "missing.state", "--lanes", lanes], b"");
+            assert_eq!(output.status.code(), Some(2), "{command} --lanes {lanes}");
+            assert!(output.stdout.is_empty());
+            let err = stderr(&output);
+            assert!(err.starts_with(&format!("error: invalid value '{lanes}' for '--lanes <N>'")), "{err}");
+            assert!(err.contains("a multiple of 4 from 4 to 64: 4, 8, 12,") && err.contains("60 or 64"), "{err}");
+        }
+    }
     // --state is required: a usage error.
     assert_eq!(run(&["run", shader.to_str().unwrap()], b"").status.code(), Some(2));
 }
