@@ -25,7 +25,7 @@ pub enum Command {
     Opt(OptArgs),
     /// Run a shader for every invocation of an input state and print the
     /// outputs in the state exchange format.
-    Run(RunArgs),
+    Run(RunCommandArgs),
     /// Run a shader repeatedly on an input state and print how fast it runs.
     Bench(BenchArgs),
     /// Differential testing of the passes: generate random programs and
@@ -351,6 +351,32 @@ pub struct RunArgs {
     pub output: Option<PathBuf>,
 }
 
+/// Arguments of `tgsi-opt run`: those it shares with `bench`, and how to
+/// print the outputs.
+#[derive(Debug, Args)]
+pub struct RunCommandArgs {
+    /// The shader, its state and how to run it.
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// How to print each 32-bit output word: `hex` (the state exchange
+    /// format, as `tgsi-ref run` prints it), `float` (its value as an f32)
+    /// or `both` (`0x3f800000 (1.0)`).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = WordFormat::Hex)]
+    pub format: WordFormat,
+}
+
+/// How `tgsi-opt run` prints output words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum WordFormat {
+    /// `0x%08x`: the state exchange format.
+    Hex,
+    /// The word read as an f32 (`1.0`, `-0.5`, `inf`, `NaN`).
+    Float,
+    /// The hex word, then its f32 value in parentheses.
+    Both,
+}
+
 /// Arguments of `tgsi-opt bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -543,7 +569,7 @@ mod tests {
         }
         let cli = parse(&["tgsi-opt", "run", "a.tgsi", "--state", "s", "-O"]).expect("valid");
         let Command::Run(run) = cli.command else { panic!("not run") };
-        assert_eq!(run.pipeline.opt_level, Some(1));
+        assert_eq!(run.run.pipeline.opt_level, Some(1));
         // After `--`, `-O` is a file name.
         let cli = parse(&["tgsi-opt", "opt", "--", "-O"]).expect("valid");
         let Command::Opt(opt) = cli.command else { panic!("not opt") };
@@ -572,7 +598,7 @@ mod tests {
         for lanes in ["4", "8", "60", "64"] {
             let cli = parse(&["tgsi-opt", "run", "a.tgsi", "--state", "s", "--lanes", lanes]).expect("valid");
             let Command::Run(run) = cli.command else { panic!("not run") };
-            assert_eq!(run.lanes.to_string(), lanes);
+            assert_eq!(run.run.lanes.to_string(), lanes);
         }
         for lanes in ["0", "5", "68", "128", "x"] {
             let err = parse(&["tgsi-opt", "run", "a.tgsi", "--state", "s", "--lanes", lanes]).map(|_| ()).unwrap_err();

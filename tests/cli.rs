@@ -597,6 +597,31 @@ fn run_prints_the_outputs_of_every_invocation() {
 }
 
 #[test]
+fn run_prints_words_as_floats_on_request() {
+    let shader = example_path("vertex_transform.tgsi");
+    let shader = shader.to_str().expect("UTF-8 path");
+    let state = example_state("vertex_transform.state");
+    let hex = success(&["run", shader, "--state", &state], b"");
+    // Hex is the default, and the exchange format stays as it is.
+    assert_eq!(success(&["run", shader, "--state", &state, "--format=hex"], b""), hex);
+    let float = success(&["run", shader, "--state", &state, "--format=float"], b"");
+    let both = success(&["run", shader, "--state", &state, "--format", "both"], b"");
+    assert_eq!(float.lines().count(), hex.lines().count());
+    assert_eq!(float.lines().next(), Some("output 0 0 2.0 3.0 0.0 1.0"), "{float}");
+    assert_eq!(float.lines().nth(1), Some("output 1 0 0.0 0.5 1.0 0.75"), "{float}");
+    assert_eq!(
+        both.lines().next(),
+        Some("output 0 0 0x40000000 (2.0) 0x40400000 (3.0) 0x00000000 (0.0) 0x3f800000 (1.0)"),
+        "{both}"
+    );
+    let output = run(&["run", shader, "--state", &state, "--format=decimal"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    // bench prints no words: it has no --format.
+    let output = run(&["bench", shader, "--state", &state, "--format=float"], b"");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
 fn run_prints_the_vertices_a_geometry_shader_emits() {
     let dir = scratch_dir("run_geometry");
     let state = dir.join("lines.state");
