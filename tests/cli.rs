@@ -101,6 +101,25 @@ fn malformed_file_gives_exit_1_and_a_caret_diagnostic() {
 }
 
 #[test]
+fn float_literals_too_large_for_their_type_are_located_errors() {
+    for (text, literal, column) in [
+        ("FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT32 { 0, 1e999, 0, 0 }\n  0: MOV OUT[0], IMM[0]\n  1: END\n", "1e999", 19),
+        ("FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT64 { 1e400, 0 }\n  0: MOV OUT[0], IMM[0]\n  1: END\n", "1e400", 16),
+    ] {
+        for command in ["fmt", "opt"] {
+            let output = run(&[command], text.as_bytes());
+            assert_eq!(output.status.code(), Some(1), "{literal}");
+            assert!(output.stdout.is_empty());
+            let err = stderr(&output);
+            assert!(err.starts_with(&format!("error: {literal} is too large for FLT")), "{err}");
+            assert!(err.contains("it would become infinity; write `inf` if that is what is meant"), "{err}");
+            assert!(err.contains(&format!("--> <stdin>:3:{column}\n")), "{err}");
+            assert!(err.contains("  ^^^^^\n"), "{err}");
+        }
+    }
+}
+
+#[test]
 fn malformed_standard_input_is_named_stdin() {
     let output = run(&["fmt"], b"FRAG\n  0: NOT_AN_OPCODE TEMP[0]\n");
     assert_eq!(output.status.code(), Some(1));
