@@ -542,6 +542,65 @@ fn opt_build_errors_are_located() {
 }
 
 #[test]
+fn a_construct_left_open_is_located_at_its_opening() {
+    let dir = scratch_dir("unclosed_if");
+    let path = dir.join("cut.tgsi");
+    let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n  0: MOV OUT[0], IN[0]\n\
+                \x20 1: IF IN[0].xxxx :0\n  2:   MOV OUT[0], IN[0].yyyy\n";
+    fs::write(&path, text).expect("write");
+    for command in [&["opt"][..], &["opt", "-O"], &["run", "--state", "missing.state"]] {
+        let output = run(&[command, &[path.to_str().expect("UTF-8 path")]].concat(), b"");
+        assert_eq!(output.status.code(), Some(1), "{command:?}");
+        let err = stderr(&output);
+        let expected = format!(
+            "error: cannot build the IR: this IF is never closed: the program ends inside it (expected ELSE or \
+             ENDIF)\n --> {}:5:3\n  |\n5 |   1: IF IN[0].xxxx :0\n  |   ^^^^^^^^^^^^^^^^^^^\n",
+            path.display()
+        );
+        assert!(err.ends_with(&expected), "{command:?}: {err}");
+    }
+    // Tokens have no lines: the message names the instruction.
+    let hex = run(&["fmt", "--emit=tokens", "-"], text.as_bytes());
+    let output = run(&["opt", "--input=tokens"], &hex.stdout);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).ends_with(
+            "error: cannot build the IR of standard input: instruction 1: this IF is never closed: the program ends \
+             inside it (expected ELSE or ENDIF)\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_shader_without_end_is_read_with_a_located_warning() {
+    // Mesa's parser accepts it, so it is not an error.
+    let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n  0: MOV OUT[0], IN[0]\n";
+    let warning = "warning: the shader has no END instruction: it is read as if END followed its last instruction\n \
+                   --> <stdin>:4:3\n  |\n4 |   0: MOV OUT[0], IN[0]\n  |   ^^^^^^^^^^^^^^^^^^^^\n";
+    let output = run(&["fmt"], text.as_bytes());
+    assert!(output.status.success());
+    assert_eq!(stdout(&output), text, "fmt keeps the shader as it is");
+    assert_eq!(stderr(&output), warning);
+    let output = run(&["opt", "-O"], text.as_bytes());
+    assert!(output.status.success());
+    assert!(stdout(&output).ends_with("  0: MOV OUT[0], IN[0]\n  1: END\n"), "{}", stdout(&output));
+    assert_eq!(stderr(&output), warning);
+    // Token input has no lines to point at.
+    let hex = run(&["fmt", "--emit=tokens"], text.as_bytes());
+    let output = run(&["fmt", "--input=tokens"], &hex.stdout);
+    assert!(output.status.success());
+    assert_eq!(
+        stderr(&output),
+        "warning: <stdin>: the shader has no END instruction: it is read as if END followed its last instruction\n"
+    );
+    // With END, no warning.
+    let output = run(&["fmt"], format!("{text}  1: END\n").as_bytes());
+    assert!(output.status.success() && output.stderr.is_empty(), "{}", stderr(&output));
+}
+
+#[test]
 fn opt_parse_errors_are_located() {
     let output = run(&["opt"], b"FRAG\n  0: MOV TEMP[0], IN[0\n");
     assert_eq!(output.status.code(), Some(1));
@@ -881,7 +940,7 @@ fn legalize_doubles_for_a_target_keeps_the_results() {
     let caps = success(&["opt", "--passes=legalize-doubles", "--caps=fp64-basic", "--stats", shader], b"");
     assert!(!caps.contains("DDIV") && !caps.contains("DSQRT") && caps.contains("DFMA"), "{caps}");
     let output = run(&["opt", "--passes=legalize-doubles", "--target=no-fp64-div", "--stats", shader], b"");
-    assert!(stderr(&output).contains("ops lowered             2"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("   2  legalize-doubles  - ops lowered\n"), "{}", stderr(&output));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use tgsi::{tokens, Shader, Span};
 
 use crate::cli::{Format, OptArgs, OptEmit};
-use crate::diagnostics::{token_failure, Failure};
+use crate::diagnostics::{missing_end_warning, token_failure, Failure};
 use crate::files::{write_output, Input};
 
 /// Runs `opt`.
@@ -195,7 +195,7 @@ pub(crate) fn unknown_pass(err: passes::UnknownPass) -> Failure {
 
 /// Writes diagnostics text to standard error (nothing more can be done if
 /// it is closed).
-fn to_stderr(text: &str) {
+pub(crate) fn to_stderr(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
@@ -219,16 +219,22 @@ struct Located {
 /// Reads and parses (or decodes) the input.
 fn read_shader(input: &Input, format: Format) -> Result<(Shader, Option<Located>), Failure> {
     let text = input.read_text()?;
-    match format {
+    let file_name = input.file_name();
+    let (shader, located) = match format {
         Format::Text => match tgsi::parse_with_spans(&text) {
-            Ok((shader, spans)) => Ok((shader, Some(Located { text, spans }))),
-            Err(err) => Err(Failure::Located { rendered: err.render(&text, &input.file_name()) }),
+            Ok((shader, spans)) => (shader, Some(Located { text, spans })),
+            Err(err) => return Err(Failure::Located { rendered: err.render(&text, &file_name) }),
         },
         Format::Tokens => tokens::parse_hex(&text)
             .and_then(|words| tokens::decode(&words))
             .map(|shader| (shader, None))
-            .map_err(|err| token_failure(&err, &text, &input.file_name())),
+            .map_err(|err| token_failure(&err, &text, &file_name))?,
+    };
+    let at = located.as_ref().map(|l| (l.text.as_str(), l.spans.as_slice()));
+    if let Some(warning) = missing_end_warning(&shader, at, &file_name) {
+        to_stderr(&warning);
     }
+    Ok((shader, located))
 }
 
 /// A build error, with a caret under the instruction it names when the
