@@ -6,8 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The bundled examples, which are written in canonical form.
-const EXAMPLES: [&str; 4] =
-    ["fragment_texture_branch.tgsi", "vertex_transform.tgsi", "vertex_skinning.tgsi", "compute_loop.tgsi"];
+const EXAMPLES: [&str; 5] = [
+    "fragment_texture_branch.tgsi",
+    "vertex_transform.tgsi",
+    "vertex_skinning.tgsi",
+    "compute_loop.tgsi",
+    "fragment_redundant.tgsi",
+];
 
 fn example_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shaders").join(name)
@@ -672,6 +677,31 @@ fn run_prints_the_outputs_of_every_invocation() {
     }
     // The shader may come from standard input.
     assert_eq!(success(&["run", "-", "--state", &state], example_text("vertex_transform.tgsi").as_bytes()), out);
+}
+
+/// The instructions of a TGSI text, END excluded.
+fn instruction_count(text: &str) -> usize {
+    text.lines().filter(|l| l.trim_start().split(':').next().is_some_and(|n| n.parse::<u32>().is_ok())).count() - 1
+}
+
+#[test]
+fn the_redundant_example_shrinks_under_o1_with_the_same_results() {
+    let shader = example_path("fragment_redundant.tgsi");
+    let shader = shader.to_str().expect("UTF-8 path");
+    let output = run(&["opt", "-O", "--stats", shader], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(instruction_count(&example_text("fragment_redundant.tgsi")), 12);
+    // Dead code goes, the constant and the multiply by it fold away, and
+    // the repeated DP3 and the broadcast MUL are computed once.
+    assert_eq!(instruction_count(stdout(&output)), 6, "{}", stdout(&output));
+    let err = stderr(&output);
+    for pass in ["constfold  - ops folded", "dce        - values removed", "coalesce   - values merged"] {
+        assert!(err.lines().any(|l| l.ends_with(pass)), "no `{pass}` in:\n{err}");
+    }
+    let state = example_state("fragment_redundant.state");
+    let plain = success(&["run", shader, "--state", &state], b"");
+    assert_eq!(plain.lines().count(), 4, "{plain}");
+    assert_eq!(success(&["run", "-O", shader, "--state", &state], b""), plain);
 }
 
 #[test]
