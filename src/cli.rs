@@ -25,7 +25,7 @@ pub enum Command {
     Opt(OptArgs),
     /// Run a shader for every invocation of an input state and print the
     /// outputs in the state exchange format.
-    Run(RunArgs),
+    Run(RunCommandArgs),
     /// Run a shader repeatedly on an input state and print how fast it runs.
     Bench(BenchArgs),
     /// Differential testing of the passes: generate random programs and
@@ -212,8 +212,9 @@ pub struct PipelineArgs {
 
     /// The optimization level, also written `-O0`, `-O1` and `-O` (= `-O1`):
     /// 0 runs no pass; 1 runs constfold, dce, coalesce, dce again and again
-    /// until nothing changes (at most 16 rounds).
-    #[arg(long, value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=1))]
+    /// until nothing changes (at most 16 rounds). There is no level 2, 3
+    /// or s (`-O2` is a usage error).
+    #[arg(long, value_name = "LEVEL", value_parser = parse_opt_level)]
     pub opt_level: Option<u8>,
 
     /// The target `legalize-doubles` rewrites for: full, one-double,
@@ -263,9 +264,36 @@ pub fn pipeline_failure(err: passes::PipelineError) -> Failure {
     }
 }
 
-/// Rewrites `-O`, `-O0` and `-O1` (before any `--`) as `--opt-level=N`:
-/// clap has no multi-letter short flags, and an `-O` taking an optional
-/// value would swallow a following file name.
+/// Parses `--opt-level` (and `-O<LEVEL>`, rewritten to it): the levels
+/// that exist are 0 and 1; any other (`2`, `3`, `s`, ...) is a usage error
+/// that names both spellings and the levels there are.
+fn parse_opt_level(level: &str) -> Result<u8, String> {
+    match level {
+        "0" => Ok(0),
+        "1" => Ok(1),
+        _ => Err(format!(
+            "there is no optimization level {level} (-O{level}); the levels are 0 (-O0: no passes) \
+             and 1 (-O1 or -O: the pipeline `--list-passes` shows)"
+        )),
+    }
+}
+
+/// Parses `--lanes`: a multiple of 4 (a quad) from 4 to 64.
+fn parse_lanes(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n % 4 == 0 && (4..=64).contains(&n) => Ok(n),
+        _ => Err("lanes per batch are a multiple of 4 from 4 to 64: 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, \
+                  48, 52, 56, 60 or 64"
+            .to_string()),
+    }
+}
+
+/// Rewrites `-O` and `-O<LEVEL>` (`-O0`, `-O1`, also `-O2`, `-Os`, ...)
+/// before any `--` as `--opt-level=1` and `--opt-level=LEVEL`: clap has no
+/// multi-letter short flags, and an `-O` taking an optional value would
+/// swallow a following file name. Levels that do not exist are then the
+/// same usage error as `--opt-level=2`, instead of clap's `unexpected
+/// argument '-O'`.
 pub fn normalize_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Vec<std::ffi::OsString> {
     let mut out = Vec::new();
     let mut options_end = false;
@@ -273,12 +301,12 @@ pub fn normalize_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Ve
         if !options_end {
             match arg.to_str() {
                 Some("--") => options_end = true,
-                Some("-O" | "-O1") => {
+                Some("-O") => {
                     out.push("--opt-level=1".into());
                     continue;
                 }
-                Some("-O0") => {
-                    out.push("--opt-level=0".into());
+                Some(flag) if flag.starts_with("-O") => {
+                    out.push(format!("--opt-level={}", &flag[2..]).into());
                     continue;
                 }
                 _ => {}
@@ -303,7 +331,7 @@ pub struct RunArgs {
 
     /// Invocations run together in one batch: a multiple of 4 (a quad) from
     /// 4 to 64. Results do not depend on it.
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = parse_lanes)]
     pub lanes: usize,
 
     /// Threads running batches of lanes; 0 uses one per core. Results do
@@ -324,6 +352,32 @@ pub struct RunArgs {
     /// standard output.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Arguments of `tgsi-opt run`: those it shares with `bench`, and how to
+/// print the outputs.
+#[derive(Debug, Args)]
+pub struct RunCommandArgs {
+    /// The shader, its state and how to run it.
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// How to print each 32-bit output word: `hex` (the state exchange
+    /// format, as `tgsi-ref run` prints it), `float` (its value as an f32)
+    /// or `both` (`0x3f800000 (1.0)`).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = WordFormat::Hex)]
+    pub format: WordFormat,
+}
+
+/// How `tgsi-opt run` prints output words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum WordFormat {
+    /// `0x%08x`: the state exchange format.
+    Hex,
+    /// The word read as an f32 (`1.0`, `-0.5`, `inf`, `NaN`).
+    Float,
+    /// The hex word, then its f32 value in parentheses.
+    Both,
 }
 
 /// Arguments of `tgsi-opt bench`.
@@ -508,7 +562,7 @@ mod tests {
             let format = match cli.command {
                 Command::Opt(args) => args.input_format,
                 Command::Fmt(args) => args.input_format,
-                Command::Run(args) => args.input_format,
+                Command::Run(args) => args.run.input_format,
                 _ => panic!("not {command}"),
             };
             assert_eq!(format, Format::Ir, "{command}");
@@ -538,7 +592,7 @@ mod tests {
         }
         let cli = parse(&["tgsi-opt", "run", "a.tgsi", "--state", "s", "-O"]).expect("valid");
         let Command::Run(run) = cli.command else { panic!("not run") };
-        assert_eq!(run.pipeline.opt_level, Some(1));
+        assert_eq!(run.run.pipeline.opt_level, Some(1));
         // After `--`, `-O` is a file name.
         let cli = parse(&["tgsi-opt", "opt", "--", "-O"]).expect("valid");
         let Command::Opt(opt) = cli.command else { panic!("not opt") };
@@ -549,6 +603,30 @@ mod tests {
             &["tgsi-opt", "opt", "--opt-level=2"],
         ] {
             assert_eq!(parse(bad).map(|_| ()).unwrap_err().exit_code(), 2, "{bad:?}");
+        }
+        // `-O2` and `--opt-level=2` give the same message, which names
+        // the levels there are.
+        for level in ["2", "3", "s", "fast"] {
+            let short = parse(&["tgsi-opt", "opt", &format!("-O{level}"), "a.tgsi"]).map(|_| ()).unwrap_err();
+            let long = parse(&["tgsi-opt", "opt", &format!("--opt-level={level}")]).map(|_| ()).unwrap_err();
+            assert_eq!(short.to_string(), long.to_string());
+            let message = short.to_string();
+            assert!(message.contains(&format!("there is no optimization level {level} (-O{level})")), "{message}");
+            assert!(message.contains("the levels are 0 (-O0") && message.contains("1 (-O1 or -O"), "{message}");
+        }
+    }
+
+    #[test]
+    fn lanes_are_a_multiple_of_4_up_to_64() {
+        for lanes in ["4", "8", "60", "64"] {
+            let cli = parse(&["tgsi-opt", "run", "a.tgsi", "--state", "s", "--lanes", lanes]).expect("valid");
+            let Command::Run(run) = cli.command else { panic!("not run") };
+            assert_eq!(run.run.lanes.to_string(), lanes);
+        }
+        for lanes in ["0", "5", "68", "128", "x"] {
+            let err = parse(&["tgsi-opt", "run", "a.tgsi", "--state", "s", "--lanes", lanes]).map(|_| ()).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{lanes}");
+            assert!(err.to_string().contains("a multiple of 4 from 4 to 64: 4, 8, 12"), "{err}");
         }
     }
 

@@ -143,6 +143,28 @@ impl Failure {
     }
 }
 
+/// The warning for a shader without an END instruction, or `None` when it
+/// has one. Mesa's parser accepts such a shader (and this one reads it as
+/// if END followed its last instruction), so it is a warning, not an
+/// error; it points at the last item, where the END is missing, when the
+/// input was text (`located`: the text and each item's span).
+pub fn missing_end_warning(shader: &tgsi::Shader, located: Option<(&str, &[Span])>, file_name: &str) -> Option<String> {
+    if shader.instructions().any(|i| i.opcode == tgsi::Opcode::End) {
+        return None;
+    }
+    let message = "the shader has no END instruction: it is read as if END followed its last instruction";
+    Some(match located {
+        Some((text, spans)) => {
+            // With no items, the header line is where the program ends.
+            let span = spans.last().copied().unwrap_or_else(|| line_span(text, |_, _| true));
+            let error = tgsi::ParseError { message: message.to_string(), span };
+            let rendered = error.render(text, file_name);
+            format!("warning: {}", rendered.strip_prefix("error: ").unwrap_or(&rendered))
+        }
+        None => format!("warning: {file_name}: {message}\n"),
+    })
+}
+
 /// Renders a token error as a caret diagnostic on the hex text it was read
 /// from (one word a line): a bad line, or the word where decoding failed.
 pub fn token_failure(err: &DecodeError, hex_text: &str, file_name: &str) -> Failure {
@@ -157,7 +179,14 @@ pub fn token_failure(err: &DecodeError, hex_text: &str, file_name: &str) -> Fail
             })
         }
     };
-    let error = tgsi::ParseError { message: err.to_string(), span };
+    // The location line names the line: the message need not say it again.
+    let message = match err {
+        DecodeError::Hex { text, .. } => {
+            format!("{text:?} is not a 32-bit word written 0x followed by 1 to 8 hex digits")
+        }
+        DecodeError::Token { .. } => err.to_string(),
+    };
+    let error = tgsi::ParseError { message, span };
     Failure::Located { rendered: error.render(hex_text, file_name) }
 }
 
@@ -241,7 +270,9 @@ mod tests {
         let text = "0x00000202\n\n  0xnope \n";
         let err = tgsi::tokens::parse_hex(text).unwrap_err();
         let report = token_failure(&err, text, "a.hex").report();
+        assert!(report.starts_with("error: \"0xnope\" is not a 32-bit word"), "{report}");
         assert!(report.contains("a.hex:3:3"), "{report}");
+        assert!(!report.contains("line 3"), "the line is named once: {report}");
         assert!(report.contains("3 |   0xnope"), "{report}");
         assert!(report.contains("|   ^^^^^^\n"), "{report}");
     }
@@ -256,6 +287,24 @@ mod tests {
         // Word n is on line n + 1, skipping the blank line.
         let line = if word == 0 { 1 } else { word + 2 };
         assert!(report.contains(&format!("a.hex:{line}:1")), "{report}");
+    }
+
+    #[test]
+    fn a_missing_end_is_a_located_warning() {
+        let text = "FRAG\nDCL OUT[0], COLOR\n  0: MOV OUT[0], IN[0]\n";
+        let (shader, spans) = tgsi::parse_with_spans(text).expect("parses");
+        let warning = missing_end_warning(&shader, Some((text, &spans)), "a.tgsi").expect("no END");
+        assert!(warning.starts_with("warning: the shader has no END instruction: it is read as if END followed"));
+        assert!(warning.contains(" --> a.tgsi:3:3\n"), "{warning}");
+        assert!(warning.ends_with("3 |   0: MOV OUT[0], IN[0]\n  |   ^^^^^^^^^^^^^^^^^^^^\n"), "{warning}");
+        let warning = missing_end_warning(&shader, None, "<stdin>").expect("no END");
+        assert!(warning.starts_with("warning: <stdin>: the shader has no END"), "{warning}");
+        let (shader, spans) = tgsi::parse_with_spans("FRAG\n").expect("parses");
+        let warning = missing_end_warning(&shader, Some(("FRAG\n", &spans)), "b.tgsi").expect("no END");
+        assert!(warning.contains(" --> b.tgsi:1:1\n"), "{warning}");
+        let text = "FRAG\nDCL OUT[0], COLOR\n  0: END\n";
+        let (shader, spans) = tgsi::parse_with_spans(text).expect("parses");
+        assert_eq!(missing_end_warning(&shader, Some((text, &spans)), "c.tgsi"), None);
     }
 
     #[test]

@@ -6,8 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The bundled examples, which are written in canonical form.
-const EXAMPLES: [&str; 4] =
-    ["fragment_texture_branch.tgsi", "vertex_transform.tgsi", "vertex_skinning.tgsi", "compute_loop.tgsi"];
+const EXAMPLES: [&str; 5] = [
+    "fragment_texture_branch.tgsi",
+    "vertex_transform.tgsi",
+    "vertex_skinning.tgsi",
+    "compute_loop.tgsi",
+    "fragment_redundant.tgsi",
+];
 
 fn example_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shaders").join(name)
@@ -101,6 +106,25 @@ fn malformed_file_gives_exit_1_and_a_caret_diagnostic() {
 }
 
 #[test]
+fn float_literals_too_large_for_their_type_are_located_errors() {
+    for (text, literal, column) in [
+        ("FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT32 { 0, 1e999, 0, 0 }\n  0: MOV OUT[0], IMM[0]\n  1: END\n", "1e999", 19),
+        ("FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT64 { 1e400, 0 }\n  0: MOV OUT[0], IMM[0]\n  1: END\n", "1e400", 16),
+    ] {
+        for command in ["fmt", "opt"] {
+            let output = run(&[command], text.as_bytes());
+            assert_eq!(output.status.code(), Some(1), "{literal}");
+            assert!(output.stdout.is_empty());
+            let err = stderr(&output);
+            assert!(err.starts_with(&format!("error: {literal} is too large for FLT")), "{err}");
+            assert!(err.contains("it would become infinity; write `inf` if that is what is meant"), "{err}");
+            assert!(err.contains(&format!("--> <stdin>:3:{column}\n")), "{err}");
+            assert!(err.contains("  ^^^^^\n"), "{err}");
+        }
+    }
+}
+
+#[test]
 fn malformed_standard_input_is_named_stdin() {
     let output = run(&["fmt"], b"FRAG\n  0: NOT_AN_OPCODE TEMP[0]\n");
     assert_eq!(output.status.code(), Some(1));
@@ -185,7 +209,9 @@ fn bad_hex_word_is_located() {
     let output = run(&["fmt", "--input=tokens"], b"0x00000202\n0xnope\n");
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(err.starts_with("error: "), "{err}");
+    // The line is named once, by the location.
+    assert!(err.starts_with("error: \"0xnope\" is not a 32-bit word"), "{err}");
+    assert!(!err.contains("line 2"), "{err}");
     assert!(err.contains("<stdin>:2:1"), "{err}");
     assert!(err.contains("2 | 0xnope\n"), "{err}");
     assert!(err.contains("| ^^^^^^\n"), "{err}");
@@ -395,6 +421,30 @@ DCL TEMP[0], LOCAL
 }
 
 #[test]
+fn opt_levels_that_do_not_exist_are_usage_errors() {
+    let path = example_path("vertex_transform.tgsi");
+    let path = path.to_str().expect("UTF-8 path");
+    for level in ["2", "3", "s", "z"] {
+        let short = run(&["opt", path, &format!("-O{level}")], b"");
+        let long = run(&["opt", path, &format!("--opt-level={level}")], b"");
+        for output in [&short, &long] {
+            assert_eq!(output.status.code(), Some(2), "{level}: {}", stderr(output));
+            assert!(output.stdout.is_empty());
+        }
+        // Both spellings give the same message, which names the levels.
+        let err = stderr(&short);
+        assert_eq!(err, stderr(&long));
+        assert!(!err.contains("unexpected argument"), "{err}");
+        assert!(err.contains(&format!("there is no optimization level {level} (-O{level})")), "{err}");
+        assert!(err.contains("the levels are 0 (-O0: no passes) and 1 (-O1 or -O:"), "{err}");
+    }
+    // The levels that exist, before or after the file.
+    for flags in [[path, "-O0"], [path, "-O1"], ["-O1", path], ["-O0", path]] {
+        success(&[&["opt"][..], &flags].concat(), b"");
+    }
+}
+
+#[test]
 fn opt_lists_passes() {
     let out = success(&["opt", "--list-passes"], b"");
     // Names are padded to the longest one.
@@ -404,6 +454,14 @@ fn opt_lists_passes() {
     assert!(line("legalize-doubles").contains("--target"), "{out}");
     let o1: Vec<&str> = tgsi_opt::passes::Pipeline::o1().passes().map(|p| p.name()).collect();
     assert!(out.ends_with(&format!("-O1 runs: {}\n", o1.join(", "))), "{out}");
+    // A bad pass name is the same usage error as without --list-passes.
+    let known = tgsi_opt::passes::known_names();
+    for flags in [&["--passes=bogus"][..], &["--print-after=bogus"], &["--passes=dce", "--print-before=bogus"]] {
+        let output = run(&[&["opt", "--list-passes"][..], flags].concat(), b"");
+        assert_eq!(output.status.code(), Some(2), "{flags:?}");
+        assert!(output.stdout.is_empty(), "{flags:?}");
+        assert_eq!(stderr(&output), format!("error: unknown pass `bogus`; known passes: {known}\n"));
+    }
 }
 
 #[test]
@@ -444,12 +502,23 @@ fn opt_times_passes_and_counts_statistics() {
     assert!(lines[1].starts_with("dce ") && lines[1].ends_with('%'), "{err}");
     assert!(lines[2].starts_with("total ") && lines[2].ends_with("100.0%"), "{err}");
     assert_eq!(lines[1].split_whitespace().nth(1), Some("2"), "two runs of dce: {err}");
-    assert_eq!(lines[3], "dce:", "{err}");
-    let stats = &err[err.find("dce:\n").expect("stats")..];
-    for (name, n) in [("values removed", 8), ("phis removed", 4), ("ifs removed", 1), ("texture channels removed", 3)] {
-        let line = stats.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("{name}: {err}"));
-        assert_eq!(line.split_whitespace().last(), Some(n.to_string().as_str()), "{line}");
-    }
+    // --stats: only the non-zero counters, one aligned table.
+    assert_eq!(
+        &lines[3..],
+        [
+            "   8  dce  - values removed",
+            "   4  dce  - phis removed",
+            "   3  dce  - texture channels removed",
+            "   1  dce  - ifs removed",
+            "   3  dce  - blocks removed",
+        ],
+        "{err}"
+    );
+    // When nothing changes, one line says so.
+    let example = example_path("vertex_transform.tgsi");
+    let output = run(&["opt", "-O", "--stats", example.to_str().expect("UTF-8 path")], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "every counter is 0: no pass changed the shader\n");
 }
 
 #[test]
@@ -475,6 +544,65 @@ fn opt_build_errors_are_located() {
         stderr(&output),
         "error: cannot build the IR of standard input: instruction 0: BRK outside a loop or switch\n"
     );
+}
+
+#[test]
+fn a_construct_left_open_is_located_at_its_opening() {
+    let dir = scratch_dir("unclosed_if");
+    let path = dir.join("cut.tgsi");
+    let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n  0: MOV OUT[0], IN[0]\n\
+                \x20 1: IF IN[0].xxxx :0\n  2:   MOV OUT[0], IN[0].yyyy\n";
+    fs::write(&path, text).expect("write");
+    for command in [&["opt"][..], &["opt", "-O"], &["run", "--state", "missing.state"]] {
+        let output = run(&[command, &[path.to_str().expect("UTF-8 path")]].concat(), b"");
+        assert_eq!(output.status.code(), Some(1), "{command:?}");
+        let err = stderr(&output);
+        let expected = format!(
+            "error: cannot build the IR: this IF is never closed: the program ends inside it (expected ELSE or \
+             ENDIF)\n --> {}:5:3\n  |\n5 |   1: IF IN[0].xxxx :0\n  |   ^^^^^^^^^^^^^^^^^^^\n",
+            path.display()
+        );
+        assert!(err.ends_with(&expected), "{command:?}: {err}");
+    }
+    // Tokens have no lines: the message names the instruction.
+    let hex = run(&["fmt", "--emit=tokens", "-"], text.as_bytes());
+    let output = run(&["opt", "--input=tokens"], &hex.stdout);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).ends_with(
+            "error: cannot build the IR of standard input: instruction 1: this IF is never closed: the program ends \
+             inside it (expected ELSE or ENDIF)\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_shader_without_end_is_read_with_a_located_warning() {
+    // Mesa's parser accepts it, so it is not an error.
+    let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n  0: MOV OUT[0], IN[0]\n";
+    let warning = "warning: the shader has no END instruction: it is read as if END followed its last instruction\n \
+                   --> <stdin>:4:3\n  |\n4 |   0: MOV OUT[0], IN[0]\n  |   ^^^^^^^^^^^^^^^^^^^^\n";
+    let output = run(&["fmt"], text.as_bytes());
+    assert!(output.status.success());
+    assert_eq!(stdout(&output), text, "fmt keeps the shader as it is");
+    assert_eq!(stderr(&output), warning);
+    let output = run(&["opt", "-O"], text.as_bytes());
+    assert!(output.status.success());
+    assert!(stdout(&output).ends_with("  0: MOV OUT[0], IN[0]\n  1: END\n"), "{}", stdout(&output));
+    assert_eq!(stderr(&output), warning);
+    // Token input has no lines to point at.
+    let hex = run(&["fmt", "--emit=tokens"], text.as_bytes());
+    let output = run(&["fmt", "--input=tokens"], &hex.stdout);
+    assert!(output.status.success());
+    assert_eq!(
+        stderr(&output),
+        "warning: <stdin>: the shader has no END instruction: it is read as if END followed its last instruction\n"
+    );
+    // With END, no warning.
+    let output = run(&["fmt"], format!("{text}  1: END\n").as_bytes());
+    assert!(output.status.success() && output.stderr.is_empty(), "{}", stderr(&output));
 }
 
 #[test]
@@ -551,6 +679,56 @@ fn run_prints_the_outputs_of_every_invocation() {
     assert_eq!(success(&["run", "-", "--state", &state], example_text("vertex_transform.tgsi").as_bytes()), out);
 }
 
+/// The instructions of a TGSI text, END excluded.
+fn instruction_count(text: &str) -> usize {
+    text.lines().filter(|l| l.trim_start().split(':').next().is_some_and(|n| n.parse::<u32>().is_ok())).count() - 1
+}
+
+#[test]
+fn the_redundant_example_shrinks_under_o1_with_the_same_results() {
+    let shader = example_path("fragment_redundant.tgsi");
+    let shader = shader.to_str().expect("UTF-8 path");
+    let output = run(&["opt", "-O", "--stats", shader], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(instruction_count(&example_text("fragment_redundant.tgsi")), 12);
+    // Dead code goes, the constant and the multiply by it fold away, and
+    // the repeated DP3 and the broadcast MUL are computed once.
+    assert_eq!(instruction_count(stdout(&output)), 6, "{}", stdout(&output));
+    let err = stderr(&output);
+    for pass in ["constfold  - ops folded", "dce        - values removed", "coalesce   - values merged"] {
+        assert!(err.lines().any(|l| l.ends_with(pass)), "no `{pass}` in:\n{err}");
+    }
+    let state = example_state("fragment_redundant.state");
+    let plain = success(&["run", shader, "--state", &state], b"");
+    assert_eq!(plain.lines().count(), 4, "{plain}");
+    assert_eq!(success(&["run", "-O", shader, "--state", &state], b""), plain);
+}
+
+#[test]
+fn run_prints_words_as_floats_on_request() {
+    let shader = example_path("vertex_transform.tgsi");
+    let shader = shader.to_str().expect("UTF-8 path");
+    let state = example_state("vertex_transform.state");
+    let hex = success(&["run", shader, "--state", &state], b"");
+    // Hex is the default, and the exchange format stays as it is.
+    assert_eq!(success(&["run", shader, "--state", &state, "--format=hex"], b""), hex);
+    let float = success(&["run", shader, "--state", &state, "--format=float"], b"");
+    let both = success(&["run", shader, "--state", &state, "--format", "both"], b"");
+    assert_eq!(float.lines().count(), hex.lines().count());
+    assert_eq!(float.lines().next(), Some("output 0 0 2.0 3.0 0.0 1.0"), "{float}");
+    assert_eq!(float.lines().nth(1), Some("output 1 0 0.0 0.5 1.0 0.75"), "{float}");
+    assert_eq!(
+        both.lines().next(),
+        Some("output 0 0 0x40000000 (2.0) 0x40400000 (3.0) 0x00000000 (0.0) 0x3f800000 (1.0)"),
+        "{both}"
+    );
+    let output = run(&["run", shader, "--state", &state, "--format=decimal"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    // bench prints no words: it has no --format.
+    let output = run(&["bench", shader, "--state", &state, "--format=float"], b"");
+    assert_eq!(output.status.code(), Some(2));
+}
+
 #[test]
 fn run_prints_the_vertices_a_geometry_shader_emits() {
     let dir = scratch_dir("run_geometry");
@@ -592,13 +770,18 @@ fn run_errors_are_located_and_exit_non_zero() {
     let output = run(&["run", global.to_str().unwrap(), "--state", &example_state("vertex_transform.state")], b"");
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("not executed"), "{}", stderr(&output));
-    // Lanes must be whole quads, at most 64.
-    let output = run(
-        &["run", shader.to_str().unwrap(), "--state", &example_state("vertex_transform.state"), "--lanes", "6"],
-        b"",
-    );
-    assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("multiple of 4"), "{}", stderr(&output));
+    // Lanes must be whole quads, at most 64: a usage error from argument
+    // parsing, before anything is read or run.
+    for lanes in ["0", "5", "6", "128"] {
+        for command in ["run", "bench"] {
+            let output = run(&[command, "missing.tgsi", "--state", "missing.state", "--lanes", lanes], b"");
+            assert_eq!(output.status.code(), Some(2), "{command} --lanes {lanes}");
+            assert!(output.stdout.is_empty());
+            let err = stderr(&output);
+            assert!(err.starts_with(&format!("error: invalid value '{lanes}' for '--lanes <N>'")), "{err}");
+            assert!(err.contains("a multiple of 4 from 4 to 64: 4, 8, 12,") && err.contains("60 or 64"), "{err}");
+        }
+    }
     // --state is required: a usage error.
     assert_eq!(run(&["run", shader.to_str().unwrap()], b"").status.code(), Some(2));
 }
@@ -787,7 +970,7 @@ fn legalize_doubles_for_a_target_keeps_the_results() {
     let caps = success(&["opt", "--passes=legalize-doubles", "--caps=fp64-basic", "--stats", shader], b"");
     assert!(!caps.contains("DDIV") && !caps.contains("DSQRT") && caps.contains("DFMA"), "{caps}");
     let output = run(&["opt", "--passes=legalize-doubles", "--target=no-fp64-div", "--stats", shader], b"");
-    assert!(stderr(&output).contains("ops lowered             2"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("   2  legalize-doubles  - ops lowered\n"), "{}", stderr(&output));
 }
 
 #[test]

@@ -156,14 +156,41 @@ impl Report {
         s
     }
 
-    /// The `--stats` text: for each pass that ran, its summed counters.
+    /// The `--stats` text, as LLVM prints it: one aligned table of the
+    /// non-zero counters summed per pass (`   8  dce  - values removed`),
+    /// passes in the order they first ran. Zero counters would bury the
+    /// few that say what happened; when every counter is zero, one line
+    /// says so instead.
+    ///
+    /// ```
+    /// use passes::{PassRun, Report, Stats};
+    /// let mut stats = Stats::default();
+    /// stats.add("values removed", 12);
+    /// stats.add("phis removed", 0);
+    /// let run = PassRun { pass: "dce", iteration: 1, time: Default::default(), changed: true, stats };
+    /// let report = Report { runs: vec![run], iterations: 1 };
+    /// assert_eq!(report.stats_text(), "  12  dce  - values removed\n");
+    /// ```
     pub fn stats_text(&self) -> String {
+        let rows: Vec<(u64, &'static str, &'static str)> = self
+            .stats()
+            .into_iter()
+            .flat_map(|(pass, stats)| {
+                stats.iter().filter(|&(_, n)| n != 0).map(move |(name, n)| (n, pass, name)).collect::<Vec<_>>()
+            })
+            .collect();
+        if rows.is_empty() {
+            return match (self.runs.is_empty(), self.changed()) {
+                (true, _) => "no pass ran\n".to_string(),
+                (false, false) => "every counter is 0: no pass changed the shader\n".to_string(),
+                (false, true) => "every counter is 0\n".to_string(),
+            };
+        }
+        let number = rows.iter().map(|(n, _, _)| n.to_string().len()).max().unwrap_or(0).max(4);
+        let pass = rows.iter().map(|(_, p, _)| p.len()).max().unwrap_or(0);
         let mut s = String::new();
-        for (pass, stats) in self.stats() {
-            let _ = writeln!(s, "{pass}:");
-            for line in stats.to_string().lines() {
-                let _ = writeln!(s, "  {line}");
-            }
+        for (n, p, name) in rows {
+            let _ = writeln!(s, "{n:>number$}  {p:<pass$}  - {name}");
         }
         s
     }
@@ -264,5 +291,44 @@ impl<'h> PassManager<'h> {
             text.push_str(&format.render(module));
             hook(&text);
         }
+    }
+}
+
+#[cfg(test)]
+mod stats_text_tests {
+    use super::*;
+
+    fn run(pass: &'static str, changed: bool, counters: &[(&'static str, u64)]) -> PassRun {
+        let mut stats = Stats::default();
+        for &(name, n) in counters {
+            stats.add(name, n);
+        }
+        PassRun { pass, iteration: 1, time: Duration::ZERO, changed, stats }
+    }
+
+    #[test]
+    fn only_non_zero_counters_in_one_aligned_table() {
+        let report = Report {
+            runs: vec![
+                run("constfold", true, &[("ops folded", 3), ("copies propagated", 0)]),
+                run("dce", true, &[("values removed", 12), ("phis removed", 0)]),
+                run("constfold", false, &[("ops folded", 0), ("copies propagated", 0)]),
+                run("dce", true, &[("values removed", 1000), ("phis removed", 2)]),
+            ],
+            iterations: 2,
+        };
+        assert_eq!(
+            report.stats_text(),
+            "   3  constfold  - ops folded\n\
+             1012  dce        - values removed\n\
+             \x20  2  dce        - phis removed\n"
+        );
+    }
+
+    #[test]
+    fn nothing_changed_is_one_line() {
+        let report = Report { runs: vec![run("dce", false, &[("values removed", 0)])], iterations: 1 };
+        assert_eq!(report.stats_text(), "every counter is 0: no pass changed the shader\n");
+        assert_eq!(Report::default().stats_text(), "no pass ran\n");
     }
 }

@@ -3,7 +3,8 @@
 use tgsi::{tokens, Shader};
 
 use crate::cli::{FmtArgs, Format};
-use crate::diagnostics::{token_failure, Failure};
+use crate::commands::opt::to_stderr;
+use crate::diagnostics::{missing_end_warning, token_failure, Failure};
 use crate::files::{write_output, Input};
 
 /// Runs `fmt`.
@@ -49,13 +50,25 @@ fn write_shader(shader: &Shader, emit: Format, args: &FmtArgs, input: &Input) ->
 /// Reads and parses (or decodes) the input.
 fn read_shader(input: &Input, format: Format) -> Result<Shader, Failure> {
     let text = input.read_text()?;
-    match format {
+    let file_name = input.file_name();
+    let (shader, warning) = match format {
         Format::Text => {
-            tgsi::parse(&text).map_err(|err| Failure::Located { rendered: err.render(&text, &input.file_name()) })
+            let (shader, spans) = tgsi::parse_with_spans(&text)
+                .map_err(|err| Failure::Located { rendered: err.render(&text, &file_name) })?;
+            let warning = missing_end_warning(&shader, Some((&text, &spans)), &file_name);
+            (shader, warning)
         }
-        Format::Tokens => tokens::parse_hex(&text)
-            .and_then(|words| tokens::decode(&words))
-            .map_err(|err| token_failure(&err, &text, &input.file_name())),
-        Format::Ir => Err(Failure::Usage("IR input is read by `read_ir`".to_string())),
+        Format::Tokens => {
+            let shader = tokens::parse_hex(&text)
+                .and_then(|words| tokens::decode(&words))
+                .map_err(|err| token_failure(&err, &text, &file_name))?;
+            let warning = missing_end_warning(&shader, None, &file_name);
+            (shader, warning)
+        }
+        Format::Ir => return Err(Failure::Usage("IR input is read by `read_ir`".to_string())),
+    };
+    if let Some(warning) = warning {
+        to_stderr(&warning);
     }
+    Ok(shader)
 }

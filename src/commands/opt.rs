@@ -9,21 +9,22 @@ use rayon::prelude::*;
 use tgsi::{tokens, Shader, Span};
 
 use crate::cli::{Format, OptArgs, OptEmit};
-use crate::diagnostics::{token_failure, Failure};
+use crate::diagnostics::{missing_end_warning, token_failure, Failure};
 use crate::files::{write_output, Input};
 use crate::progress::Progress;
 
 /// Runs `opt`.
 pub fn run(args: &OptArgs) -> Result<(), Failure> {
-    if args.list_passes {
-        return write_output(None, list_passes().as_bytes());
-    }
-    // Unknown pass names are usage errors: report them before reading anything.
+    // Unknown pass names are usage errors: report them before reading
+    // anything, and before --list-passes, which would otherwise hide them.
     let pipeline = args.pipeline.pipeline()?;
     for name in args.print_before.iter().chain(&args.print_after) {
         if passes::find(name).is_none() {
             return Err(unknown_pass(passes::UnknownPass { name: name.clone() }));
         }
+    }
+    if args.list_passes {
+        return write_output(None, list_passes().as_bytes());
     }
     if args.files.len() > 1 || args.out_dir.is_some() {
         return run_files(args, &pipeline);
@@ -209,7 +210,7 @@ pub(crate) fn unknown_pass(err: passes::UnknownPass) -> Failure {
 
 /// Writes diagnostics text to standard error (nothing more can be done if
 /// it is closed).
-fn to_stderr(text: &str) {
+pub(crate) fn to_stderr(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
@@ -255,17 +256,23 @@ struct Located {
 /// Reads and parses (or decodes) the input.
 fn read_shader(input: &Input, format: Format) -> Result<(Shader, Option<Located>), Failure> {
     let text = input.read_text()?;
-    match format {
+    let file_name = input.file_name();
+    let (shader, located) = match format {
         Format::Text => match tgsi::parse_with_spans(&text) {
-            Ok((shader, spans)) => Ok((shader, Some(Located { text, spans }))),
-            Err(err) => Err(Failure::Located { rendered: err.render(&text, &input.file_name()) }),
+            Ok((shader, spans)) => (shader, Some(Located { text, spans })),
+            Err(err) => return Err(Failure::Located { rendered: err.render(&text, &file_name) }),
         },
         Format::Tokens => tokens::parse_hex(&text)
             .and_then(|words| tokens::decode(&words))
             .map(|shader| (shader, None))
-            .map_err(|err| token_failure(&err, &text, &input.file_name())),
-        Format::Ir => Err(Failure::Usage("IR input is read by `read_ir`".to_string())),
+            .map_err(|err| token_failure(&err, &text, &file_name))?,
+        Format::Ir => return Err(Failure::Usage("IR input is read by `read_ir`".to_string())),
+    };
+    let at = located.as_ref().map(|l| (l.text.as_str(), l.spans.as_slice()));
+    if let Some(warning) = missing_end_warning(&shader, at, &file_name) {
+        to_stderr(&warning);
     }
+    Ok((shader, located))
 }
 
 /// The registers used without a declaration, with a caret under each:

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use crate::cli::{BenchArgs, RunArgs};
+use crate::cli::{BenchArgs, RunArgs, RunCommandArgs, WordFormat};
 use crate::commands::opt::{build, run_pipeline};
 use crate::diagnostics::Failure;
 use crate::files::{write_output, Input};
@@ -43,10 +43,45 @@ impl Prepared {
 }
 
 /// Runs `run`.
-pub fn run(args: &RunArgs) -> Result<(), Failure> {
-    let prepared = prepare(args)?;
+pub fn run(args: &RunCommandArgs) -> Result<(), Failure> {
+    let prepared = prepare(&args.run)?;
     let outputs = prepared.compile()?.run(&prepared.state, &prepared.options).map_err(|e| prepared.failure(e))?;
-    write_output(args.output.as_deref(), outputs.write().as_bytes())
+    let text = match args.format {
+        // The exchange format, untouched.
+        WordFormat::Hex => outputs.write(),
+        format => outputs.write().lines().map(|line| readable_line(line, format) + "\n").collect(),
+    };
+    write_output(args.run.output.as_deref(), text.as_bytes())
+}
+
+/// A line of the exchange format with every `0x%08x` word shown as
+/// `format` asks; the other fields (indices, lanes, keywords) unchanged.
+fn readable_line(line: &str, format: WordFormat) -> String {
+    let fields: Vec<String> = line
+        .split(' ')
+        .map(|field| match word(field) {
+            Some(bits) => {
+                let value = f32::from_bits(bits);
+                match format {
+                    WordFormat::Hex => field.to_string(),
+                    WordFormat::Float => format!("{value:?}"),
+                    WordFormat::Both => format!("{field} ({value:?})"),
+                }
+            }
+            None => field.to_string(),
+        })
+        .collect();
+    fields.join(" ")
+}
+
+/// The value of a `0x` word of exactly eight hex digits, as the exchange
+/// format writes them.
+fn word(field: &str) -> Option<u32> {
+    let digits = field.strip_prefix("0x")?;
+    if digits.len() != 8 {
+        return None;
+    }
+    u32::from_str_radix(digits, 16).ok()
 }
 
 /// Runs `bench`: every invocation of the state `--repeat` times; prints
@@ -92,4 +127,24 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
         median * 1e9 / run_invocations,
     );
     write_output(args.run.output.as_deref(), report.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_read_as_floats() {
+        let line = "output 0 3 0x3f800000 0xbf000000 0x7f800000 0x00000000";
+        assert_eq!(readable_line(line, WordFormat::Hex), line);
+        assert_eq!(readable_line(line, WordFormat::Float), "output 0 3 1.0 -0.5 inf 0.0");
+        assert_eq!(
+            readable_line(line, WordFormat::Both),
+            "output 0 3 0x3f800000 (1.0) 0xbf000000 (-0.5) 0x7f800000 (inf) 0x00000000 (0.0)"
+        );
+        assert_eq!(readable_line("bufdata 0 16 0x7fc00000", WordFormat::Float), "bufdata 0 16 NaN");
+        // Indices and lanes are never words, even when they look like one.
+        assert_eq!(readable_line("kill 12", WordFormat::Float), "kill 12");
+        assert_eq!(readable_line("output 0x1 2 0x40000000", WordFormat::Float), "output 0x1 2 2.0");
+    }
 }

@@ -46,6 +46,24 @@ const CASES: &[(&str, &str, u32, u32)] = &[
     ("FRAG\nIMM INT64 { 9223372036854775808, 0 }\n", "9223372036854775808 is out of range for INT64", 2, 13),
     ("FRAG\nIMM UINT64 { -1, 0 }\n", "-1 is out of range for UINT64", 2, 14),
     (
+        "FRAG\nIMM FLT32 { 0, 1e999, 0, 0 }\n",
+        "1e999 is too large for FLT32: it would become infinity; write `inf` if that is what is meant",
+        2,
+        16,
+    ),
+    (
+        "FRAG\nIMM FLT32 { -3.5e38, 0, 0, 0 }\n",
+        "-3.5e38 is too large for FLT32: it would become infinity; write `-inf` if that is what is meant",
+        2,
+        13,
+    ),
+    (
+        "FRAG\nIMM FLT64 { 1e400, 0 }\n",
+        "1e400 is too large for FLT64: it would become infinity; write `inf` if that is what is meant",
+        2,
+        13,
+    ),
+    (
         "FRAG\nIMM FLT16 { 1, 2, 3, 4 }\n",
         "expected an immediate type (FLT32, UINT32, INT32, FLT64, UINT64 or INT64), found `FLT16`",
         2,
@@ -143,4 +161,23 @@ fn no_input_makes_the_parser_panic() {
             }
         }
     }
+}
+
+#[test]
+fn infinity_written_as_such_and_the_largest_finite_values_are_not_overflow() {
+    let text = "FRAG\nIMM[0] FLT32 { inf, -Infinity, 3.4028235e38, -3.40282356e38 }\n\
+                IMM[1] FLT64 { -inf, 1.7976931348623157e308 }\nIMM[2] FLT32 { 1e-999, 0x7f800000, nan, 0 }\nEND\n";
+    let shader = parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, "limits.tgsi")));
+    let bits: Vec<[u32; 4]> = shader
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            tgsi::Item::Immediate(imm) => Some(imm.data),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bits[0], [0x7f80_0000, 0xff80_0000, 0x7f7f_ffff, 0xff7f_ffff]);
+    assert_eq!(bits[1], [0, 0xfff0_0000, 0xffff_ffff, 0x7fef_ffff]);
+    // A hexadecimal literal is a number (2139095040.0), not the bits of inf.
+    assert_eq!(bits[2][..2], [0, 2_139_095_040f32.to_bits()]);
 }

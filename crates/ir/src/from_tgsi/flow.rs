@@ -156,14 +156,40 @@ impl<'a> Builder<'a> {
         if stops.is_empty() {
             Ok(Walked::Stopped(Stop::End))
         } else {
-            Err(BuildError {
-                inst: None,
-                message: format!(
-                    "the program ends inside a construct (expected {})",
-                    stops.iter().map(|o| o.name()).collect::<Vec<_>>().join(" or ")
-                ),
+            let expected = stops.iter().map(|o| o.name()).collect::<Vec<_>>().join(" or ");
+            // Named by the construct left open, so the error has a place to
+            // point at: the list's end has none.
+            Err(match self.innermost_unclosed() {
+                Some(inst) => BuildError {
+                    inst: Some(inst),
+                    message: format!(
+                        "this {} is never closed: the program ends inside it (expected {expected})",
+                        self.insts[inst].opcode.name()
+                    ),
+                },
+                None => BuildError {
+                    inst: None,
+                    message: format!("the program ends inside a construct (expected {expected})"),
+                },
             })
         }
+    }
+
+    /// The innermost construct (IF, UIF, BGNLOOP, SWITCH or BGNSUB) that
+    /// no instruction after it closes. Constructs nest lexically, so a walk
+    /// that reaches the end of the list inside one is inside this one.
+    fn innermost_unclosed(&self) -> Option<usize> {
+        let mut open = Vec::new();
+        for (index, inst) in self.insts.iter().enumerate() {
+            match inst.opcode {
+                Opcode::If | Opcode::Uif | Opcode::Bgnloop | Opcode::Switch | Opcode::Bgnsub => open.push(index),
+                Opcode::Endif | Opcode::Endloop | Opcode::Endswitch | Opcode::Endsub => {
+                    open.pop();
+                }
+                _ => {}
+            }
+        }
+        open.pop()
     }
 
     /// After a jump, skips the unreachable rest of the current region up to

@@ -68,7 +68,9 @@ impl Parser<'_> {
                 }
                 self.c.pos += len;
                 self.end_of_value(start)?;
-                Ok(number::parse_f32(&self.c.text[start..start + len]).to_bits())
+                let value = number::parse_f32(&self.c.text[start..start + len]);
+                self.check_overflow(start, len, ty, value.is_infinite())?;
+                Ok(value.to_bits())
             }
             ImmediateType::Uint32 => {
                 let v = self.uint("an unsigned integer", u32::MAX)?;
@@ -83,6 +85,22 @@ impl Parser<'_> {
         }
     }
 
+    /// A finite literal too large for its type would silently become
+    /// infinity (Mesa's `strtof`/`strtod` give `inf` without a word): an
+    /// error, as out-of-range integers are. `inf` written as such is fine.
+    fn check_overflow(&self, start: usize, len: usize, ty: ImmediateType, infinite: bool) -> PResult<()> {
+        let text = &self.c.text[start..start + len];
+        if !infinite || text.to_ascii_lowercase().contains("inf") {
+            return Ok(());
+        }
+        let inf = if text.starts_with('-') { "-inf" } else { "inf" };
+        Err(self.c.error_span(
+            start,
+            start + len,
+            format!("{text} is too large for {ty}: it would become infinity; write `{inf}` if that is what is meant"),
+        ))
+    }
+
     pub(super) fn value64(&mut self, ty: ImmediateType) -> PResult<u64> {
         let start = self.c.pos;
         if ty == ImmediateType::Float64 {
@@ -92,7 +110,9 @@ impl Parser<'_> {
             }
             self.c.pos += len;
             self.end_of_value(start)?;
-            return Ok(number::parse_f64(&self.c.text[start..start + len]).to_bits());
+            let value = number::parse_f64(&self.c.text[start..start + len]);
+            self.check_overflow(start, len, ty, value.is_infinite())?;
+            return Ok(value.to_bits());
         }
         let len = number::c_integer_len(&self.c.bytes[start..]);
         if len == 0 {
