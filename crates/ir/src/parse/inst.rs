@@ -49,103 +49,136 @@ pub(super) fn inst(c: &mut Cursor<'_>, code: &mut Code, processor: tgsi::Process
         "" if matches!(data.op, Op::Split { .. }) => data.args = list(c, code, " ")?,
         "initial" => data.op = Op::Initial,
         "undef" => data.op = Op::Undef,
-        "const" => {
-            c.expect(" 0x")?;
-            let at = c.pos();
-            let hex = c.take_while(|ch| ch.is_ascii_hexdigit());
-            let bits =
-                u64::from_str_radix(hex, 16).map_err(|_| c.error_at(at, hex.len(), "expected up to 16 hex digits"))?;
-            data.op = Op::Const(bits);
-            // The comment says what the bits read as; it is derived, so
-            // only an operand note after it matters.
-            if c.eat(" ; ") {
-                let comment = c.rest();
-                let skip = comment.find(" args(").unwrap_or(comment.len());
-                c.take(skip);
-            }
-            data.args = note(c, code)?;
-        }
-        "read" => {
-            c.expect(" ")?;
-            let (file, at, len) = file_name(c)?;
-            c.expect("[")?;
-            let mut index = c.number()?;
-            c.expect("]")?;
-            let mut dim = None;
-            if c.eat("[") {
-                dim = Some(index);
-                index = c.number()?;
-                c.expect("]")?;
-            }
-            if !matches!(file, File::Input | File::Constant | File::SystemValue | File::Immediate) {
-                return Err(c.error_at(at, len, "reads are of IN, CONST, SV or IMM"));
-            }
-            let chan = channel(c)?;
-            data.op = Op::Read(Source { file, dim, index, chan });
-            data.args = note(c, code)?;
-        }
+        "const" => constant(c, code, &mut data)?,
+        "read" => read(c, code, &mut data)?,
         "pack" => {
             data.op = Op::Pack;
             data.args = list(c, code, " ")?;
         }
         "phi" => phi(c, code, &mut data)?,
-        "loadindirect" => {
-            c.expect(" ")?;
-            let reg = register(c)?;
-            let chan = channel(c)?;
-            data.op = Op::LoadIndirect { reg, chan };
-            data.args = list(c, code, ", ")?;
-        }
-        "arrayload" => {
-            c.expect(" ")?;
-            let (array, index, offset, chan) = element(c, code)?;
-            data.op = Op::ArrayLoad { array, offset, chan };
-            data.args = index.into_iter().collect();
-            if data.args.is_empty() {
-                data.args = note(c, code)?;
-            }
-        }
-        "arraystore" => {
-            c.expect(" ")?;
-            let (array, index, offset, chan) = element(c, code)?;
-            data.op = Op::ArrayStore { array, offset, chan };
-            data.args = index.into_iter().collect();
-            if c.eat(", ") {
-                data.args.push(operand(c, code)?);
-            } else if data.args.is_empty() {
-                data.args = note(c, code)?;
-            }
-        }
-        "storeoutput" => {
-            c.expect(" OUT[")?;
-            let index = c.number()?;
-            c.expect("]")?;
-            let chan = channel(c)?;
-            data.op = Op::StoreOutput { index, chan };
-            data.args = list(c, code, ", ")?;
-        }
-        _ => {
-            let opcode = tgsi::Opcode::from_name(name)
-                .filter(|o| !name.is_empty() && o.name().eq_ignore_ascii_case(name))
-                .ok_or_else(|| c.error_at(name_at, c.pos() - name_at, format!("unknown operation `{name}`")))?;
-            c.expect(".")?;
-            let chan = if opcode.info().is_64bit() {
-                c.expect("p")?;
-                let at = c.pos();
-                let pair = c.number()?;
-                u8::try_from(pair)
-                    .ok()
-                    .filter(|&p| p < 2)
-                    .ok_or_else(|| c.error_at(at, c.pos() - at, "a channel pair is p0 or p1"))?
-            } else {
-                channel_letter(c)?
-            };
-            data.op = Op::Alu { opcode, chan };
-            data.args = list(c, code, " ")?;
-        }
+        "loadindirect" => load_indirect(c, code, &mut data)?,
+        "arrayload" => array_load(c, code, &mut data)?,
+        "arraystore" => array_store(c, code, &mut data)?,
+        "storeoutput" => store_output(c, code, &mut data)?,
+        _ => alu(c, code, name, name_at, &mut data)?,
     }
     c.end()?;
     Ok(data)
+}
+
+/// `const 0x...`, with its comment and an operand note.
+fn constant(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), ParseIrError> {
+    c.expect(" 0x")?;
+    let at = c.pos();
+    let hex = c.take_while(|ch| ch.is_ascii_hexdigit());
+    let bits = u64::from_str_radix(hex, 16).map_err(|_| c.error_at(at, hex.len(), "expected up to 16 hex digits"))?;
+    data.op = Op::Const(bits);
+    // The comment says what the bits read as; it is derived, so
+    // only an operand note after it matters.
+    if c.eat(" ; ") {
+        let comment = c.rest();
+        let skip = comment.find(" args(").unwrap_or(comment.len());
+        c.take(skip);
+    }
+    data.args = note(c, code)?;
+    Ok(())
+}
+
+/// `read FILE[d][i].c`: a direct read of an input, constant, system value or immediate.
+fn read(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), ParseIrError> {
+    c.expect(" ")?;
+    let (file, at, len) = file_name(c)?;
+    c.expect("[")?;
+    let mut index = c.number()?;
+    c.expect("]")?;
+    let mut dim = None;
+    if c.eat("[") {
+        dim = Some(index);
+        index = c.number()?;
+        c.expect("]")?;
+    }
+    if !matches!(file, File::Input | File::Constant | File::SystemValue | File::Immediate) {
+        return Err(c.error_at(at, len, "reads are of IN, CONST, SV or IMM"));
+    }
+    let chan = channel(c)?;
+    data.op = Op::Read(Source { file, dim, index, chan });
+    data.args = note(c, code)?;
+    Ok(())
+}
+
+/// `loadindirect REG.c, args`.
+fn load_indirect(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), ParseIrError> {
+    c.expect(" ")?;
+    let reg = register(c)?;
+    let chan = channel(c)?;
+    data.op = Op::LoadIndirect { reg, chan };
+    data.args = list(c, code, ", ")?;
+    Ok(())
+}
+
+/// `arrayload aN[op + k].c`.
+fn array_load(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), ParseIrError> {
+    c.expect(" ")?;
+    let (array, index, offset, chan) = element(c, code)?;
+    data.op = Op::ArrayLoad { array, offset, chan };
+    data.args = index.into_iter().collect();
+    if data.args.is_empty() {
+        data.args = note(c, code)?;
+    }
+    Ok(())
+}
+
+/// `arraystore aN[op + k].c, value`.
+fn array_store(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), ParseIrError> {
+    c.expect(" ")?;
+    let (array, index, offset, chan) = element(c, code)?;
+    data.op = Op::ArrayStore { array, offset, chan };
+    data.args = index.into_iter().collect();
+    if c.eat(", ") {
+        data.args.push(operand(c, code)?);
+    } else if data.args.is_empty() {
+        data.args = note(c, code)?;
+    }
+    Ok(())
+}
+
+/// `storeoutput OUT[i].c, value`.
+fn store_output(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), ParseIrError> {
+    c.expect(" OUT[")?;
+    let index = c.number()?;
+    c.expect("]")?;
+    let chan = channel(c)?;
+    data.op = Op::StoreOutput { index, chan };
+    data.args = list(c, code, ", ")?;
+    Ok(())
+}
+
+/// An ALU op: `mnemonic.c` (or `.pN` for a 64-bit pair) and its operands.
+fn alu(
+    c: &mut Cursor<'_>,
+    code: &mut Code,
+    name: &str,
+    name_at: usize,
+    data: &mut InstData,
+) -> Result<(), ParseIrError> {
+    let opcode = tgsi::Opcode::from_name(name)
+        .filter(|o| !name.is_empty() && o.name().eq_ignore_ascii_case(name))
+        .ok_or_else(|| c.error_at(name_at, c.pos() - name_at, format!("unknown operation `{name}`")))?;
+    c.expect(".")?;
+    let chan = if opcode.info().is_64bit() {
+        c.expect("p")?;
+        let at = c.pos();
+        let pair = c.number()?;
+        u8::try_from(pair)
+            .ok()
+            .filter(|&p| p < 2)
+            .ok_or_else(|| c.error_at(at, c.pos() - at, "a channel pair is p0 or p1"))?
+    } else {
+        channel_letter(c)?
+    };
+    data.op = Op::Alu { opcode, chan };
+    data.args = list(c, code, " ")?;
+    Ok(())
 }
 
 /// `v3, v4:64 = ` (nothing when the line does not start with a value).

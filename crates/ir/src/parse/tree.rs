@@ -70,63 +70,17 @@ pub(super) fn body(lines: &mut Lines<'_>, code: &mut Code, processor: tgsi::Proc
             continue;
         }
         if let Some(tail) = rest.strip_prefix("} else {") {
-            let has_else = match tail {
-                "" => true,
-                "  ; no ELSE" => false,
-                _ => return Err(c.error_at(c.pos() + 8, tail.len(), "unexpected text")),
-            };
-            match stack.pop() {
-                Some((Frame::Then { cond, unsigned, then_region }, span)) => {
-                    let frame = Frame::Else { cond, unsigned, then_region, else_region: Region::new(), has_else };
-                    stack.push((frame, span));
-                }
-                other => {
-                    stack.extend(other);
-                    return Err(c.error_at(c.pos(), rest.len(), "`} else {` outside an if"));
-                }
-            }
+            else_line(&mut c, tail, &mut stack)?;
             open = None;
             continue;
         }
         if rest == "}" {
-            let node = match stack.pop() {
-                Some((Frame::Else { cond, unsigned, then_region, else_region, has_else }, _)) => {
-                    Node::If(Box::new(IfNode { cond, unsigned, then_region, else_region, has_else }))
-                }
-                Some((Frame::Loop { body }, _)) => Node::Loop(Box::new(LoopNode { body })),
-                Some((Frame::Switch { selector, mut cases, current }, _)) => {
-                    cases.extend(current);
-                    Node::Switch(Box::new(SwitchNode { selector, cases }))
-                }
-                Some((Frame::Then { .. }, _)) => {
-                    return Err(c.error_at(c.pos(), 1, "an if closes its then-part with `} else {`"));
-                }
-                None => return Err(c.error_at(c.pos(), 1, "`}` closes nothing")),
-            };
-            // The region exists: the frame just popped was pushed inside it.
-            if let Some(region) = region_of(&mut root, &mut stack) {
-                region.push(node);
-            }
+            close_line(&mut c, &mut root, &mut stack)?;
             open = None;
             continue;
         }
         if rest == "default:" || rest.starts_with("case ") {
-            let value = if rest == "default:" {
-                None
-            } else {
-                c.expect("case ")?;
-                let op = inst::operand(&mut c, code)?;
-                c.expect(":")?;
-                c.end()?;
-                Some(op)
-            };
-            match stack.last_mut() {
-                Some((Frame::Switch { cases, current, .. }, _)) => {
-                    cases.extend(current.take());
-                    *current = Some(Case { value, body: Region::new() });
-                }
-                _ => return Err(c.error_at(c.pos(), rest.len(), "a case outside a switch")),
-            }
+            case_line(&mut c, code, &mut stack)?;
             open = None;
             continue;
         }
@@ -154,6 +108,73 @@ pub(super) fn body(lines: &mut Lines<'_>, code: &mut Code, processor: tgsi::Proc
         return Err(ParseIrError { message: "this construct is never closed with `}`".into(), span });
     }
     Ok(root)
+}
+
+/// `} else {` (or `} else {  ; no ELSE`): the then-part of the innermost if
+/// ends and its else-part starts.
+fn else_line(c: &mut Cursor<'_>, tail: &str, stack: &mut Vec<(Frame, Span)>) -> Result<(), ParseIrError> {
+    let rest = c.rest();
+    let has_else = match tail {
+        "" => true,
+        "  ; no ELSE" => false,
+        _ => return Err(c.error_at(c.pos() + 8, tail.len(), "unexpected text")),
+    };
+    match stack.pop() {
+        Some((Frame::Then { cond, unsigned, then_region }, span)) => {
+            let frame = Frame::Else { cond, unsigned, then_region, else_region: Region::new(), has_else };
+            stack.push((frame, span));
+        }
+        other => {
+            stack.extend(other);
+            return Err(c.error_at(c.pos(), rest.len(), "`} else {` outside an if"));
+        }
+    }
+    Ok(())
+}
+
+/// `}`: the innermost construct ends and joins the region around it.
+fn close_line(c: &mut Cursor<'_>, root: &mut Region, stack: &mut Vec<(Frame, Span)>) -> Result<(), ParseIrError> {
+    let node = match stack.pop() {
+        Some((Frame::Else { cond, unsigned, then_region, else_region, has_else }, _)) => {
+            Node::If(Box::new(IfNode { cond, unsigned, then_region, else_region, has_else }))
+        }
+        Some((Frame::Loop { body }, _)) => Node::Loop(Box::new(LoopNode { body })),
+        Some((Frame::Switch { selector, mut cases, current }, _)) => {
+            cases.extend(current);
+            Node::Switch(Box::new(SwitchNode { selector, cases }))
+        }
+        Some((Frame::Then { .. }, _)) => {
+            return Err(c.error_at(c.pos(), 1, "an if closes its then-part with `} else {`"));
+        }
+        None => return Err(c.error_at(c.pos(), 1, "`}` closes nothing")),
+    };
+    // The region exists: the frame just popped was pushed inside it.
+    if let Some(region) = region_of(root, stack) {
+        region.push(node);
+    }
+    Ok(())
+}
+
+/// `case v1:` or `default:`: the next case of the innermost switch.
+fn case_line(c: &mut Cursor<'_>, code: &mut Code, stack: &mut [(Frame, Span)]) -> Result<(), ParseIrError> {
+    let rest = c.rest();
+    let value = if rest == "default:" {
+        None
+    } else {
+        c.expect("case ")?;
+        let op = inst::operand(c, code)?;
+        c.expect(":")?;
+        c.end()?;
+        Some(op)
+    };
+    match stack.last_mut() {
+        Some((Frame::Switch { cases, current, .. }, _)) => {
+            cases.extend(current.take());
+            *current = Some(Case { value, body: Region::new() });
+        }
+        _ => return Err(c.error_at(c.pos(), rest.len(), "a case outside a switch")),
+    }
+    Ok(())
 }
 
 /// The exit a line names, if it is one.
