@@ -146,6 +146,13 @@ pub struct OptArgs {
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OptEmit::Tgsi)]
     pub emit: OptEmit,
 
+    /// With --emit=ir, end each instruction with its origin (`; from #12
+    /// TEMP[3].y`: the source instruction and register channel), which
+    /// --input=ir reads back, so TGSI emitted from that IR uses the same
+    /// registers as TGSI emitted from the source.
+    #[arg(long)]
+    pub origins: bool,
+
     /// How to print immediates in TGSI output: `exact` prints every value so
     /// it reads back to the same bits; `mesa` prints byte for byte what Mesa's
     /// tgsi_dump prints (floats rounded to 4 decimals).

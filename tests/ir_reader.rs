@@ -2,7 +2,9 @@
 //! and every hand-written shader under `tests/inputs/`, the IR built from
 //! it (and the IR `-O1` leaves, whose numbering has gaps) prints, parses
 //! and prints again to the same text; the parsed module verifies, emits
-//! TGSI where the original does, and executes the same on random states. Mutated IR texts
+//! TGSI where the original does, and executes the same on random states;
+//! printed with origins, it reads back to IR that emits the same TGSI, byte
+//! for byte. Mutated IR texts
 //! are refused with an error, never a panic. The corpus part is skipped,
 //! visibly, when `../shared` is absent.
 
@@ -18,6 +20,9 @@ const STATES: u64 = 2;
 #[derive(Default)]
 struct Counts {
     round_trips: usize,
+    /// Modules whose IR, printed with origins and read back, emits the
+    /// same TGSI as the module itself.
+    same_emission: usize,
     executed: usize,
     /// Shaders the IR cannot be built from (nothing to print).
     unbuilt: usize,
@@ -60,6 +65,26 @@ fn round_trip(name: &str, module: &ir::Module, counts: &mut Counts) -> Option<ir
     Some(parsed)
 }
 
+/// Printed with its origins (`--origins`), the IR reads back to the same
+/// text, and TGSI emitted from what was read is the TGSI emitted from the
+/// module itself, byte for byte: emission chooses registers from origins.
+fn same_emission_with_origins(name: &str, module: &ir::Module, counts: &mut Counts) {
+    let opts = ir::print::PrintOptions { origins: true };
+    let text = ir::print::print_module_with(module, &opts);
+    let parsed = match ir::parse(&text) {
+        Ok(m) => m,
+        Err(e) => return counts.failures.push(format!("{name}: with origins, does not parse back: {e}")),
+    };
+    if ir::print::print_module_with(&parsed, &opts) != text {
+        return counts.failures.push(format!("{name}: with origins, prints differently after parsing"));
+    }
+    let emitted = |m: &ir::Module| ir::to_tgsi(m).ok().map(|s| tgsi::print(&s, tgsi::Style::Exact));
+    if emitted(module) != emitted(&parsed) {
+        return counts.failures.push(format!("{name}: with origins, the read IR emits other TGSI"));
+    }
+    counts.same_emission += 1;
+}
+
 /// Both modules give the same outputs (or the same error) on random
 /// states.
 fn same_execution(name: &str, original: &ir::Module, parsed: &ir::Module, counts: &mut Counts) {
@@ -90,12 +115,14 @@ fn check_shader(path: &Path, counts: &mut Counts) {
     if let Some(parsed) = round_trip(&name, &module, counts) {
         same_execution(&name, &module, &parsed, counts);
     }
+    same_emission_with_origins(&name, &module, counts);
     let mut optimized = module.clone();
     let run = passes::PassManager::new(passes::Options::default()).run(&passes::Pipeline::o1(), &mut optimized);
     if run.is_ok() {
         if let Some(parsed) = round_trip(&format!("{name} (-O1)"), &optimized, counts) {
             same_execution(&format!("{name} (-O1)"), &optimized, &parsed, counts);
         }
+        same_emission_with_origins(&format!("{name} (-O1)"), &optimized, counts);
     }
 }
 
@@ -105,10 +132,12 @@ fn check_all(files: &[PathBuf], what: &str) {
         check_shader(f, &mut counts);
     }
     eprintln!(
-        "{what}: {} shaders; {} IR texts round-trip (built and -O1), {} executed the same, {} not buildable",
+        "{what}: {} shaders; {} IR texts round-trip (built and -O1), {} executed the same, {} emit the same TGSI \
+         when read back with origins, {} not buildable",
         files.len(),
         counts.round_trips,
         counts.executed,
+        counts.same_emission,
         counts.unbuilt
     );
     assert!(

@@ -155,7 +155,7 @@ fn optimize(input: &Input, args: &OptArgs, pipeline: &passes::Pipeline) -> Resul
     let report = run_pipeline(pipeline, &mut module, options, input)?;
     let output = match args.emit {
         OptEmit::Tgsi => tgsi::print(&emit(&module, input)?, args.style.into()),
-        OptEmit::Ir => ir::print::print_module(&module),
+        OptEmit::Ir => ir::print::print_module_with(&module, &ir::print::PrintOptions { origins: args.origins }),
         OptEmit::Tokens => {
             let shader = emit(&module, input)?;
             let words = tokens::encode(&shader).map_err(|source| Failure::Encode { what: input.describe(), source })?;

@@ -127,3 +127,19 @@ fn undeclared_registers_are_located_warnings_and_an_undeclared_immediate_an_erro
         "error: IMM[5] is not declared\n --> <stdin>:3:14\n  |\n3 | MOV OUT[0],  IMM[5]\n  |              ^^^^^^\n";
     assert_eq!(stderr(&output), want);
 }
+
+#[test]
+fn ir_printed_with_origins_emits_the_same_tgsi_when_read_back() {
+    for name in EXAMPLES {
+        let shader = example_path(name);
+        let shader = shader.to_str().expect("UTF-8 path");
+        for level in ["-O0", "-O"] {
+            let ir = success(&["opt", level, "--emit=ir", "--origins", shader], b"");
+            assert!(ir.contains("  ; from #"), "{name}: no origins printed");
+            let direct = success(&["opt", level, shader], b"");
+            assert_eq!(success(&["opt", "--input=ir"], ir.as_bytes()), direct, "{name} {level}");
+            // The origins read back print again as they were.
+            assert_eq!(success(&["opt", "--input=ir", "--emit=ir", "--origins"], ir.as_bytes()), ir, "{name} {level}");
+        }
+    }
+}

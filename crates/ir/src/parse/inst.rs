@@ -3,7 +3,7 @@
 use super::cursor::Cursor;
 use super::{entity, Code, Def, ParseIrError};
 use crate::entity::EntityRef;
-use crate::function::{Array, Block, InstData, Op, Operand, Source, Ty, Value};
+use crate::function::{Array, Block, InstData, Op, Operand, Origin, RegChannel, Source, Ty, Value};
 use smallvec::SmallVec;
 use tgsi::{File, Indirect, Register};
 
@@ -62,6 +62,7 @@ pub(super) fn inst(c: &mut Cursor<'_>, code: &mut Code, processor: tgsi::Process
         "storeoutput" => store_output(c, code, &mut data)?,
         _ => alu(c, code, name, name_at, &mut data)?,
     }
+    data.origin = origin(c)?;
     c.end()?;
     Ok(data)
 }
@@ -77,7 +78,7 @@ fn constant(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<
     // only an operand note after it matters.
     if c.eat(" ; ") {
         let comment = c.rest();
-        let skip = comment.find(" args(").unwrap_or(comment.len());
+        let skip = [" args(", "  ; from"].iter().filter_map(|end| comment.find(end)).min().unwrap_or(comment.len());
         c.take(skip);
     }
     data.args = note(c, code)?;
@@ -424,5 +425,28 @@ fn opaque(
     data.precise = template.precise;
     data.op = Op::Opaque { inst: Box::new(template), value_srcs };
     data.args = note(c, code)?;
+    data.origin = origin(c)?;
     c.end()
+}
+
+/// `  ; from #12 TEMP[3].y` after an instruction, as `--origins` prints it:
+/// the source instruction and register channel, which emission tries first
+/// when it chooses registers. None when the comment is absent.
+fn origin(c: &mut Cursor<'_>) -> Result<Origin, ParseIrError> {
+    let mut origin = Origin::default();
+    if !c.eat("  ; from") {
+        return Ok(origin);
+    }
+    if c.eat(" #") {
+        origin.inst = Some(c.number()?);
+    }
+    if c.eat(" ") {
+        let (file, _, _) = file_name(c)?;
+        c.expect("[")?;
+        let index = c.number()?;
+        c.expect("]")?;
+        let chan = channel(c)?;
+        origin.dst = Some(RegChannel { file, index, chan });
+    }
+    Ok(origin)
 }

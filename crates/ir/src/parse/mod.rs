@@ -11,7 +11,8 @@
 //!          | inst | "break" | "continue" | "return"
 //!          | ("if" | "uif") operand " {"  |  "} else {" ["  ; no ELSE"]  |  "}"
 //!          | "loop {"  |  "switch " operand " {"  |  "case " operand ":"  |  "default:"
-//! inst    := [result (", " result)* " = "] operation
+//! inst    := [result (", " result)* " = "] operation [origin]
+//! origin  := "  ; from" [" #" N] [" " FILE "[" i "]." chan]   (PrintOptions::origins)
 //! result  := "vN" [":64"]
 //! operand := ["-"] ["|"] "vN" ["|"]
 //! ```

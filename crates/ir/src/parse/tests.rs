@@ -106,6 +106,22 @@ fn numbering_gaps_are_kept() {
     assert_eq!(module.function.blocks.len(), 3);
 }
 
+#[test]
+fn origins_are_read_back() {
+    let text =
+        "frag\nb0:\n    v0 = const 0x3f800000 ; 1.0  ; from #3 TEMP[2].y\n    v1 = add.x v0, v0  ; from #4\n    \
+                v2 = mul.x v1, v1  ; from OUT[0].w\n    return\n";
+    let module = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let origin = |i: usize| module.function.insts[crate::function::Inst::new(i)].origin;
+    let temp = crate::function::RegChannel { file: tgsi::File::Temporary, index: 2, chan: 1 };
+    assert_eq!((origin(0).inst, origin(0).dst), (Some(3), Some(temp)));
+    assert_eq!((origin(1).inst, origin(1).dst), (Some(4), None));
+    let out = crate::function::RegChannel { file: tgsi::File::Output, index: 0, chan: 3 };
+    assert_eq!((origin(2).inst, origin(2).dst), (None, Some(out)));
+    let opts = crate::print::PrintOptions { origins: true };
+    assert_eq!(crate::print::print_module_with(&module, &opts), text);
+}
+
 fn error(text: &str) -> (String, u32, u32, String) {
     let e = parse(text).expect_err("refused");
     let offending = text.get(e.span.start..e.span.end).unwrap_or("").to_string();
