@@ -34,7 +34,7 @@
 //! stay even when unused.
 
 use ir::cfg::Cfg;
-use ir::walk::{for_each_region_post_order_mut, walk, Event};
+use ir::walk::{construct_operands, for_each_region_post_order_mut};
 use ir::{EntityRef, Exit, Function, Inst, InstData, Node, Op, Region, Value};
 use tgsi::{flags, File, MemoryQualifier};
 
@@ -174,7 +174,7 @@ fn sweep(func: &mut Function, counts: &mut Counts) {
             }
         }
     }
-    work.extend(construct_uses(&func.body));
+    work.extend(construct_operands(&func.body).map(|op| op.value));
     while let Some(v) = work.pop() {
         if !set(&mut used, v.index()) {
             continue;
@@ -228,17 +228,6 @@ fn set(bits: &mut [bool], i: usize) -> bool {
         }
         _ => false,
     }
-}
-
-/// The values the constructs of the tree read.
-fn construct_uses(body: &Region) -> Vec<Value> {
-    let mut out = Vec::new();
-    for event in walk(body) {
-        if let Event::Enter(construct, _) = event {
-            out.extend(construct.operands().map(|op| op.value));
-        }
-    }
-    out
 }
 
 /// Drops the unused result channels of a texture or sample instruction

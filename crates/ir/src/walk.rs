@@ -271,6 +271,17 @@ pub fn blocks(region: &[Node]) -> impl Iterator<Item = Block> + '_ {
     })
 }
 
+/// The operands every construct of `region` reads, nested ones included, in
+/// program order: conditions, selectors and case values.
+pub fn construct_operands(region: &[Node]) -> impl Iterator<Item = &Operand> + '_ {
+    walk(region)
+        .filter_map(|event| match event {
+            Event::Enter(construct, _) => Some(construct.operands()),
+            _ => None,
+        })
+        .flatten()
+}
+
 impl<'a> Walk<'a> {
     /// The number of constructs around the walk's position (entered and
     /// not yet left).

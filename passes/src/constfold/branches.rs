@@ -28,11 +28,6 @@ pub(super) fn fold_branches(func: &mut Function, counts: &mut Counts) {
     apply(func, &rw);
 }
 
-/// Every block of a region, nested ones included.
-fn blocks_of(region: &Region, out: &mut HashSet<Block>) {
-    out.extend(ir::walk::blocks(region));
-}
-
 fn is_phi(func: &Function, inst: Inst) -> bool {
     func.insts.get(inst).is_some_and(|d| matches!(d.op, Op::Phi { .. }))
 }
@@ -62,8 +57,7 @@ fn try_fold_if(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewr
     if func.blocks.get(t0).is_none_or(|bd| bd.insts.first().is_some_and(|&x| is_phi(func, x))) {
         return false;
     }
-    let mut dropped = HashSet::new();
-    blocks_of(drop, &mut dropped);
+    let dropped: HashSet<Block> = ir::walk::blocks(drop).collect();
     // The phis after the IF keep the value from the taken arm.
     let Some(merge) = func.blocks.get(bm) else { return false };
     let mut resolved = Vec::new();

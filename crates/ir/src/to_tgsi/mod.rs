@@ -224,11 +224,7 @@ fn live_instructions(func: &Function) -> SecondaryMap<Inst, ()> {
             }
         }
     }
-    for event in walk(&func.body) {
-        if let Event::Enter(construct, _) = event {
-            work.extend(construct.operands().map(|op| op.value));
-        }
-    }
+    work.extend(crate::walk::construct_operands(&func.body).map(|op| op.value));
     while let Some(v) = work.pop() {
         let Some(data) = func.values.get(v) else { continue };
         if live.insert(data.def, ()).is_none() {
