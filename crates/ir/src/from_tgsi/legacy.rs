@@ -61,10 +61,7 @@ impl Builder<'_> {
         let (sat, precise) = (inst.saturate, inst.precise);
         let mut results = SmallVec::<[(u8, Value); 4]>::new();
         for c in channels(dst.write_mask) {
-            let mut a = SmallVec::<[Operand; 3]>::new();
-            for s in &inst.src {
-                a.push(self.src_scalar(s, c, false)?);
-            }
+            let a = self.channel_srcs(inst, c)?;
             let v = match op {
                 Sub => {
                     let b = Operand { neg: !a[1].neg, ..a[1] };
@@ -87,11 +84,7 @@ impl Builder<'_> {
         // step as one vector instruction.
         let mut args = Vec::new();
         for c in channels(dst.write_mask) {
-            let mut a = SmallVec::<[Operand; 3]>::new();
-            for s in &inst.src {
-                a.push(self.src_scalar(s, c, false)?);
-            }
-            args.push((c, a));
+            args.push((c, self.channel_srcs(inst, c)?));
         }
         let half = self.constant(0.5f32.to_bits() as u64, Ty::B32);
         let mut firsts = Vec::new();

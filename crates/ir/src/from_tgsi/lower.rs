@@ -227,6 +227,15 @@ impl Builder<'_> {
         }
     }
 
+    /// Every source of `inst` read at channel `c`, in operand order.
+    pub(super) fn channel_srcs(
+        &mut self,
+        inst: &tgsi::Instruction,
+        c: u8,
+    ) -> Result<SmallVec<[Operand; 3]>, BuildError> {
+        inst.src.iter().map(|s| self.src_scalar(s, c, false)).collect()
+    }
+
     fn lower_componentwise(&mut self, inst: &tgsi::Instruction, op: Opcode) -> Result<(), BuildError> {
         let dst = inst.dst[0];
         // Every operand first (indirect loads among them), then the
@@ -234,9 +243,7 @@ impl Builder<'_> {
         let mut all_args = SmallVec::<[(u8, SmallVec<[Operand; 3]>); 4]>::new();
         for c in 0..4u8 {
             if dst.write_mask & (1 << c) != 0 {
-                let args =
-                    inst.src.iter().map(|s| self.src_scalar(s, c, false)).collect::<Result<SmallVec<[_; 3]>, _>>()?;
-                all_args.push((c, args));
+                all_args.push((c, self.channel_srcs(inst, c)?));
             }
         }
         let mut results = SmallVec::<[(u8, Value); 4]>::new();
