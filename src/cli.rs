@@ -288,7 +288,7 @@ fn parse_opt_level(level: &str) -> Result<u8, String> {
 /// Parses `--lanes`: a multiple of 4 (a quad) from 4 to 64.
 fn parse_lanes(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
-        Ok(n) if n % 4 == 0 && (4..=64).contains(&n) => Ok(n),
+        Ok(n) if exec::RunOptions::valid_lanes(n) => Ok(n),
         _ => Err("lanes per batch are a multiple of 4 from 4 to 64: 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, \
                   48, 52, 56, 60 or 64"
             .to_string()),

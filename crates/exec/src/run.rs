@@ -63,6 +63,19 @@ pub struct RunOptions {
     pub threads: usize,
 }
 
+impl RunOptions {
+    /// Whether `lanes` is a batch width a run takes: a multiple of 4 (a
+    /// quad) from 4 to 64.
+    ///
+    /// ```
+    /// assert!(exec::RunOptions::valid_lanes(16));
+    /// assert!(!exec::RunOptions::valid_lanes(5) && !exec::RunOptions::valid_lanes(0) && !exec::RunOptions::valid_lanes(68));
+    /// ```
+    pub fn valid_lanes(lanes: usize) -> bool {
+        (4..=64).contains(&lanes) && lanes.is_multiple_of(4)
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions { lanes: 64, step_budget: 50_000_000, threads: 1 }
@@ -158,7 +171,7 @@ impl<'m> Executable<'m> {
 
 fn run_program(program: &Program, state: &State, options: &RunOptions, outputs: &mut Outputs) -> Result<(), ExecError> {
     let w = options.lanes;
-    if w == 0 || w > 64 || !w.is_multiple_of(4) {
+    if !RunOptions::valid_lanes(w) {
         return Err(ExecError::Lanes(w));
     }
     // No wider than the invocations need (in whole quads): batch loops run
