@@ -1,6 +1,7 @@
 //! The documentation stays true: every `tgsi-opt` command in a fenced `sh`
-//! block of README.md and docs/*.md runs with the built binary, and every
-//! Rust example there is a doc test of the facade library.
+//! block of README.md and docs/*.md runs with the built binary, every
+//! Rust example there is a doc test of the facade library, and every `ir`
+//! block is IR text that reads back and verifies.
 //!
 //! A command runs through `bash` (so pipes, redirections and globs work)
 //! with the binary first on `PATH`, in a scratch directory where
@@ -223,6 +224,33 @@ fn rust_examples_are_doc_tests() {
         }
     }
     assert!(examples >= 2, "the README and docs/library.md have Rust examples");
+}
+
+/// Every fenced `ir` block reads back as IR (printing to the same text)
+/// and verifies.
+#[test]
+fn ir_examples_read_back_and_verify() {
+    let mut examples = 0;
+    let mut failures = Vec::new();
+    for (file, text) in documents() {
+        for (line, lines) in fenced_blocks(&text, "ir") {
+            examples += 1;
+            let block = lines.join("\n") + "\n";
+            match tgsi_opt::ir::parse(&block) {
+                Err(e) => failures.push(format!("{file}:{line}: {e}")),
+                Ok(module) => {
+                    if let Err(e) = tgsi_opt::ir::verify::verify(&module.function) {
+                        failures.push(format!("{file}:{line}: {e}"));
+                    }
+                    if tgsi_opt::ir::print::print_module(&module) != block {
+                        failures.push(format!("{file}:{line}: not in the form the printer writes"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(examples >= 1, "docs/architecture.md shows the IR's text form");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// Every relative link of the documents names a file that exists.

@@ -18,7 +18,8 @@
 //!
 //! - the same operation: the same opcode, the same saturate and precise
 //!   flags and the same result width, and for channel-dependent opcodes the
-//!   same formula ([`chan_class`]: LIT's `.x` and `.w` are both 1, UP2H's
+//!   same formula (the channel an ALU op records is its formula, see
+//!   [`ir::channels::formula_chan`]: LIT's `.x` and `.w` are both 1, UP2H's
 //!   `.x` and `.z` both unpack the low half; EXP, LOG, DST, UP4B and UP4UB
 //!   have one formula per channel);
 //! - the same operands, modifiers included, in the same order (after the
@@ -96,12 +97,6 @@ impl Counts {
     }
 }
 
-/// Which channels of a channel-dependent opcode compute the same function
-/// of the operands (LIT's `.x` and `.w`, UP2H's `.x` and `.z`): the key
-/// of an ALU operation holds its channel's class, not its channel. Checked
-/// against the executor by the `chan_classes_match_the_executor` test.
-pub use ir::channels::chan_class;
-
 /// Whether an ALU opcode computes a function of its operands alone, so two
 /// operations on the same operands may share one result. Derivatives are
 /// pure only within one block (see the module documentation).
@@ -127,7 +122,7 @@ enum Key {
     Split(bool, SmallVec<[Operand; 3]>),
     Alu {
         opcode: Opcode,
-        class: u8,
+        chan: u8,
         args: SmallVec<[Operand; 3]>,
         saturate: bool,
         precise: bool,
@@ -153,7 +148,7 @@ fn key_of(func: &Function, block: Block, data: &InstData) -> Option<Key> {
         Op::Split { hi } => Some(Key::Split(*hi, data.args.clone())),
         Op::Alu { opcode, chan } if pure_alu(*opcode) => Some(Key::Alu {
             opcode: *opcode,
-            class: chan_class(*opcode, *chan),
+            chan: *chan,
             args: data.args.clone(),
             saturate: data.saturate,
             precise: data.precise,

@@ -60,13 +60,19 @@ fn malformed_ir_is_located() {
     let text = fs::read_to_string(ir_text_path("if_phi.ir")).expect("read");
     let dir = scratch_dir("malformed_ir");
     let path = dir.join("bad.ir");
-    fs::write(&path, text.replace("mul.x v0, v2", "mul.x v0, v9")).expect("write");
+    fs::write(&path, text.replace("mul v0, v2", "mul v0, v9")).expect("write");
     let output = run(&["opt", "--input=ir", path.to_str().expect("UTF-8 path")], b"");
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
     assert!(err.starts_with("error: v9 is used but never defined"), "{err}");
-    assert!(err.contains(&format!("{}:11:22", path.display())), "{err}");
-    assert!(err.contains("11 |       v3 = mul.x v0, v9"), "{err}");
+    assert!(err.contains(&format!("{}:11:20", path.display())), "{err}");
+    assert!(err.contains("11 |       v3 = mul v0, v9"), "{err}");
+    // The channel of an ALU op is its formula: MUL has one.
+    fs::write(&path, text.replace("mul v0, v2", "mul.y v0, v2")).expect("write");
+    let output = run(&["opt", "--input=ir", path.to_str().expect("UTF-8 path")], b"");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("channel 1 of mul computes channel 0's formula; it must say 0"), "{err}");
     // Parsed but invalid: refused before any pass runs.
     fs::write(&path, text.replace("phi [b1: v3, b2: v4]", "phi [b1: v3]")).expect("write");
     let output = run(&["opt", "--input=ir", "-O", path.to_str().expect("UTF-8 path")], b"");

@@ -2,20 +2,21 @@
 
 use tgsi::{ChannelMode, Opcode};
 
-/// Which result channels of an [`Op::Alu`](crate::Op::Alu) of `opcode`
-/// compute the same function of the operands: two operations of `opcode`
-/// on the same operands give the same bits exactly when their channels
-/// have the same class. Component-wise, replicated-scalar and 64-bit
-/// opcodes compute one function whatever the channel (class 0).
+/// The formula result channel `chan` of `opcode` computes, as the channel
+/// of an [`Op::Alu`](crate::Op::Alu) records it: two operations of
+/// `opcode` on the same operands give the same bits exactly when their
+/// formula channels are equal. Component-wise, replicated-scalar and
+/// 64-bit opcodes compute one formula whatever the channel (0); LIT's w
+/// is its x (both 1.0), UP2H's z and w are its x and y.
 ///
 /// ```
-/// use ir::channels::chan_class;
+/// use ir::channels::formula_chan;
 /// use tgsi::Opcode;
-/// assert_eq!(chan_class(Opcode::Add, 0), chan_class(Opcode::Add, 3));
-/// assert_eq!(chan_class(Opcode::Lit, 0), chan_class(Opcode::Lit, 3)); // both 1.0
-/// assert_ne!(chan_class(Opcode::Dst, 1), chan_class(Opcode::Dst, 2));
+/// assert_eq!(formula_chan(Opcode::Add, 3), 0);
+/// assert_eq!(formula_chan(Opcode::Lit, 3), 0); // x and w are both 1.0
+/// assert_eq!(formula_chan(Opcode::Dst, 2), 2);
 /// ```
-pub fn chan_class(opcode: Opcode, chan: u8) -> u8 {
+pub fn formula_chan(opcode: Opcode, chan: u8) -> u8 {
     use Opcode::*;
     match opcode {
         // (1, max(x, 0), ..., 1): x and w are the constant 1.

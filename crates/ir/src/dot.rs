@@ -198,7 +198,7 @@ mod tests {
 digraph cfg {
     node [shape=box, fontname=\"monospace\"];
     b0 [label=\"b0:\\l    v0 = const 0x00000001 ; 1\\l    v1 = const 0x00000002 ; 2\\l\"];
-    b1 [label=\"b1:\\l    v2 = add.x v0, v1\\l    if v2\\l\"];
+    b1 [label=\"b1:\\l    v2 = add v0, v1\\l    if v2\\l\"];
     b2 [label=\"b2:\\l    continue\\l\"];
     b3 [label=\"b3:\\l    break\\l\"];
     b4 [label=\"b4:\\l\", style=dotted];

@@ -116,16 +116,17 @@ pub enum Op {
     /// A direct read of an input, constant, system value or immediate
     /// channel.
     Read(Source),
-    /// One channel of a TGSI opcode, on scalar operands. For
-    /// component-wise opcodes every channel computes the same function; for
-    /// replicated-scalar opcodes the one result feeds every written channel
-    /// and `chan` is 0; for channel-dependent opcodes (LIT, EXP, ...) `chan`
-    /// picks the formula; for 64-bit opcodes `chan` is the pair (0 = xy,
-    /// 1 = zw). The operands are listed in [`InstData::args`].
+    /// One channel of a TGSI opcode, on scalar operands. `chan` is the
+    /// formula computed ([`crate::channels::formula_chan`]), not where the
+    /// result goes (the origin says that): 0 for component-wise,
+    /// replicated-scalar and 64-bit opcodes, which compute one formula
+    /// whatever the channel; the channel's formula for channel-dependent
+    /// ones (LIT, EXP, LOG, DST, UP2H, ...). The operands are listed in
+    /// [`InstData::args`].
     Alu {
         /// The opcode.
         opcode: Opcode,
-        /// The result channel or pair computed.
+        /// The formula computed.
         chan: u8,
     },
     /// Joins two 32-bit halves (low, high) into a 64-bit value.

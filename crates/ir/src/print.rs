@@ -14,10 +14,13 @@
 //! b0:
 //!     v0 = read IN[0].x
 //!     v1 = const 0x3f800000 ; 1.0
-//!     v2 = add_sat.x v0, -|v1|
+//!     v2 = add_sat v0, -|v1|
 //!     v3:64 = pack v0, v1
 //!     v4 = split.lo v3
 //!     v5 = arrayload a0[v0 + 2].y
+//!     v6 = lit.y v0, v1, v1, v1
+//!     v7 = loadindirect CONST[v0 + 1].x
+//!     v8, v9 = TEX _.xy, (v0, v1, v1, v1), SAMP[0], 2D
 //! if v2 {
 //!   b1:
 //!       storeoutput OUT[0].x, v2
@@ -26,7 +29,7 @@
 //!   b2:
 //! }
 //! b3:
-//!     v6 = phi [b2: v4]
+//!     v10 = phi [b2: v4]
 //! loop {
 //!   b4:
 //!       break
@@ -45,9 +48,13 @@
 //! construct, instructions four more. A block's exit is its last line
 //! (`break`, `continue`, `return`; nothing for a fall-through). 64-bit
 //! results are marked `:64`. ALU ops print their lowercase mnemonic, `_sat`
-//! and `_precise` when set, and the channel (`.x`..`.w`, or `.p0`/`.p1` for
-//! the channel pairs of 64-bit ops). Opaque instructions print their TGSI
-//! template as TGSI's printer writes it, then `args(...)`.
+//! and `_precise` when set, and, for the opcodes whose channels compute
+//! different formulas (LIT, EXP, LOG, DST, UP2H, ...), the formula's
+//! channel (`lit.y`); where a result goes is not part of the operation
+//! (`--origins` shows it). Indirect loads print the register with their
+//! index operands in the brackets. Instructions kept whole print in
+//! uppercase as TGSI, with `_` for a destination whose results are on the
+//! left and `(v0, v1, v2, v3)` for a source that is a value.
 //!
 //! Printing never panics, even on a malformed function: missing blocks,
 //! instructions or values print as such.
@@ -113,7 +120,7 @@ fn write_items(out: &mut String, processor: tgsi::Processor, title: &str, items:
 }
 
 /// Prints one instruction as it appears in a block, without indentation or
-/// origin: `v12 = add.x v9, v30`.
+/// origin: `v12 = add v9, v30`.
 pub fn print_inst(func: &Function, inst: Inst) -> String {
     match func.insts.get(inst) {
         Some(data) => inst_text(func, data),
@@ -294,12 +301,7 @@ fn inst_text(func: &Function, data: &InstData) -> String {
             write_arg_list(&mut s, " ", args);
         }
         Op::Phi { preds } => write_phi(&mut s, data, preds),
-        Op::LoadIndirect { reg, chan } => {
-            let _ = write!(s, "{} ", op_name(data, "loadindirect"));
-            write_register(&mut s, reg);
-            let _ = write!(s, ".{}", chan_name(*chan));
-            write_arg_list(&mut s, ", ", args);
-        }
+        Op::LoadIndirect { reg, chan } => write_load_indirect(&mut s, data, reg, *chan),
         Op::ArrayLoad { array, offset, chan } => {
             let _ = write!(s, "{} ", op_name(data, "arrayload"));
             let index = if args.len() == 1 { args.first() } else { None };
@@ -313,12 +315,7 @@ fn inst_text(func: &Function, data: &InstData) -> String {
             let _ = write!(s, "{} OUT[{index}].{}", op_name(data, "storeoutput"), chan_name(*chan));
             write_arg_list(&mut s, ", ", args);
         }
-        Op::Opaque { inst, value_srcs: _ } => {
-            s.push_str(&template_text(inst));
-            s.push_str(" args(");
-            write_args(&mut s, args);
-            s.push(')');
-        }
+        Op::Opaque { inst, value_srcs } => write_opaque(&mut s, data, inst, *value_srcs),
     }
     s
 }
@@ -399,14 +396,14 @@ fn write_read(s: &mut String, data: &InstData, src: &crate::function::Source) {
     }
 }
 
-/// `add_sat.x v0, v1`: the lowercase mnemonic and the channel (`.p0`/`.p1`
-/// for the channel pairs of 64-bit ops).
+/// `add_sat v0, v1`, `lit.y v0, v1, v2, v3`: the lowercase mnemonic, and
+/// the formula channel where the formula depends on it (channel-dependent
+/// opcodes, and any channel but 0 of the others, which the verifier
+/// rejects).
 fn write_alu(s: &mut String, data: &InstData, opcode: tgsi::Opcode, chan: u8) {
     let name = opcode.name().to_ascii_lowercase();
     let _ = write!(s, "{}", op_name(data, &name));
-    if opcode.info().is_64bit() {
-        let _ = write!(s, ".p{chan}");
-    } else {
+    if opcode.info().mode == tgsi::ChannelMode::ChannelDependent || chan != 0 {
         let _ = write!(s, ".{}", chan_name(chan));
     }
     write_arg_list(s, " ", &data.args);
@@ -475,17 +472,141 @@ fn write_element(s: &mut String, array: crate::function::Array, index: Option<&O
     let _ = write!(s, "].{}", chan_name(chan));
 }
 
-/// A TGSI instruction as TGSI's canonical printer writes it, without the
-/// instruction number.
-fn template_text(inst: &tgsi::Instruction) -> String {
-    let shader =
-        tgsi::Shader { processor: tgsi::Processor::Fragment, items: vec![tgsi::Item::Instruction(inst.clone())] };
+/// `loadindirect CONST[v5 + 2].y`, `loadindirect CONST[v6][v5 - 1](1).x`:
+/// the register with each indirect index its operand (the index, then the
+/// 2-D index, in argument order), the constant offset and the array id.
+fn write_load_indirect(s: &mut String, data: &InstData, reg: &Register, chan: u8) {
+    let _ = write!(s, "{} {}", op_name(data, "loadindirect"), reg.file.name());
+    // The operands are the index, then the 2-D index.
+    let mut args = data.args.iter();
+    let index = reg.indirect.as_ref().map(|ind| (ind, args.next()));
+    let dim = reg.dimension.as_ref().map(|d| (d.index, d.indirect.as_ref().map(|ind| (ind, args.next()))));
+    if let Some((offset, indirect)) = dim {
+        write_index(s, offset, indirect);
+    }
+    write_index(s, reg.index, index);
+    let _ = write!(s, ".{}", chan_name(chan));
+    let rest: Vec<Operand> = args.copied().collect();
+    if !rest.is_empty() {
+        write_args_note(s, &rest);
+    }
+}
+
+/// `[3]`, or `[v5 + 2](1)` for an index taken from an operand (`?` when
+/// there is none), with the array id when it has one.
+fn write_index(s: &mut String, offset: i32, indirect: Option<(&Indirect, Option<&Operand>)>) {
+    let Some((ind, operand)) = indirect else {
+        let _ = write!(s, "[{offset}]");
+        return;
+    };
+    s.push('[');
+    match operand {
+        Some(a) => write_operand(s, a),
+        None => s.push('?'),
+    }
+    match offset {
+        0 => {}
+        o if o < 0 => {
+            let _ = write!(s, " - {}", o.unsigned_abs());
+        }
+        o => {
+            let _ = write!(s, " + {o}");
+        }
+    }
+    s.push(']');
+    if ind.array_id != 0 {
+        let _ = write!(s, "({})", ind.array_id);
+    }
+}
+
+/// `v3, v4 = TEX _.xy, (v0, v1, v2, v2), SAMP[0], 2D`: a TGSI instruction
+/// kept whole. A destination that holds values is `_` with its write mask
+/// (its results are on the left, in channel order); a source that is a
+/// value is its four operands in parentheses, with the source's
+/// modifiers; resources, samplers and references print as TGSI writes
+/// them.
+fn write_opaque(s: &mut String, data: &InstData, template: &tgsi::Instruction, value_srcs: u8) {
+    s.push_str(template.opcode.name());
+    if template.saturate {
+        s.push_str("_SAT");
+    }
+    if template.precise {
+        s.push_str("_PRECISE");
+    }
+    let mut sep = " ";
+    for dst in &template.dst {
+        s.push_str(sep);
+        sep = ", ";
+        if crate::from_tgsi::lower::is_value_file(dst.reg.file) {
+            s.push('_');
+        } else {
+            write_register(s, &dst.reg);
+        }
+        if dst.write_mask & 0xf != 0xf {
+            s.push('.');
+            for (c, name) in SWIZZLE_NAMES.iter().enumerate() {
+                if dst.write_mask & (1 << c) != 0 {
+                    s.push(*name);
+                }
+            }
+        }
+    }
+    let mut args = data.args.iter();
+    for (i, src) in template.src.iter().enumerate() {
+        s.push_str(sep);
+        sep = ", ";
+        if src.negate {
+            s.push('-');
+        }
+        if src.absolute {
+            s.push('|');
+        }
+        if i < 8 && value_srcs & (1 << i) != 0 {
+            s.push('(');
+            for k in 0..4 {
+                if k > 0 {
+                    s.push_str(", ");
+                }
+                match args.next() {
+                    Some(a) => write_operand(s, a),
+                    None => s.push('?'),
+                }
+            }
+            s.push(')');
+        } else {
+            write_register(s, &src.reg);
+            if src.swizzle != tgsi::IDENTITY_SWIZZLE {
+                s.push('.');
+                for &c in &src.swizzle {
+                    s.push(SWIZZLE_NAMES[usize::from(c & 3)]);
+                }
+            }
+        }
+        if src.absolute {
+            s.push('|');
+        }
+    }
+    s.push_str(&template_tail(template));
+    let rest: Vec<Operand> = args.copied().collect();
+    if !rest.is_empty() {
+        write_args_note(s, &rest);
+    }
+}
+
+/// What TGSI's canonical printer writes after an instruction's operands
+/// (`, 2D`, texture offsets, memory qualifiers), by printing it without
+/// operands.
+fn template_tail(inst: &tgsi::Instruction) -> String {
+    let mut bare = inst.clone();
+    bare.dst.clear();
+    bare.src.clear();
+    bare.saturate = false;
+    bare.precise = false;
+    let shader = tgsi::Shader { processor: tgsi::Processor::Fragment, items: vec![tgsi::Item::Instruction(bare)] };
     let text = tgsi::print(&shader, tgsi::Style::Exact);
     let line = text.lines().nth(1).unwrap_or_default();
-    match line.split_once(": ") {
-        Some((_, rest)) => rest.trim_start().to_string(),
-        None => line.trim().to_string(),
-    }
+    let body = line.split_once(": ").map_or(line, |(_, rest)| rest).trim_start();
+    body.strip_prefix(inst.opcode.name()).unwrap_or_default().to_string()
 }
 
 fn write_indirect(s: &mut String, ind: &Indirect, offset: i32) {
@@ -501,7 +622,8 @@ fn write_indirect(s: &mut String, ind: &Indirect, offset: i32) {
     }
 }
 
-/// A register as TGSI writes it: `CONST[1][ADDR[0].x+2]`.
+/// A resource or reference register as TGSI writes it: `SAMP[0]`,
+/// `BUFFER[1]`, `IN[0]`.
 fn write_register(s: &mut String, reg: &Register) {
     s.push_str(reg.file.name());
     if let Some(dim) = &reg.dimension {
@@ -520,9 +642,6 @@ fn write_register(s: &mut String, reg: &Register) {
     }
 }
 
-/// What a 32-bit constant's comment says: the integer when the bits
-/// would be a denormal float or a small negative integer (so `1` does not
-/// read as `1e-45`), the float otherwise.
 fn const_comment_32(bits: u32) -> String {
     let exponent = bits & 0x7f80_0000;
     if (exponent == 0 && bits & 0x8000_0000 == 0 && bits != 0) || (bits as i32) < 0 && (bits as i32) >= -65536 {
@@ -577,6 +696,22 @@ mod tests {
     }
 
     /// The function of the module documentation's example.
+    /// `TEX _, TEMP[0], SAMP[0], 2D` writing `mask`, its first source a value.
+    fn tex_2d(mask: u8) -> Op {
+        let src = |file| tgsi::SrcOperand {
+            reg: tgsi::Register::new(file, 0),
+            swizzle: tgsi::IDENTITY_SWIZZLE,
+            negate: false,
+            absolute: false,
+        };
+        let mut tex = tgsi::Instruction::new(Opcode::Tex);
+        tex.dst.push(tgsi::DstOperand { reg: tgsi::Register::new(File::Temporary, 0), write_mask: mask });
+        tex.src.push(src(File::Temporary));
+        tex.src.push(src(File::Sampler));
+        tex.texture = Some(tgsi::TextureInfo { target: tgsi::TextureTarget::T2D, offsets: smallvec![] });
+        Op::Opaque { inst: Box::new(tex), value_srcs: 1 }
+    }
+
     fn example() -> Function {
         let mut t = Builder::default();
         let b: Vec<Block> = (0..9).map(|_| t.block()).collect();
@@ -594,6 +729,11 @@ mod tests {
         let split = t.inst(b[0], Op::Split { hi: false }, &[v3], &[Ty::B32]);
         let v4 = t.f.result(split);
         t.inst(b[0], Op::ArrayLoad { array: a0, offset: 2, chan: 1 }, &[v0], &[Ty::B32]);
+        t.inst(b[0], Op::Alu { opcode: Opcode::Lit, chan: 1 }, &[v0, v1, v1, v1], &[Ty::B32]);
+        let mut reg = tgsi::Register::new(File::Constant, 1);
+        reg.indirect = Some(tgsi::Indirect { file: File::Address, index: 0, component: 0, array_id: 0 });
+        t.inst(b[0], Op::LoadIndirect { reg, chan: 0 }, &[v0], &[Ty::B32]);
+        t.inst(b[0], tex_2d(0x3), &[v0, v1, v1, v1], &[Ty::B32, Ty::B32]);
         t.store(b[1], 0, v2);
         t.exit(b[1], Exit::Return);
         t.inst(b[3], Op::Phi { preds: smallvec![b[2]] }, &[v4], &[Ty::B32]);
@@ -648,32 +788,20 @@ mod tests {
         let d = t.f.result(c);
         let hi = t.inst(b0, Op::Split { hi: true }, &[d], &[Ty::B32]);
         let hi = t.f.result(hi);
-        let dadd = t.inst(b0, Op::Alu { opcode: Opcode::Dadd, chan: 1 }, &[d, d], &[Ty::B64]);
+        let dadd = t.inst(b0, Op::Alu { opcode: Opcode::Dadd, chan: 0 }, &[d, d], &[Ty::B64]);
         t.f.insts[dadd].precise = true;
         let src = Source { file: File::Constant, dim: Some(1), index: 2, chan: 3 };
         let r = t.inst(b0, Op::Read(src), &[], &[Ty::B32]);
         let r = t.f.result(r);
-        let mut reg = tgsi::Register::new(File::Constant, 2);
-        reg.indirect = Some(tgsi::Indirect { file: File::Address, index: 0, component: 0, array_id: 0 });
+        let mut reg = tgsi::Register::new(File::Constant, -2);
+        reg.indirect = Some(tgsi::Indirect { file: File::Address, index: 0, component: 0, array_id: 1 });
         t.inst(b0, Op::LoadIndirect { reg, chan: 2 }, &[r], &[Ty::B32]);
         t.inst(b0, Op::ArrayStore { array: a, offset: -1, chan: 0 }, &[r, hi], &[]);
         t.inst(b0, Op::ArrayStore { array: a, offset: 0, chan: 3 }, &[hi], &[]);
-        let mut tex = tgsi::Instruction::new(Opcode::Tex);
-        tex.dst.push(tgsi::DstOperand { reg: tgsi::Register::new(File::Temporary, 0), write_mask: 0x3 });
-        tex.src.push(tgsi::SrcOperand {
-            reg: tgsi::Register::new(File::Temporary, 0),
-            swizzle: [0, 1, 2, 3],
-            negate: false,
-            absolute: false,
-        });
-        tex.src.push(tgsi::SrcOperand {
-            reg: tgsi::Register::new(File::Sampler, 0),
-            swizzle: [0, 1, 2, 3],
-            negate: false,
-            absolute: false,
-        });
-        tex.texture = Some(tgsi::TextureInfo { target: tgsi::TextureTarget::T2D, offsets: smallvec![] });
-        t.inst(b0, Op::Opaque { inst: Box::new(tex), value_srcs: 1 }, &[r, r, hi, hi], &[Ty::B32, Ty::B32]);
+        let tex = t.inst(b0, tex_2d(0x5), &[r, r, hi, hi, r], &[Ty::B32, Ty::B32]);
+        if let Op::Opaque { inst, .. } = &mut t.f.insts[tex].op {
+            inst.src[0].negate = true;
+        }
         t.exit(b1, Exit::Continue);
         t.f.body = vec![
             blk(b0),
@@ -696,12 +824,12 @@ arrays:
 b0:
     v0:64 = const 0x4000000000000000 ; 2.0  ; from #12 TEMP[3].y
     v1 = split.hi v0
-    v2:64 = dadd_precise.p1 v0, v0
+    v2:64 = dadd_precise v0, v0
     v3 = read CONST[1][2].w
-    v4 = loadindirect CONST[ADDR[0].x+2].z, v3
+    v4 = loadindirect CONST[v3 - 2](1).z
     arraystore a0[v3 - 1].x, v1
     arraystore a0[0].w, v1
-    v5, v6 = TEX TEMP[0].xy, TEMP[0], SAMP[0], 2D args(v3, v3, v1, v1)
+    v5, v6 = TEX _.xz, -(v3, v3, v1, v1), SAMP[0], 2D args(v3)
 uif -v3 {
   b1:
       continue
@@ -713,7 +841,7 @@ b3:
 b40:  ; missing block
 ";
         assert_eq!(text, expected);
-        assert_eq!(print_inst(&t.f, Inst::new(2)), "v2:64 = dadd_precise.p1 v0, v0");
+        assert_eq!(print_inst(&t.f, Inst::new(2)), "v2:64 = dadd_precise v0, v0");
         assert_eq!(print_inst(&t.f, Inst::new(77)), "i77 (missing)");
     }
 }

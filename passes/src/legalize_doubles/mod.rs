@@ -344,16 +344,21 @@ fn lower_dfracexp(b: &mut Builder<'_>, t: &tgsi::Instruction, args: &[Operand]) 
 }
 
 /// Clears the source instruction of every 64-bit ALU operation of the
-/// second pair, so emission writes each double with an instruction of its
-/// own (operations a lowering emitted for the second pair have none
-/// already). Returns how many it changed.
+/// second pair (the second one from one source instruction in a block), so
+/// emission writes each double with an instruction of its own (operations
+/// a lowering emitted for the second pair have none already). Returns how
+/// many it changed.
 fn separate_pairs(func: &mut Function) -> u64 {
     let mut n = 0;
     for block in func.blocks_in_order() {
+        let mut first_pairs = std::collections::HashSet::new();
         for i in func.blocks[block].insts.clone() {
             let data = &mut func.insts[i];
-            if matches!(data.op, Op::Alu { opcode, chan: 1 } if opcode.info().is_64bit()) && data.origin.inst.is_some()
-            {
+            let (Op::Alu { opcode, .. }, Some(source)) = (&data.op, data.origin.inst) else { continue };
+            if !opcode.info().is_64bit() {
+                continue;
+            }
+            if !first_pairs.insert(source) {
                 data.origin.inst = None;
                 n += 1;
             }

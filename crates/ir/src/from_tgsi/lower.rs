@@ -183,7 +183,8 @@ impl Builder<'_> {
         }
     }
 
-    /// Adds one ALU operation to the current block.
+    /// Adds one ALU operation to the current block, computing the formula
+    /// of result channel (or pair) `chan`.
     pub(super) fn alu(
         &mut self,
         opcode: Opcode,
@@ -193,6 +194,7 @@ impl Builder<'_> {
         saturate: bool,
         precise: bool,
     ) -> Value {
+        let chan = crate::channels::formula_chan(opcode, chan);
         let v = self.emit(Op::Alu { opcode, chan }, args, ty);
         let def = self.func.values[v].def;
         self.func.insts[def].saturate = saturate;
@@ -363,6 +365,8 @@ impl Builder<'_> {
                     args.push(Operand::new(v));
                 }
                 value_srcs |= 1 << i;
+                // The register is a placeholder: the value is in `args`.
+                template.src[i].reg = tgsi::Register::new(File::Temporary, 0);
                 template.src[i].swizzle = tgsi::IDENTITY_SWIZZLE;
             } else if src.reg.indirect.is_some() || src.reg.dimension.and_then(|d| d.indirect).is_some() {
                 return Err(self.error("indirectly addressed resources are not supported"));
@@ -376,6 +380,9 @@ impl Builder<'_> {
                         result_slots.push((d, c));
                     }
                 }
+                // A placeholder: the results are values, and where they
+                // were written is the origin of the instruction (below).
+                template.dst[d].reg = tgsi::Register::new(File::Temporary, 0);
             } else if dst.reg.indirect.is_some() {
                 return Err(self.error("indirectly addressed resources are not supported"));
             }

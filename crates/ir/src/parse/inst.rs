@@ -107,14 +107,83 @@ fn read(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), 
     Ok(())
 }
 
-/// `loadindirect REG.c, args`.
+/// `loadindirect CONST[v5 + 2].y`, `loadindirect IN[v6][1](2).x`: the
+/// register with an index operand (and offset) in either bracket, the
+/// array id after it; the operands are the index, then the 2-D index.
 fn load_indirect(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), ParseIrError> {
     c.expect(" ")?;
-    let reg = register(c)?;
-    let chan = channel(c)?;
-    data.op = Op::LoadIndirect { reg, chan };
-    data.args = list(c, code, ", ")?;
+    let at = c.pos();
+    let (file, _, _) = file_name(c)?;
+    let first = register_index(c, code)?;
+    let second = if c.rest().starts_with('[') { Some(register_index(c, code)?) } else { None };
+    let (dim, index) = match second {
+        Some(second) => (Some(first), second),
+        None => (None, first),
+    };
+    if index.operand.is_none() && dim.and_then(|d| d.operand).is_none() {
+        return Err(c.error_at(at, c.pos() - at, "an indirect load takes an index operand"));
+    }
+    let mut reg = Register::new(file, index.offset);
+    reg.indirect = index.indirect();
+    reg.dimension = dim.map(|d| tgsi::Dimension { index: d.offset, indirect: d.indirect() });
+    data.op = Op::LoadIndirect { reg, chan: channel(c)? };
+    data.args = index.operand.into_iter().chain(dim.and_then(|d| d.operand)).collect();
+    data.args.extend(note(c, code)?);
     Ok(())
+}
+
+/// One bracket of an indirectly loaded register.
+#[derive(Clone, Copy)]
+struct RegisterIndex {
+    operand: Option<Operand>,
+    offset: i32,
+    array_id: u16,
+}
+
+impl RegisterIndex {
+    /// The address the operand stands for: emission chooses the register.
+    fn indirect(self) -> Option<Indirect> {
+        self.operand.map(|_| Indirect { file: File::Address, index: 0, component: 0, array_id: self.array_id })
+    }
+}
+
+/// `[3]`, or `[v5 + 2]` with an array id `(1)` after it.
+fn register_index(c: &mut Cursor<'_>, code: &mut Code) -> Result<RegisterIndex, ParseIrError> {
+    c.expect("[")?;
+    let (operand, offset) = index_and_offset(c, code)?;
+    c.expect("]")?;
+    let mut array_id = 0;
+    if operand.is_some() && c.eat("(") {
+        let at = c.pos();
+        let id = c.number()?;
+        array_id = u16::try_from(id).map_err(|_| c.error_at(at, c.pos() - at, "array id out of range"))?;
+        c.expect(")")?;
+    }
+    Ok(RegisterIndex { operand, offset, array_id })
+}
+
+/// Inside brackets: a constant (`-1`), or an operand with an optional
+/// offset (`v7`, `v7 + 2`, `v7 - 1`).
+fn index_and_offset(c: &mut Cursor<'_>, code: &mut Code) -> Result<(Option<Operand>, i32), ParseIrError> {
+    let rest = c.rest();
+    let constant = rest.starts_with(|ch: char| ch.is_ascii_digit())
+        || (rest.starts_with('-') && rest[1..].starts_with(|ch: char| ch.is_ascii_digit()));
+    if constant {
+        return Ok((None, c.signed()?));
+    }
+    let ix = operand(c, code)?;
+    let offset = if c.eat(" + ") {
+        let at = c.pos();
+        let n = c.number()?;
+        i32::try_from(n).map_err(|_| c.error_at(at, c.pos() - at, "offset out of range"))?
+    } else if c.eat(" - ") {
+        let at = c.pos();
+        let n = c.number()?;
+        0i32.checked_sub_unsigned(n).ok_or_else(|| c.error_at(at, c.pos() - at, "offset out of range"))?
+    } else {
+        0
+    };
+    Ok((Some(ix), offset))
 }
 
 /// `arrayload aN[op + k].c`.
@@ -154,7 +223,8 @@ fn store_output(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Res
     Ok(())
 }
 
-/// An ALU op: `mnemonic.c` (or `.pN` for a 64-bit pair) and its operands.
+/// An ALU op: `mnemonic` (`mnemonic.c` with the formula's channel for the
+/// opcodes whose channels compute different formulas) and its operands.
 fn alu(
     c: &mut Cursor<'_>,
     code: &mut Code,
@@ -165,17 +235,17 @@ fn alu(
     let opcode = tgsi::Opcode::from_name(name)
         .filter(|o| !name.is_empty() && o.name().eq_ignore_ascii_case(name))
         .ok_or_else(|| c.error_at(name_at, c.pos() - name_at, format!("unknown operation `{name}`")))?;
-    c.expect(".")?;
-    let chan = if opcode.info().is_64bit() {
-        c.expect("p")?;
-        let at = c.pos();
-        let pair = c.number()?;
-        u8::try_from(pair)
-            .ok()
-            .filter(|&p| p < 2)
-            .ok_or_else(|| c.error_at(at, c.pos() - at, "a channel pair is p0 or p1"))?
+    let dependent = opcode.info().mode == tgsi::ChannelMode::ChannelDependent;
+    let chan = if c.rest().starts_with('.') {
+        channel(c)?
+    } else if dependent {
+        return Err(c.error_at(
+            name_at,
+            c.pos() - name_at,
+            format!("`{name}` computes a different formula on each channel: write `{name}.x` .. `{name}.w`"),
+        ));
     } else {
-        channel_letter(c)?
+        0
     };
     data.op = Op::Alu { opcode, chan };
     data.args = list(c, code, " ")?;
@@ -285,13 +355,9 @@ fn file_name(c: &mut Cursor<'_>) -> Result<(File, usize, usize), ParseIrError> {
     }
 }
 
-/// `.x`..`.w` (or `.c7` for a channel out of range, as printed).
+/// `.x`..`.w`.
 fn channel(c: &mut Cursor<'_>) -> Result<u8, ParseIrError> {
     c.expect(".")?;
-    channel_letter(c)
-}
-
-fn channel_letter(c: &mut Cursor<'_>) -> Result<u8, ParseIrError> {
     let at = c.pos();
     for (i, name) in ["x", "y", "z", "w"].iter().enumerate() {
         if c.eat(name) {
@@ -310,121 +376,95 @@ fn element(c: &mut Cursor<'_>, code: &mut Code) -> Result<(Array, Option<Operand
         return Err(c.error_at(at, c.pos() - at, format!("a{a} is not declared under `arrays:`")));
     }
     c.expect("[")?;
-    let rest = c.rest();
-    let constant = rest.starts_with(|ch: char| ch.is_ascii_digit())
-        || (rest.starts_with('-') && rest[1..].starts_with(|ch: char| ch.is_ascii_digit()));
-    let (index, offset) = if constant {
-        (None, c.signed()?)
-    } else {
-        let ix = operand(c, code)?;
-        let offset = if c.eat(" + ") {
-            let at = c.pos();
-            let n = c.number()?;
-            i32::try_from(n).map_err(|_| c.error_at(at, c.pos() - at, "offset out of range"))?
-        } else if c.eat(" - ") {
-            let at = c.pos();
-            let n = c.number()?;
-            0i32.checked_sub_unsigned(n).ok_or_else(|| c.error_at(at, c.pos() - at, "offset out of range"))?
-        } else {
-            0
-        };
-        (Some(ix), offset)
-    };
+    let (index, offset) = index_and_offset(c, code)?;
     c.expect("]")?;
     let chan = channel(c)?;
     Ok((Array::new(a as usize), index, offset, chan))
 }
 
-/// A register as TGSI writes it: `CONST[1][ADDR[0].x+2]`.
-fn register(c: &mut Cursor<'_>) -> Result<Register, ParseIrError> {
-    let (file, _, _) = file_name(c)?;
-    let first = index_part(c)?;
-    let second = if c.rest().starts_with('[') { Some(index_part(c)?) } else { None };
-    let mut reg = Register::new(file, 0);
-    let (outer, inner) = match second {
-        Some(second) => (Some(first), second),
-        None => (None, first),
-    };
-    reg.index = inner.0;
-    reg.indirect = inner.1;
-    if let Some((index, indirect)) = outer {
-        reg.dimension = Some(tgsi::Dimension { index, indirect });
-    }
-    Ok(reg)
-}
-
-/// `[2]` or `[ADDR[0].x+2](1)`: an index, maybe indirect.
-fn index_part(c: &mut Cursor<'_>) -> Result<(i32, Option<Indirect>), ParseIrError> {
-    c.expect("[")?;
-    if c.rest().starts_with(|ch: char| ch.is_ascii_digit() || ch == '-') {
-        let n = c.signed()?;
-        c.expect("]")?;
-        return Ok((n, None));
-    }
-    let (file, _, _) = file_name(c)?;
-    c.expect("[")?;
-    let index = c.signed()?;
-    c.expect("]")?;
-    let component = channel(c)?;
-    let offset = if c.rest().starts_with('+') {
-        c.take(1);
-        c.signed()?
-    } else if c.rest().starts_with('-') {
-        c.signed()?
-    } else {
-        0
-    };
-    c.expect("]")?;
-    let mut array_id = 0;
-    if c.eat("(") {
-        let at = c.pos();
-        let id = c.number()?;
-        array_id = u16::try_from(id).map_err(|_| c.error_at(at, c.pos() - at, "array id out of range"))?;
-        c.expect(")")?;
-    }
-    Ok((offset, Some(Indirect { file, index, component, array_id })))
-}
-
-/// `TEX TEMP[0].xy, TEMP[0], SAMP[0], 2D args(v1, v2, v3, v4)`: a TGSI
-/// instruction kept whole, read by TGSI's parser, and its operands.
+/// `v3, v4 = TEX _.xy, -(v0, v1, v2, v2), SAMP[0], 2D`: a TGSI
+/// instruction kept whole. `_` (with its write mask) is a destination
+/// whose results are on the left; `(a, b, c, d)` a source that is a value.
+/// Both become placeholder registers in the TGSI text read by TGSI's
+/// parser, which reads the rest (resources, samplers, texture targets,
+/// qualifiers).
 fn opaque(
     c: &mut Cursor<'_>,
     code: &mut Code,
     processor: tgsi::Processor,
     data: &mut InstData,
 ) -> Result<(), ParseIrError> {
+    const PLACEHOLDER: &str = "TEMP[0]";
     let at = c.pos();
-    let rest = c.rest();
-    let Some(split) = rest.rfind(" args(") else {
-        return Err(c.error_at(at, rest.len(), "expected ` args(...)` after the TGSI instruction"));
-    };
-    let template_text = c.take(split);
+    let mut text = c.take_while(|ch| ch.is_ascii_alphanumeric() || ch == '_').to_string();
+    let mut args = Args::new();
+    // Operand positions written as values, dsts and srcs alike.
+    let mut tuples = Vec::new();
+    let mut position = 0usize;
+    let mut sep = " ";
+    let more =
+        |c: &Cursor<'_>| !(c.rest().is_empty() || c.rest().starts_with(" args(") || c.rest().starts_with("  ; from"));
+    while more(c) && c.eat(sep) {
+        text.push_str(sep);
+        sep = ", ";
+        let rest = c.rest();
+        let modifiers = rest.len() - rest.trim_start_matches(['-', '|']).len();
+        if c.eat("_") {
+            text.push_str(PLACEHOLDER);
+            if c.rest().starts_with('.') {
+                text.push_str(c.take_while(|ch| ch == '.' || "xyzw".contains(ch)));
+            }
+        } else if rest[modifiers..].starts_with('(') {
+            let neg = c.eat("-");
+            let abs = c.eat("|");
+            c.expect("(")?;
+            let four_at = c.pos();
+            let four = list_items(c, code)?;
+            if four.len() != 4 {
+                return Err(c.error_at(four_at, c.pos() - four_at, "a value source has four operands"));
+            }
+            c.expect(")")?;
+            if abs {
+                c.expect("|")?;
+            }
+            args.extend(four);
+            tuples.push(position);
+            let (n, a) = (if neg { "-" } else { "" }, if abs { "|" } else { "" });
+            text.push_str(&format!("{n}{a}{PLACEHOLDER}{a}"));
+        } else {
+            let end = [", ", " args(", "  ; from"].iter().filter_map(|e| rest.find(e)).min().unwrap_or(rest.len());
+            text.push_str(c.take(end));
+        }
+        position += 1;
+    }
+    let len = c.pos() - at;
     let header = format!("{}\n", processor.name());
-    let source = format!("{header}{template_text}\n");
-    let shader = tgsi::parse(&source).map_err(|err| {
-        let start = err.span.start.saturating_sub(header.len()).min(template_text.len());
-        let len = err.span.end.saturating_sub(err.span.start).max(1);
-        c.error_at(at + start, len, err.message)
-    })?;
+    let shader = tgsi::parse(&format!("{header}{text}\n")).map_err(|err| c.error_at(at, len, err.message))?;
     let mut items = shader.items.into_iter();
     let template = match (items.next(), items.next()) {
         (Some(tgsi::Item::Instruction(i)), None) => i,
-        _ => return Err(c.error_at(at, template_text.len(), "expected one TGSI instruction")),
+        _ => return Err(c.error_at(at, len, "expected one TGSI instruction")),
     };
     // Which sources are values follows from the template, as when the IR
     // was built: every source of a value file but a resource reference.
+    let num_dst = template.dst.len();
     let mut value_srcs = 0u8;
     for (i, src) in template.src.iter().enumerate().take(8) {
-        if crate::from_tgsi::lower::is_value_file(src.reg.file)
-            && !crate::from_tgsi::lower::is_reference_src(template.opcode, i)
-        {
+        let value = crate::from_tgsi::lower::is_value_file(src.reg.file)
+            && !crate::from_tgsi::lower::is_reference_src(template.opcode, i);
+        if value != tuples.contains(&(num_dst + i)) {
+            let what = if value { "a value: write its four operands, `(v0, v1, v2, v3)`" } else { "not a value" };
+            return Err(c.error_at(at, len, format!("source {i} of {} is {what}", template.opcode.name())));
+        }
+        if value {
             value_srcs |= 1 << i;
         }
     }
     data.saturate = template.saturate;
     data.precise = template.precise;
     data.op = Op::Opaque { inst: Box::new(template), value_srcs };
-    data.args = note(c, code)?;
+    args.extend(note(c, code)?);
+    data.args = args;
     data.origin = origin(c)?;
     c.end()
 }

@@ -43,17 +43,20 @@ b0:
     v3:64 = const 0x4000000000000000 ; 2.0
     v4 = initial
     v5 = undef
-    v6 = add_sat_precise.x -v0, -|v2|
-    v7:64 = dadd.p1 v3, v3
+    v6 = add_sat_precise -v0, -|v2|
+    v7:64 = dadd v3, v3
     v8 = split.hi v7
     v9:64 = pack v0, v8
-    v10 = loadindirect CONST[ADDR[0].x+2].z, v4
+    v10 = loadindirect CONST[v4 + 2].z
     v11 = arrayload a0[v4 - 1].y
     v12 = arrayload a0[2].x
     arraystore a0[|v4| + 3].w, v6
     arraystore a1[0].x, v6
-    v13, v14 = TEX TEMP[0].xy, TEMP[0], SAMP[0], 2D args(v0, v0, v2, v2)
+    v13, v14 = TEX _.xy, (v0, v0, v2, v2), SAMP[0], 2D
     v15 = const 0x00000005 ; 5 args(v0)
+    v17 = lit.w v0, v0, v2, v2
+    v18 = loadindirect IN[v4 - 1][v0](2).y
+    v19, v20, v21 = INTERP_OFFSET _.xyz, IN[0], -|(v0, v0, v2, v5)|
 uif -v4 {
   b1:
       continue
@@ -93,14 +96,14 @@ fn reads_every_construct_and_operation() {
     else {
         panic!("no opaque instruction");
     };
-    // TEMP[0] is a value source, SAMP[0] a resource.
+    // The first source is a value, SAMP[0] a resource.
     assert_eq!(*value_srcs, 0b01);
     assert_eq!(f.values[Value::new(3)].ty, Ty::B64);
 }
 
 #[test]
 fn numbering_gaps_are_kept() {
-    let text = "frag\nb2:\n    v5 = const 0x00000001 ; 1\n    v7 = add.x v5, v5\n    return\n";
+    let text = "frag\nb2:\n    v5 = const 0x00000001 ; 1\n    v7 = add v5, v5\n    return\n";
     let module = round_trip(text);
     assert_eq!(module.function.values.len(), 8);
     assert_eq!(module.function.blocks.len(), 3);
@@ -108,9 +111,8 @@ fn numbering_gaps_are_kept() {
 
 #[test]
 fn origins_are_read_back() {
-    let text =
-        "frag\nb0:\n    v0 = const 0x3f800000 ; 1.0  ; from #3 TEMP[2].y\n    v1 = add.x v0, v0  ; from #4\n    \
-                v2 = mul.x v1, v1  ; from OUT[0].w\n    return\n";
+    let text = "frag\nb0:\n    v0 = const 0x3f800000 ; 1.0  ; from #3 TEMP[2].y\n    v1 = add v0, v0  ; from #4\n    \
+                v2 = mul v1, v1  ; from OUT[0].w\n    return\n";
     let module = parse(text).unwrap_or_else(|e| panic!("{e}"));
     let origin = |i: usize| module.function.insts[crate::function::Inst::new(i)].origin;
     let temp = crate::function::RegChannel { file: tgsi::File::Temporary, index: 2, chan: 1 };
@@ -137,8 +139,12 @@ fn errors_are_located() {
     let cases: &[Case] = &[
         ("", ("expected the stage (`frag`, `vert`, ...)", 1, 1, "")),
         ("FRAG\n", ("expected the stage (`frag`, `vert`, ...)", 1, 1, "FRAG")),
-        ("frag\nb0:\n    v0 = add.x v1, v1\n", ("v1 is used but never defined", 3, 16, "v1")),
-        ("frag\nb0:\n    v0 = frob.x\n", ("unknown operation `frob`", 3, 10, "frob")),
+        ("frag\nb0:\n    v0 = add v1, v1\n", ("v1 is used but never defined", 3, 14, "v1")),
+        ("frag\nb0:\n    v0 = frob\n", ("unknown operation `frob`", 3, 10, "frob")),
+        (
+            "frag\nb0:\n    v0 = lit v1, v1, v1, v1\n",
+            ("`lit` computes a different formula on each channel: write `lit.x` .. `lit.w`", 3, 10, "lit"),
+        ),
         ("frag\nb0:\n    v0 = add.q\n", ("expected a channel (`x`, `y`, `z` or `w`)", 3, 14, "q")),
         ("frag\nb0:\n    v0 = undef\n    v0 = undef\n", ("v0 is defined twice", 4, 5, "v0")),
         ("frag\nb0:\n    return\n    v0 = undef\n", ("an instruction after the block's exit", 4, 5, "v0 = undef")),
@@ -155,12 +161,21 @@ fn errors_are_located() {
         ("frag\nb0:\n    v0 = arrayload a3[0].x\n", ("a3 is not declared under `arrays:`", 3, 20, "a3")),
         ("frag\nb0:\n    v99999999 = undef\n", ("a value number too large (at most 1048576)", 3, 5, "v99999999")),
         (
-            "frag\nb0:\n    TEX TEMP[0], TEMP[0]\n",
-            ("expected ` args(...)` after the TGSI instruction", 3, 5, "TEX TEMP[0], TEMP[0]"),
+            "frag\nb0:\n    v0, v1, v2, v3 = TEX _, TEMP[1], SAMP[0], 2D\n",
+            (
+                "source 0 of TEX is a value: write its four operands, `(v0, v1, v2, v3)`",
+                3,
+                22,
+                "TEX _, TEMP[1], SAMP[0], 2D",
+            ),
         ),
         (
-            "frag\nb0:\n    MOV TEMP[0], FOO[0] args()\n",
-            ("expected a register file (IN, OUT, TEMP, CONST, IMM, ...), found `FOO`", 3, 18, "FOO"),
+            "frag\nb0:\n    v0 = undef\n    v1 = TEX _.x, (v0, v0), SAMP[0], 2D\n",
+            ("a value source has four operands", 4, 20, "v0, v0"),
+        ),
+        (
+            "frag\nb0:\n    v0 = undef\n    v1 = loadindirect CONST[2].x\n",
+            ("an indirect load takes an index operand", 4, 23, "CONST[2]"),
         ),
     ];
     let mut wrong = Vec::new();

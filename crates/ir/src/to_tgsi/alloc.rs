@@ -7,7 +7,7 @@
 //! no register: instructions read them where they are.
 
 use super::layout::{Interval, Layout};
-use crate::channels::{chan_class, replicated_reads};
+use crate::channels::{formula_chan, replicated_reads};
 use crate::entity::SecondaryMap;
 use crate::from_tgsi::is_value_file;
 use crate::function::*;
@@ -346,7 +346,7 @@ impl<'a> Allocator<'a> {
     fn allowed_chans(&self, v: Value) -> u8 {
         match self.func.def(v).op {
             Op::Alu { opcode, chan } if opcode.info().mode == tgsi::ChannelMode::ChannelDependent => {
-                (0..4u8).filter(|&c| chan_class(opcode, c) == chan_class(opcode, chan)).fold(0, |m, c| m | 1 << c)
+                (0..4u8).filter(|&c| formula_chan(opcode, c) == formula_chan(opcode, chan)).fold(0, |m, c| m | 1 << c)
             }
             _ => 0b1111,
         }
@@ -361,7 +361,7 @@ impl<'a> Allocator<'a> {
     ///
     /// A channel-dependent result (LIT, UP2H, ...) qualifies like a
     /// component-wise one when every channel it is stored to computes the
-    /// same formula as its own ([`chan_class`]).
+    /// same formula as its own ([`formula_chan`]).
     fn broadcast_output(&self, v: Value) -> Option<(u32, u8)> {
         let data = self.func.def(v);
         let Op::Alu { opcode, chan } = data.op else { return None };
@@ -388,7 +388,8 @@ impl<'a> Allocator<'a> {
         if (componentwise || dependent) && mask.count_ones() < 2 {
             return None;
         }
-        if dependent && (0..4u8).any(|c| mask & (1 << c) != 0 && chan_class(opcode, c) != chan_class(opcode, chan)) {
+        if dependent && (0..4u8).any(|c| mask & (1 << c) != 0 && formula_chan(opcode, c) != formula_chan(opcode, chan))
+        {
             return None;
         }
         index.map(|i| (i, mask))
@@ -664,11 +665,17 @@ impl<'a> Allocator<'a> {
         let data = &self.func.insts[def];
         let Op::Opaque { inst, .. } = &data.op else { return };
         let mut results = data.results.iter().copied();
+        // The template's value registers are placeholders; the origin says
+        // where the first destination was written in the source.
+        let mut hint = data.origin.dst;
         for dst in inst.dst.iter() {
-            let file = dst.reg.file;
-            if !is_value_file(file) {
+            if !is_value_file(dst.reg.file) {
                 continue;
             }
+            let (file, origin_reg) = match hint.take() {
+                Some(r) => (r.file, Some(r.index)),
+                None => (File::Temporary, None),
+            };
             let chans: Vec<u8> = (0..4u8).filter(|c| dst.write_mask & (1 << c) != 0).collect();
             let vals: Vec<Value> = results.by_ref().take(chans.len()).collect();
             let fits = |a: &Self, f: File, index: u32| {
@@ -677,7 +684,6 @@ impl<'a> Allocator<'a> {
                     a.allowed(v, r) && a.free(f, index, c, a.ranges(v), &[])
                 })
             };
-            let origin_reg = (dst.reg.indirect.is_none() && dst.reg.index >= 0).then_some(dst.reg.index as u32);
             let out_file = if file == File::Address { File::Address } else { File::Temporary };
             // Beside the values an operand reads with them, first.
             let partners: Vec<u32> = vals.iter().flat_map(|&v| self.partner_registers(v)).collect();

@@ -239,12 +239,12 @@ mod tests {
     fn message_names_block_instruction_and_text() {
         let (mut t, [_, b1, b2, _], [x, _, y, _, _]) = diamond();
         // Use y (defined in b1) in b2.
-        let bad = t.inst(b2, Op::Alu { opcode: Opcode::Add, chan: 1 }, &[x, y], &[Ty::B32]);
+        let bad = t.inst(b2, Op::Alu { opcode: Opcode::Add, chan: 0 }, &[x, y], &[Ty::B32]);
         let all = issues(&t.f);
         let r = t.f.result(bad);
         assert_eq!(
             all,
-            vec![format!("{b2}, {bad} ({r} = add.y {x}, {y}): {y} does not dominate its use (defined in {b1})")]
+            vec![format!("{b2}, {bad} ({r} = add {x}, {y}): {y} does not dominate its use (defined in {b1})")]
         );
         let err = verify(&t.f).unwrap_err();
         assert_eq!(err.to_string(), format!("invalid IR: {}", all[0]));

@@ -20,10 +20,17 @@ impl Verifier<'_> {
                 format!("{name} does not work channel by channel; it must be an opaque instruction"),
             );
         }
-        if info.dst_type.is_64bit() {
-            self.chan(b, inst, chan, 2, &format!("64-bit {name} (a channel pair)"));
-        } else {
+        let formula = crate::channels::formula_chan(opcode, chan);
+        if chan >= 4 {
             self.chan(b, inst, chan, 4, &name);
+        } else if chan != formula {
+            // One formula, one spelling: otherwise equal operations would
+            // differ by where their results go.
+            self.inst_issue(
+                Some(b),
+                inst,
+                format!("channel {chan} of {name} computes channel {formula}'s formula; it must say {formula}"),
+            );
         }
         if info.mode == ChannelMode::Componentwise && data.args.len() != num_src {
             self.inst_issue(

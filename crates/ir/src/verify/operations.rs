@@ -275,8 +275,14 @@ mod tests {
         t.alu(b0, Opcode::Add, &[x]);
         assert_issue(&t.f, "component-wise add takes 2 operand(s), not 1");
         t.f.blocks[b0].insts.pop();
-        t.inst(b0, Op::Alu { opcode: Opcode::Dadd, chan: 2 }, &[d, d], &[Ty::B64]);
-        assert_issue(&t.f, "channel 2 of 64-bit dadd (a channel pair) is out of range 0..2");
+        t.inst(b0, Op::Alu { opcode: Opcode::Dadd, chan: 1 }, &[d, d], &[Ty::B64]);
+        assert_issue(&t.f, "channel 1 of dadd computes channel 0's formula; it must say 0");
+        t.f.blocks[b0].insts.pop();
+        t.inst(b0, Op::Alu { opcode: Opcode::Lit, chan: 3 }, &[x; 4], &[Ty::B32]);
+        assert_issue(&t.f, "channel 3 of lit computes channel 0's formula; it must say 0");
+        t.f.blocks[b0].insts.pop();
+        t.inst(b0, Op::Alu { opcode: Opcode::Dst, chan: 4 }, &[x; 8], &[Ty::B32]);
+        assert_issue(&t.f, "channel 4 of dst is out of range 0..4");
         t.f.blocks[b0].insts.pop();
         t.inst(b0, Op::Alu { opcode: Opcode::Dadd, chan: 0 }, &[d, d], &[Ty::B32]);
         assert_issue(&t.f, "of dadd is 32-bit; expected 64-bit");
