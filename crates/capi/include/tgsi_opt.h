@@ -56,7 +56,7 @@ typedef struct tgsi_opt_limits {
    uint32_t max_register_index;
    /* Subroutines are inlined at each call; the program that makes may have
     * at most inline_factor times the input's instructions, or inline_floor
-    * instructions if that is more. Defaults 64 and 65536. */
+    * instructions if that is more. Defaults 64 and 4096. */
    size_t inline_factor;
    size_t inline_floor;
 } tgsi_opt_limits;

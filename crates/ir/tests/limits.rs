@@ -37,7 +37,7 @@ fn a_doubling_chain_is_refused_at_its_call_before_anything_is_built() {
         assert_eq!(err.inst, Some(1), "k = {k}: the CAL of the main program");
         let limit = err.limit.expect("a limit error");
         let input = 4 + 4 * k + 3;
-        let budget = (64 * input).max(1 << 16);
+        let budget = (64 * input).max(1 << 12);
         assert_eq!((limit.limit, limit.max), (Limit::InlinedInstructions, budget as u64));
         let size = if k == 20 { "1048577" } else { "2^64 or more" };
         assert_eq!(
@@ -45,7 +45,7 @@ fn a_doubling_chain_is_refused_at_its_call_before_anything_is_built() {
             format!(
                 "instruction 1: this CAL :4 brings the program to {size} instructions with its subroutines \
                  inlined, more than the limit of {budget} (Limits::inline_factor 64 times the {input} input \
-                 instructions, at least Limits::inline_floor 65536)"
+                 instructions, at least Limits::inline_floor 4096)"
             )
         );
     }

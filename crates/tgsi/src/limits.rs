@@ -64,7 +64,7 @@ impl Limits {
         max_nesting: 64,
         max_register_index: Self::REGISTER_INDEX_FIELD,
         inline_factor: 64,
-        inline_floor: 1 << 16,
+        inline_floor: 1 << 12,
     };
 
     /// The largest register index an operand token holds (a signed 16-bit
