@@ -42,9 +42,9 @@ typedef enum tgsi_opt_status {
  * gives the defaults, far above every real shader known; tighten any field.
  */
 typedef struct tgsi_opt_limits {
-   /* Words after the two header words. Default 1048576. */
+   /* Words after the two header words. Default 4194304. */
    size_t max_tokens;
-   /* Instructions, declarations, immediates. Defaults 65536, 16384, 16384. */
+   /* Instructions, declarations, immediates. Defaults 262144, 16384, 16384. */
    size_t max_instructions;
    size_t max_declarations;
    size_t max_immediates;
