@@ -262,11 +262,14 @@ fn random_programs_and_mutations_of_them() {
     assert!(accepted > 20, "the mutations reach past the decoder");
 }
 
+/// An adversarial shape: its name, its maker and the sizes to make.
+type Shape = (&'static str, fn(usize) -> String, &'static [usize]);
+
 /// Each adversarial shape at growing sizes: within the bounds at every
 /// size, including past the limits (refused cheaply).
 #[test]
 fn adversarial_shapes() {
-    let shapes: [(&str, fn(usize) -> String, &[usize]); 7] = [
+    let shapes: [Shape; 7] = [
         ("doubling call chain", |n| call_chain(n, 2), &[1, 4, 8, 11, 12, 16, 20, 40, 1000]),
         ("single call chain", |n| call_chain(n, 1), &[1, 10, 30, 62, 63, 64, 200, 2000]),
         ("nested IFs", nested_ifs, &[1, 8, 16, 32, 64, 65, 1000, 20000]),

@@ -111,6 +111,6 @@ fn ordinary_subroutines_are_unaffected() {
     let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
                 MOV TEMP[0], IN[0]\nCAL :6\nCAL :6\nCAL :6\nMOV OUT[0], TEMP[0]\nEND\n\
                 BGNSUB\nMUL TEMP[0], TEMP[0], IN[0]\nRET\nENDSUB\n";
-    let module = build(&text, &Limits::DEFAULT).expect("builds");
+    let module = build(text, &Limits::DEFAULT).expect("builds");
     ir::verify::verify(&module.function).expect("verifies");
 }
