@@ -39,7 +39,7 @@ fn a_doubling_chain_is_refused_at_its_call_before_anything_is_built() {
         let input = 4 + 4 * k + 3;
         let budget = (64 * input).max(1 << 12);
         assert_eq!((limit.limit, limit.max), (Limit::InlinedInstructions, budget as u64));
-        let size = if k == 20 { "1048577" } else { "2^64 or more" };
+        let size = if k == 20 { "1048577" } else { "2^64 - 1 or more" };
         assert_eq!(
             err.to_string(),
             format!(

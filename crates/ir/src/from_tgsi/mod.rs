@@ -18,9 +18,9 @@
 //!   ([`Op::StoreOutput`]) where the invocation ends and before `EMIT`
 //!   (geometry shaders: before `EMIT` only).
 //! - Subroutines are inlined at each `CAL`, once the size that makes is
-//!   known to be within [`tgsi::Limits::inline_budget`] (`inline_size`). A subroutine with a `RET`
-//!   before its end is inlined inside a loop that runs once, with `RET`
-//!   as `BRK`. `BGNSUB`/`ENDSUB` met in sequential flow are no-ops, and a
+//!   known to be within [`tgsi::Limits::inline_budget`] (`inline_size`).
+//!   A subroutine with a `RET` before its end is inlined inside a loop
+//!   that runs once, with `RET` as `BRK`. `BGNSUB`/`ENDSUB` met in sequential flow are no-ops, and a
 //!   `RET` of the main program ends it, as in Mesa's interpreter.
 //! - Reads of never-written TEMP channels are zero, as in Mesa's
 //!   interpreter.
@@ -123,7 +123,7 @@ fn check_limits(shader: &tgsi::Shader, limits: &tgsi::Limits) -> Result<(), Buil
             _ => "the program".to_string(),
         };
         // A doubling chain of 64 subroutines saturates the count.
-        let size_text = if size == u64::MAX { "2^64 or more".to_string() } else { size.to_string() };
+        let size_text = if size == u64::MAX { "2^64 - 1 or more".to_string() } else { size.to_string() };
         let message = format!(
             "{what} brings the program to {size_text} instructions with its subroutines inlined, \
              more than the limit of {budget} (Limits::inline_factor {} times the {} input instructions, \
