@@ -157,7 +157,7 @@ pub fn missing_end_warning(shader: &tgsi::Shader, located: Option<(&str, &[Span]
         Some((text, spans)) => {
             // With no items, the header line is where the program ends.
             let span = spans.last().copied().unwrap_or_else(|| line_span(text, |_, _| true));
-            let error = tgsi::ParseError { message: message.to_string(), span };
+            let error = tgsi::ParseError { message: message.to_string(), span, limit: None };
             let rendered = error.render(text, file_name);
             format!("warning: {}", rendered.strip_prefix("error: ").unwrap_or(&rendered))
         }
@@ -186,7 +186,7 @@ pub fn token_failure(err: &DecodeError, hex_text: &str, file_name: &str) -> Fail
         }
         DecodeError::Token { .. } => err.to_string(),
     };
-    let error = tgsi::ParseError { message, span };
+    let error = tgsi::ParseError { message, span, limit: None };
     Failure::Located { rendered: error.render(hex_text, file_name) }
 }
 
@@ -249,7 +249,8 @@ mod tests {
             source: ir::verify::VerifyError { issues: vec![issue] },
         };
         assert_eq!(failure.report(), "error: `a.tgsi`, after SSA construction: invalid IR: no entry\n");
-        let source = ir::BuildError { inst: None, message: "an indirect access names TEMP array 3".into() };
+        let source =
+            ir::BuildError { inst: None, message: "an indirect access names TEMP array 3".into(), limit: None };
         let failure = Failure::Build { what: "standard input".into(), source };
         assert_eq!(
             failure.report(),

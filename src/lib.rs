@@ -32,6 +32,26 @@
 //! print!("{}", exec::run(&module, &state, &exec::RunOptions::default())?.write());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A shader from an untrusted source, within tightened limits
+//! (`docs/library.md`'s example of `tgsi::Limits`):
+//!
+//! ```
+//! use tgsi_opt::{ir, tgsi};
+//!
+//! let text = std::fs::read_to_string("examples/shaders/vertex_transform.tgsi")?;
+//! let words = tgsi::tokens::encode(&tgsi::parse(&text)?)?;
+//! let limits = tgsi::Limits { max_instructions: 4096, max_nesting: 16, ..tgsi::Limits::DEFAULT };
+//! let shader = tgsi::tokens::decode_with_limits(&words, &limits)?;
+//! let module = ir::from_tgsi_with_limits(&shader, &limits)?;
+//! assert!(!module.function.insts.is_empty());
+//!
+//! let tight = tgsi::Limits { max_instructions: 2, ..limits };
+//! let err = tgsi::tokens::decode_with_limits(&words, &tight).unwrap_err();
+//! assert!(matches!(err.problem(), Some(tgsi::tokens::Problem::Limit(l)) if l.limit == tgsi::Limit::Instructions));
+//! println!("{err}"); // word N: more than 2 instructions (the limit)
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub use exec;
 pub use ir;

@@ -20,6 +20,10 @@ const STACK: usize = 2 << 20;
 /// How deep the constructs nest.
 const DEPTH: usize = 5_000;
 
+/// Limits that let the constructs nest [`DEPTH`] deep (the default
+/// refuses more than `tgsi::Limits::default().max_nesting`).
+const DEEP: tgsi::Limits = tgsi::Limits { max_nesting: DEPTH + 1, ..tgsi::Limits::DEFAULT };
+
 /// Invocations whose inputs send them down different paths of
 /// [`nested_ifs`]: a zero channel fails the test of its level.
 const IF_STATE: &str = "invocations 6
@@ -50,10 +54,10 @@ fn optimize_and_run(name: &'static str, text: String, state: &'static str) -> (b
         .name(name.to_string())
         .stack_size(STACK)
         .spawn(move || {
-            let shader = tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, name)));
+            let shader = tgsi::parse_with_limits(&text, &DEEP).unwrap_or_else(|e| panic!("{}", e.render(&text, name)));
             let state = exec::State::parse(state).unwrap_or_else(|e| panic!("{name}: {e}"));
             let options = exec::RunOptions::default();
-            let mut module = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut module = ir::from_tgsi_with_limits(&shader, &DEEP).unwrap_or_else(|e| panic!("{name}: {e}"));
             let before = exec::run(&module, &state, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
             let mut manager = passes::PassManager::new(passes::Options { verify_each: true, ..Default::default() });
             let report = manager.run(&passes::Pipeline::o1(), &mut module).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -62,8 +66,9 @@ fn optimize_and_run(name: &'static str, text: String, state: &'static str) -> (b
 
             let emitted = ir::to_tgsi(&module).unwrap_or_else(|e| panic!("{name}: {e}"));
             let emitted_text = tgsi::print(&emitted, tgsi::Style::Exact);
-            let reparsed = tgsi::parse(&emitted_text).unwrap_or_else(|e| panic!("{}", e.render(&emitted_text, name)));
-            let again = ir::from_tgsi(&reparsed).unwrap_or_else(|e| panic!("{name}, emitted: {e}"));
+            let reparsed = tgsi::parse_with_limits(&emitted_text, &DEEP)
+                .unwrap_or_else(|e| panic!("{}", e.render(&emitted_text, name)));
+            let again = ir::from_tgsi_with_limits(&reparsed, &DEEP).unwrap_or_else(|e| panic!("{name}, emitted: {e}"));
             let emitted_run = exec::run(&again, &state, &options).unwrap_or_else(|e| panic!("{name}, emitted: {e}"));
             assert!(emitted_run == before, "{name}: the emitted shader computes something else");
             (report.changed(), shader.instructions().count(), emitted.instructions().count())

@@ -284,7 +284,7 @@ fn check_declared(shader: &Shader, located: &Located, input: &Input) -> Result<(
         let Some(&item_span) = located.spans.get(found.item) else { continue };
         let span = register_span(&located.text, item_span, &found.register.to_string());
         let message = format!("{} is not declared", found.register);
-        let rendered = tgsi::ParseError { message, span }.render(&located.text, &input.file_name());
+        let rendered = tgsi::ParseError { message, span, limit: None }.render(&located.text, &input.file_name());
         if found.register.file == tgsi::File::Immediate {
             to_stderr(&warnings);
             return Err(Failure::Located { rendered });
@@ -320,7 +320,8 @@ fn build_failure(err: ir::BuildError, input: &Input, shader: &Shader, located: O
     let span = located.zip(err.inst).and_then(|(located, inst)| instruction_span(shader, &located.spans, inst));
     match (located, span) {
         (Some(located), Some(span)) => {
-            let error = tgsi::ParseError { message: format!("cannot build the IR: {}", err.message), span };
+            let error =
+                tgsi::ParseError { message: format!("cannot build the IR: {}", err.message), span, limit: None };
             Failure::Located { rendered: error.render(&located.text, &input.file_name()) }
         }
         _ => Failure::Build { what: input.describe(), source: err },

@@ -367,3 +367,49 @@ fn opt_help_documents_every_flag() {
     }
     assert!(success(&["--help"], b"").contains("opt"));
 }
+
+/// A doubling chain of 20 subroutine calls (2^20 ADDs once inlined) is
+/// refused at its call with a located error, from text and from tokens,
+/// before anything is built; so are control flow nested past the limit
+/// and a register index past the one rule.
+#[test]
+fn inputs_past_the_limits_are_located_errors() {
+    let mut lines = vec!["MOV TEMP[0], IN[0]".to_string(), "CAL :4".into(), "MOV OUT[0], TEMP[0]".into(), "END".into()];
+    for i in 0..20 {
+        let next = 4 + 4 * (i + 1);
+        lines.extend(["BGNSUB".into(), format!("CAL :{next}"), format!("CAL :{next}"), "ENDSUB".into()]);
+    }
+    lines.extend(["BGNSUB".into(), "ADD TEMP[0], TEMP[0], IN[0]".into(), "ENDSUB".into()]);
+    let chain = format!("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n{}\n", lines.join("\n"));
+    let out = run(&["opt", "-O1", "-"], chain.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: cannot build the IR: this CAL :4 brings the program to 1048577 instructions")
+            && err.contains("--> <stdin>:6:1"),
+        "{err}"
+    );
+    let hex = success(&["fmt", "--emit=tokens", "-"], chain.as_bytes());
+    let out = run(&["opt", "--input=tokens", "-"], hex.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("instruction 1: this CAL :4 brings the program to 1048577"), "{}", stderr(&out));
+
+    let mut deep = String::from("FRAG\nDCL IN[0]\n");
+    deep.push_str(&"IF IN[0].xxxx\n".repeat(65));
+    deep.push_str(&"ENDIF\n".repeat(65));
+    let out = run(&["opt", "-"], deep.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("error: control flow nests more than 64 levels deep (the limit)\n  --> <stdin>:67:1"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = run(&["fmt", "-"], b"FRAG\nDCL TEMP[0..65535]\nEND\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("error: register index 65535 is out of range (at most 32767)\n"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -31,12 +31,44 @@ typedef enum tgsi_opt_status {
    TGSI_OPT_BAD_PASSES = 4,
    /* A pass broke the IR (the verifier runs after every pass): a bug. */
    TGSI_OPT_INTERNAL = 5,
+   /* The shader is past a bound of tgsi_opt_limits (the defaults, or the
+    * caller's); the message names the bound and the word or instruction. */
+   TGSI_OPT_LIMIT_EXCEEDED = 6,
 } tgsi_opt_status;
+
+/*
+ * Bounds on an input shader, so that a host compiling untrusted shaders
+ * spends time and memory proportional to their size. tgsi_opt_default_limits
+ * gives the defaults, far above every real shader known; tighten any field.
+ */
+typedef struct tgsi_opt_limits {
+   /* Words after the two header words. Default 4194304. */
+   size_t max_tokens;
+   /* Instructions, declarations, immediates. Defaults 262144, 16384, 16384. */
+   size_t max_instructions;
+   size_t max_declarations;
+   size_t max_immediates;
+   /* How deep IF/UIF, BGNLOOP, SWITCH and BGNSUB nest, each subroutine call
+    * being inlined counting as a level too. Default 64. */
+   size_t max_nesting;
+   /* The largest register index anywhere (declarations and operands); never
+    * more than 32767, what an operand token holds. Default 32767. */
+   uint32_t max_register_index;
+   /* Subroutines are inlined at each call; the program that makes may have
+    * at most inline_factor times the input's instructions, or inline_floor
+    * instructions if that is more. Defaults 64 and 4096. */
+   size_t inline_factor;
+   size_t inline_floor;
+} tgsi_opt_limits;
+
+/* Writes the default limits to *limits (nothing when limits is NULL). */
+void tgsi_opt_default_limits(tgsi_opt_limits *limits);
 
 /*
  * Builds the shader's SSA IR from tokens[0..count), runs the passes and
  * writes the emitted shader's tokens to *out_tokens (*out_count words),
- * which the caller frees with tgsi_opt_free_tokens.
+ * which the caller frees with tgsi_opt_free_tokens. The shader must keep
+ * within the default tgsi_opt_limits.
  *
  * passes: NULL, "-O" or "-O1" for the -O1 pipeline; "-O0" for none (the
  * shader only goes through the IR); or pass names separated by commas,
@@ -47,6 +79,14 @@ typedef enum tgsi_opt_status {
 tgsi_opt_status tgsi_opt_optimize(const uint32_t *tokens, size_t count, const char *passes,
                                   const char *target, uint32_t **out_tokens, size_t *out_count,
                                   char **error);
+
+/*
+ * tgsi_opt_optimize within *limits (the defaults when limits is NULL, as
+ * tgsi_opt_optimize uses); a shader past them is TGSI_OPT_LIMIT_EXCEEDED.
+ */
+tgsi_opt_status tgsi_opt_optimize_limited(const uint32_t *tokens, size_t count, const char *passes,
+                                          const char *target, const tgsi_opt_limits *limits,
+                                          uint32_t **out_tokens, size_t *out_count, char **error);
 
 /*
  * Prints the shader in tokens[0..count) as Mesa's tgsi_dump prints it, into

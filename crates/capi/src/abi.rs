@@ -16,6 +16,59 @@ pub enum Status {
     Unsupported = 3,
     BadPasses = 4,
     Internal = 5,
+    LimitExceeded = 6,
+}
+
+/// `struct tgsi_opt_limits`: [`tgsi::Limits`] with C's types (see there).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Words after the two header words.
+    pub max_tokens: usize,
+    /// Instructions.
+    pub max_instructions: usize,
+    /// Declarations.
+    pub max_declarations: usize,
+    /// Immediates.
+    pub max_immediates: usize,
+    /// Nesting of control flow (and of inlined calls).
+    pub max_nesting: usize,
+    /// The largest register index (at most 32767 whatever it says).
+    pub max_register_index: u32,
+    /// Inlined program size per input instruction ...
+    pub inline_factor: usize,
+    /// ... or at least this many instructions.
+    pub inline_floor: usize,
+}
+
+impl From<tgsi::Limits> for Limits {
+    fn from(l: tgsi::Limits) -> Limits {
+        Limits {
+            max_tokens: l.max_tokens,
+            max_instructions: l.max_instructions,
+            max_declarations: l.max_declarations,
+            max_immediates: l.max_immediates,
+            max_nesting: l.max_nesting,
+            max_register_index: l.max_register_index,
+            inline_factor: l.inline_factor,
+            inline_floor: l.inline_floor,
+        }
+    }
+}
+
+impl From<Limits> for tgsi::Limits {
+    fn from(l: Limits) -> tgsi::Limits {
+        tgsi::Limits {
+            max_tokens: l.max_tokens,
+            max_instructions: l.max_instructions,
+            max_declarations: l.max_declarations,
+            max_immediates: l.max_immediates,
+            max_nesting: l.max_nesting,
+            max_register_index: l.max_register_index,
+            inline_factor: l.inline_factor,
+            inline_floor: l.inline_floor,
+        }
+    }
 }
 
 impl From<&Error> for Status {
@@ -26,6 +79,7 @@ impl From<&Error> for Status {
             Error::Unsupported(_) => Status::Unsupported,
             Error::BadPasses(_) => Status::BadPasses,
             Error::Internal(_) => Status::Internal,
+            Error::Limit { .. } => Status::LimitExceeded,
         }
     }
 }
@@ -46,6 +100,28 @@ pub unsafe extern "C" fn tgsi_opt_optimize(
     out_count: *mut usize,
     error: *mut *mut c_char,
 ) -> Status {
+    // SAFETY: the same contract, with no limits (the defaults).
+    unsafe { tgsi_opt_optimize_limited(tokens, count, passes, target, std::ptr::null(), out_tokens, out_count, error) }
+}
+
+/// Optimizes `tokens[0..count)` within `*limits` (the defaults when
+/// `limits` is null); see `tgsi_opt.h`.
+///
+/// # Safety
+/// As [`tgsi_opt_optimize`]; `limits` is null or points to a readable
+/// `tgsi_opt_limits`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn tgsi_opt_optimize_limited(
+    tokens: *const u32,
+    count: usize,
+    passes: *const c_char,
+    target: *const c_char,
+    limits: *const Limits,
+    out_tokens: *mut *mut u32,
+    out_count: *mut usize,
+    error: *mut *mut c_char,
+) -> Status {
     clear(error);
     if out_tokens.is_null() || out_count.is_null() {
         return fail(Error::BadArgument("out_tokens and out_count must not be NULL".into()), error);
@@ -55,11 +131,13 @@ pub unsafe extern "C" fn tgsi_opt_optimize(
         *out_tokens = std::ptr::null_mut();
         *out_count = 0;
     }
+    // SAFETY: null, or readable as the caller says.
+    let limits = if limits.is_null() { tgsi::Limits::default() } else { unsafe { *limits }.into() };
     let result = guarded(|| {
         // SAFETY: the caller's contract above.
         let words = unsafe { words(tokens, count)? };
         let (passes, target) = unsafe { (string(passes, "passes")?, string(target, "target")?) };
-        crate::optimize(words, passes, target)
+        crate::optimize_with_limits(words, passes, target, &limits)
     });
     match result {
         Ok(words) => {
@@ -73,6 +151,19 @@ pub unsafe extern "C" fn tgsi_opt_optimize(
             Status::Ok
         }
         Err(e) => fail(e, error),
+    }
+}
+
+/// Writes the default limits to `*limits` (nothing when it is null); see
+/// `tgsi_opt.h`.
+///
+/// # Safety
+/// `limits` is null or points to a writable `tgsi_opt_limits`.
+#[no_mangle]
+pub unsafe extern "C" fn tgsi_opt_default_limits(limits: *mut Limits) {
+    if !limits.is_null() {
+        // SAFETY: non-null; the caller says it is writable.
+        unsafe { *limits = tgsi::Limits::default().into() };
     }
 }
 

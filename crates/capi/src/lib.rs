@@ -1,10 +1,14 @@
 //! tgsi-opt for drivers written in C: a shader goes in and out as Mesa's
 //! TGSI token words, the `struct tgsi_token` array a driver holds.
 //!
-//! [`optimize()`] and [`print()`] are the Rust side; the `abi` module exports
-//! them as the C functions that `include/tgsi_opt.h` declares
-//! (`tgsi_opt_optimize`, `tgsi_opt_print` and the two `tgsi_opt_free_*`),
-//! built as a static and a shared library.
+//! [`optimize()`], [`optimize_with_limits()`] and [`print()`] are the Rust
+//! side; the `abi` module exports them as the C functions that
+//! `include/tgsi_opt.h` declares (`tgsi_opt_optimize`,
+//! `tgsi_opt_optimize_limited`, `tgsi_opt_default_limits`, `tgsi_opt_print`
+//! and the two `tgsi_opt_free_*`), built as a static and a shared library.
+//! A shader past a bound of [`tgsi::Limits`] (the defaults, or the
+//! caller's) is refused with [`Error::Limit`] before it costs more than
+//! the input's size.
 //!
 //! ```
 //! let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0]\n\
@@ -29,7 +33,7 @@ pub enum Error {
     BadArgument(String),
     /// The words are not a shader Mesa's tokens can express.
     #[error("bad tokens: {0}")]
-    BadTokens(#[from] tgsi::tokens::DecodeError),
+    BadTokens(tgsi::tokens::DecodeError),
     /// The shader has no IR form, or its IR no token form.
     #[error("{0}")]
     Unsupported(String),
@@ -39,6 +43,33 @@ pub enum Error {
     /// A pass broke the IR: a bug in it.
     #[error("{0}")]
     Internal(String),
+    /// The shader is past a bound of [`tgsi::Limits`]: the message says
+    /// which, and where (a word of the tokens, or an instruction).
+    #[error("limit exceeded: {message}")]
+    Limit {
+        /// The bound and the input's value.
+        limit: tgsi::LimitExceeded,
+        /// The located message.
+        message: String,
+    },
+}
+
+impl From<tgsi::tokens::DecodeError> for Error {
+    fn from(e: tgsi::tokens::DecodeError) -> Error {
+        match e.problem() {
+            Some(tgsi::tokens::Problem::Limit(limit)) => Error::Limit { limit: *limit, message: e.to_string() },
+            _ => Error::BadTokens(e),
+        }
+    }
+}
+
+impl From<ir::BuildError> for Error {
+    fn from(e: ir::BuildError) -> Error {
+        match e.limit {
+            Some(limit) => Error::Limit { limit, message: e.to_string() },
+            None => Error::Unsupported(e.to_string()),
+        }
+    }
 }
 
 /// Builds the shader of `words` into the IR, runs `passes` over it
@@ -46,10 +77,22 @@ pub enum Error {
 ///
 /// `passes`: `None`, `-O` or `-O1` for the `-O1` pipeline, `-O0` for none,
 /// or pass names separated by commas, run once each in order. `target`
-/// names the target of `legalize-doubles` (`full`, `no-fp64`, ...).
+/// names the target of `legalize-doubles` (`full`, `no-fp64`, ...). The
+/// shader must keep within [`tgsi::Limits::default()`].
 pub fn optimize(words: &[u32], passes: Option<&str>, target: Option<&str>) -> Result<Vec<u32>, Error> {
-    let shader = tgsi::tokens::decode(words)?;
-    let mut module = ir::from_tgsi(&shader).map_err(|e| Error::Unsupported(e.to_string()))?;
+    optimize_with_limits(words, passes, target, &tgsi::Limits::default())
+}
+
+/// [`optimize`], with the shader kept within `limits` (the decoder's and
+/// the IR builder's checks).
+pub fn optimize_with_limits(
+    words: &[u32],
+    passes: Option<&str>,
+    target: Option<&str>,
+    limits: &tgsi::Limits,
+) -> Result<Vec<u32>, Error> {
+    let shader = tgsi::tokens::decode_with_limits(words, limits)?;
+    let mut module = ir::from_tgsi_with_limits(&shader, limits)?;
     let pipeline = pipeline(passes, target)?;
     PassManager::new(Options { verify_each: true, ..Options::default() })
         .run(&pipeline, &mut module)

@@ -183,7 +183,75 @@ fn a_c_program_links_the_static_library_and_calls_it() {
     let expected = tgsi_opt_capi::print(&optimized).expect("it prints");
     let (printed, error_line) = stdout.split_at(expected.len().min(stdout.len()));
     assert_eq!(printed, expected);
-    assert!(error_line.starts_with("status 4: ") && error_line.contains("bogus"), "{error_line}");
+    let mut error_lines = error_line.lines();
+    let bad_passes = error_lines.next().unwrap_or_default();
+    assert!(bad_passes.starts_with("status 4: ") && bad_passes.contains("bogus"), "{error_line}");
+    assert_eq!(
+        error_lines.next(),
+        Some("status 6: limit exceeded: word 18: more than 1 instructions (the limit)"),
+        "{error_line}"
+    );
+}
+
+/// `tgsi_opt_optimize_limited` on `words` with `limits` (null for none).
+fn optimize_limited(words: &[u32], limits: Option<&abi::Limits>) -> (Status, usize, Option<String>) {
+    let (mut out, mut count, mut error) = (ptr::null_mut(), 0usize, ptr::null_mut());
+    // SAFETY: valid pointers for the call's duration.
+    let status = unsafe {
+        abi::tgsi_opt_optimize_limited(
+            words.as_ptr(),
+            words.len(),
+            ptr::null(),
+            ptr::null(),
+            limits.map_or(ptr::null(), |l| l as *const abi::Limits),
+            &mut out,
+            &mut count,
+            &mut error,
+        )
+    };
+    // SAFETY: from the library (or null), freed once here.
+    unsafe { abi::tgsi_opt_free_tokens(out, count) };
+    (status, count, (!error.is_null()).then(|| take_string(error)))
+}
+
+/// A shader past a limit comes back as `LIMIT_EXCEEDED` with a located
+/// message: the defaults' (a doubling chain of subroutine calls, refused
+/// before it is inlined) or the caller's.
+#[test]
+fn limits_come_back_as_their_own_status() {
+    let mut lines = vec!["MOV TEMP[0], IN[0]".to_string(), "CAL :4".into(), "MOV OUT[0], TEMP[0]".into(), "END".into()];
+    for i in 0..40 {
+        let next = 4 + 4 * (i + 1);
+        lines.extend(["BGNSUB".into(), format!("CAL :{next}"), format!("CAL :{next}"), "ENDSUB".into()]);
+    }
+    lines.extend(["BGNSUB".into(), "ADD TEMP[0], TEMP[0], IN[0]".into(), "ENDSUB".into()]);
+    let chain = words(&format!("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n{}\n", lines.join("\n")));
+    let (status, _, error) = optimize(&chain, None, None);
+    assert_eq!(status, Status::LimitExceeded);
+    let error = error.expect("a message");
+    assert!(error.starts_with("limit exceeded: instruction 1: this CAL :4 brings the program to"), "{error}");
+
+    let mut limits = abi::Limits::from(tgsi::Limits::default());
+    let (status, count, error) = optimize_limited(&words(SHADER), Some(&limits));
+    assert_eq!((status, error), (Status::Ok, None));
+    assert!(count > 0);
+    limits.max_immediates = 0;
+    let (status, count, error) = optimize_limited(&words(SHADER), Some(&limits));
+    assert_eq!(status, Status::LimitExceeded);
+    assert_eq!(count, 0);
+    assert_eq!(error.as_deref(), Some("limit exceeded: word 9: more than 0 immediates (the limit)"));
+    let (status, _, _) = optimize_limited(&words(SHADER), None);
+    assert_eq!(status, Status::Ok, "null limits are the defaults");
+}
+
+#[test]
+fn the_default_limits_are_the_library_s() {
+    let mut limits = abi::Limits::from(tgsi::Limits { max_nesting: 1, ..Default::default() });
+    // SAFETY: a writable struct.
+    unsafe { abi::tgsi_opt_default_limits(&mut limits) };
+    assert_eq!(tgsi::Limits::from(limits), tgsi::Limits::default());
+    // SAFETY: null is allowed.
+    unsafe { abi::tgsi_opt_default_limits(ptr::null_mut()) };
 }
 
 /// Words with bits flipped: every call ends with a status, and none is
@@ -228,6 +296,7 @@ fn the_header_s_status_values_are_the_library_s() {
         ("UNSUPPORTED", Status::Unsupported),
         ("BAD_PASSES", Status::BadPasses),
         ("INTERNAL", Status::Internal),
+        ("LIMIT_EXCEEDED", Status::LimitExceeded),
     ];
     let library: Vec<(String, i64)> = library.iter().map(|(n, s)| (n.to_string(), *s as i64)).collect();
     assert_eq!(declared, library);

@@ -19,7 +19,7 @@ pub mod verify;
 pub mod walk;
 
 pub use entity::{Arena, EntityRef, SecondaryMap};
-pub use from_tgsi::{from_tgsi, BuildError};
+pub use from_tgsi::{from_tgsi, from_tgsi_with_limits, BuildError};
 pub use function::*;
 pub use parse::{parse, ParseIrError};
 pub use to_tgsi::{to_tgsi, EmitError};

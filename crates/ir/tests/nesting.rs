@@ -17,14 +17,18 @@ const STACK: usize = 2 << 20;
 /// How deep the constructs nest.
 const DEPTH: usize = 5_000;
 
+/// Limits that let the constructs nest [`DEPTH`] deep (the default
+/// refuses more than `tgsi::Limits::default().max_nesting`).
+const DEEP: tgsi::Limits = tgsi::Limits { max_nesting: DEPTH + 1, ..tgsi::Limits::DEFAULT };
+
 /// Runs every stage on `text`, on a thread with a [`STACK`]-byte stack.
 fn all_stages(name: &'static str, text: String) {
     let worker = thread::Builder::new()
         .name(name.to_string())
         .stack_size(STACK)
         .spawn(move || {
-            let shader = tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, name)));
-            let module = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let shader = tgsi::parse_with_limits(&text, &DEEP).unwrap_or_else(|e| panic!("{}", e.render(&text, name)));
+            let module = ir::from_tgsi_with_limits(&shader, &DEEP).unwrap_or_else(|e| panic!("{name}: {e}"));
             ir::verify::verify(&module.function).unwrap_or_else(|e| panic!("{name}: {e}"));
             let printed = ir::print::print_module(&module);
             assert!(printed.contains("phi"), "{name}: no phis in\n{printed}");
@@ -32,9 +36,10 @@ fn all_stages(name: &'static str, text: String) {
             assert!(dot.starts_with("digraph cfg {"), "{name}");
             let emitted = ir::to_tgsi(&module).unwrap_or_else(|e| panic!("{name}: {e}"));
             let emitted_text = tgsi::print(&emitted, tgsi::Style::Exact);
-            let reparsed = tgsi::parse(&emitted_text).unwrap_or_else(|e| panic!("{}", e.render(&emitted_text, name)));
+            let reparsed = tgsi::parse_with_limits(&emitted_text, &DEEP)
+                .unwrap_or_else(|e| panic!("{}", e.render(&emitted_text, name)));
             assert_eq!(reparsed, emitted, "{name}: the emitted text does not read back");
-            let again = ir::from_tgsi(&reparsed).unwrap_or_else(|e| panic!("{name}, emitted: {e}"));
+            let again = ir::from_tgsi_with_limits(&reparsed, &DEEP).unwrap_or_else(|e| panic!("{name}, emitted: {e}"));
             ir::verify::verify(&again.function).unwrap_or_else(|e| panic!("{name}, emitted: {e}"));
             (shader.instructions().count(), emitted.instructions().count())
         })
@@ -77,7 +82,8 @@ fn generated_shaders_are_well_formed() {
     assert!(constant.contains("\nIMM[0] FLT32 {"), "{constant}");
     assert!(constant.contains("  3: IF IMM[0].xxxx :6\n"), "{constant}");
     for text in [ifs, loops, constant] {
-        let shader = tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, "generated")));
-        ir::from_tgsi(&shader).expect("builds");
+        let shader =
+            tgsi::parse_with_limits(&text, &DEEP).unwrap_or_else(|e| panic!("{}", e.render(&text, "generated")));
+        ir::from_tgsi_with_limits(&shader, &DEEP).expect("builds");
     }
 }

@@ -12,6 +12,7 @@
 pub mod ast;
 pub mod declared;
 pub mod format;
+pub mod limits;
 pub mod names;
 pub mod opcode;
 pub mod parse;
@@ -21,8 +22,9 @@ pub mod validate;
 
 pub use ast::*;
 pub use declared::{undeclared, RegisterName, Undeclared};
+pub use limits::{Limit, LimitCounter, LimitExceeded, Limits};
 pub use names::*;
 pub use opcode::{flags, ChannelMode, Opcode, OpcodeInfo, OperandType};
-pub use parse::{parse, parse_with_spans, ParseError, Span};
+pub use parse::{parse, parse_with_limits, parse_with_spans, ParseError, Span};
 pub use print::{print, Style};
 pub use validate::{validate, ValidationError};

@@ -21,8 +21,16 @@ const CASES: &[(&str, &str, u32, u32)] = &[
     ("FRAG\nMOV TEMP[0].yx, IN[0]\n", "expected a write mask (a subset of `xyzw`, in that order), found `x`", 2, 14),
     ("FRAG\nMOV TEMP[0], IN[0].xy\n", "expected a swizzle of 4 letters from `xyzw`, found the end of the line", 2, 22),
     ("FRAG\nMOV TEMP[0], |IN[0]\n", "expected `|`, found the end of the line", 2, 20),
-    ("FRAG\nMOV TEMP[40000], IN[0]\n", "a register index 40000 is out of range (at most 32767)", 2, 10),
-    ("FRAG\nDCL TEMP[70000]\n", "a register index 70000 is out of range (at most 65535)", 2, 10),
+    ("FRAG\nMOV TEMP[40000], IN[0]\n", "register index 40000 is out of range (at most 32767)", 2, 10),
+    // One rule for every register index: declarations too.
+    ("FRAG\nDCL TEMP[0..32768]\n", "register index 32768 is out of range (at most 32767)", 2, 13),
+    ("FRAG\nDCL TEMP[70000]\n", "register index 70000 is out of range (at most 32767)", 2, 10),
+    (
+        "FRAG\nMOV TEMP[ADDR[99999999999999999999].x], IN[0]\n",
+        "register index 99999999999999999999 is out of range (at most 32767)",
+        2,
+        15,
+    ),
     ("FRAG\nDCL TEMP[3..1]\n", "the range 3..1 ends before it starts", 2, 10),
     ("FRAG\nMOV TEMP[ADDR[0].x+40000], IN[0]\n", "an offset +40000 is out of range (-32768 to 32767)", 2, 19),
     ("FRAG\nIMM[1] FLT32 { 1, 2, 3, 4 }\n", "immediates must be numbered in order: this one is IMM[0]", 2, 5),

@@ -180,7 +180,9 @@ fn kitchen_sink() -> Shader {
         return_types: [ReturnType::Float, ReturnType::Sint, ReturnType::Uint, ReturnType::Snorm],
     });
     items.push(Item::Declaration(d));
-    let mut d = Declaration::new(File::Buffer, 0, 65535);
+    // The largest register index of the one rule (a declaration's field
+    // holds more, but an operand could not name it).
+    let mut d = Declaration::new(File::Buffer, 0, 32767);
     d.atomic = true;
     items.push(Item::Declaration(d));
     let mut d = Declaration::new(File::Memory, 0, 0);

@@ -1,6 +1,7 @@
 /* A driver's use of the C ABI: reads a shader's token words from the file
- * argv[1], optimizes them with -O1, prints the result, and shows the error
- * an unknown pass gives. Exits 0 when every call behaved as documented. */
+ * argv[1], optimizes them with -O1, prints the result, and shows the errors
+ * an unknown pass and a tightened limit give. Exits 0 when every call
+ * behaved as documented. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -39,5 +40,17 @@ int main(int argc, char **argv)
    status = tgsi_opt_optimize(words, count, "constfold,bogus", NULL, &optimized, &optimized_count, &error);
    printf("status %d: %s\n", status, error ? error : "(no message)");
    tgsi_opt_free_string(error);
-   return status == TGSI_OPT_BAD_PASSES ? 0 : 1;
+   if (status != TGSI_OPT_BAD_PASSES)
+      return 1;
+
+   tgsi_opt_limits limits;
+   tgsi_opt_default_limits(&limits);
+   if (limits.max_register_index != 32767 || limits.max_nesting != 64)
+      return 1;
+   limits.max_instructions = 1;
+   status = tgsi_opt_optimize_limited(words, count, "-O1", NULL, &limits, &optimized, &optimized_count,
+                                      &error);
+   printf("status %d: %s\n", status, error ? error : "(no message)");
+   tgsi_opt_free_string(error);
+   return status == TGSI_OPT_LIMIT_EXCEEDED && optimized == NULL ? 0 : 1;
 }

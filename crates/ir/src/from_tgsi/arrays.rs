@@ -46,6 +46,7 @@ impl Builder<'_> {
                 let decl = temp_decls.iter().find(|d| d.array_id == Some(id)).ok_or_else(|| BuildError {
                     inst: None,
                     message: format!("an indirect access names TEMP array {id}, which is not declared"),
+                    limit: None,
                 })?;
                 add(self, File::Temporary, decl.first as u32, decl.last as u32, Some(id));
             }

@@ -2,10 +2,11 @@
 //! call met is begun by its module (`if_else`, `loops`, `switch`,
 //! `calls`) and pushed on an explicit stack of [`Open`] parts; when the
 //! run of instructions of a part stops, the part's end is lowered and the
-//! walk goes on in the next part or the enclosing one. Nesting depth is
-//! bounded only by memory. The walk also lowers the jumps (`BRK`, `CONT`,
+//! walk goes on in the next part or the enclosing one. The walk also lowers the jumps (`BRK`, `CONT`,
 //! `RET`, `END`), skipping the unreachable instructions after them, and
-//! stores the outputs where the invocation ends.
+//! stores the outputs where the invocation ends. The stack holds at most
+//! [`tgsi::Limits::max_nesting`] parts: the tree of constructs the walk
+//! builds is no deeper, so what walks the tree recursively later is safe.
 
 use super::calls::Call;
 use super::if_else::IfArms;
@@ -33,8 +34,7 @@ pub(super) struct Run {
 }
 
 /// A construct, or an inlined call, being lowered while the walk is in
-/// one of its parts. The walk keeps them on an explicit stack, so nesting
-/// depth is bounded only by memory.
+/// one of its parts. The walk keeps them on an explicit stack.
 pub(super) enum Open<'a> {
     /// The then-arm of an `IF` or `UIF`.
     Then { inst: &'a tgsi::Instruction, cond: Operand, mark: usize },
@@ -73,6 +73,12 @@ impl<'a> Builder<'a> {
             let stop = match self.walk(&mut pc, run)? {
                 Walked::Stopped(stop) => stop,
                 Walked::Opened(construct, inner) => {
+                    if open.len() >= self.max_nesting {
+                        let (value, max) = (open.len() as u64 + 1, self.max_nesting as u64);
+                        let e = tgsi::LimitExceeded { limit: tgsi::Limit::Nesting, value, max };
+                        let message = format!("{e}, counting the subroutine calls being inlined");
+                        return Err(BuildError { inst: Some(self.pc), message, limit: Some(e) });
+                    }
                     open.push((construct, run));
                     run = inner;
                     continue;
@@ -166,10 +172,12 @@ impl<'a> Builder<'a> {
                         "this {} is never closed: the program ends inside it (expected {expected})",
                         self.insts[inst].opcode.name()
                     ),
+                    limit: None,
                 },
                 None => BuildError {
                     inst: None,
                     message: format!("the program ends inside a construct (expected {expected})"),
+                    limit: None,
                 },
             })
         }

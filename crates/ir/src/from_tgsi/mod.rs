@@ -17,9 +17,10 @@
 //! - Outputs are variables too; their values are stored
 //!   ([`Op::StoreOutput`]) where the invocation ends and before `EMIT`
 //!   (geometry shaders: before `EMIT` only).
-//! - Subroutines are inlined at each `CAL`. A subroutine with a `RET`
-//!   before its end is inlined inside a loop that runs once, with `RET`
-//!   as `BRK`. `BGNSUB`/`ENDSUB` met in sequential flow are no-ops, and a
+//! - Subroutines are inlined at each `CAL`, once the size that makes is
+//!   known to be within [`tgsi::Limits::inline_budget`] (`inline_size`).
+//!   A subroutine with a `RET` before its end is inlined inside a loop
+//!   that runs once, with `RET` as `BRK`. `BGNSUB`/`ENDSUB` met in sequential flow are no-ops, and a
 //!   `RET` of the main program ends it, as in Mesa's interpreter.
 //! - Reads of never-written TEMP channels are zero, as in Mesa's
 //!   interpreter.
@@ -40,6 +41,7 @@ mod calls;
 mod flow;
 mod hoisted;
 mod if_else;
+mod inline_size;
 mod jumps;
 mod legacy;
 mod loops;
@@ -66,9 +68,12 @@ pub struct BuildError {
     pub inst: Option<usize>,
     /// What is wrong.
     pub message: String,
+    /// The bound of [`tgsi::Limits`] the shader exceeds, when that is what
+    /// is wrong.
+    pub limit: Option<tgsi::LimitExceeded>,
 }
 
-/// Builds the IR of `shader`.
+/// Builds the IR of `shader`, within [`tgsi::Limits::default()`].
 ///
 /// ```
 /// let shader = tgsi::parse("FRAG\nDCL IN[0]\nDCL OUT[0]\nMOV OUT[0], IN[0]\nEND\n").unwrap();
@@ -76,7 +81,60 @@ pub struct BuildError {
 /// assert_eq!(module.processor, tgsi::Processor::Fragment);
 /// ```
 pub fn from_tgsi(shader: &tgsi::Shader) -> Result<Module, BuildError> {
-    Builder::new(shader)?.build()
+    from_tgsi_with_limits(shader, &tgsi::Limits::default())
+}
+
+/// Builds the IR of `shader`, refusing one past `limits` before building
+/// anything: its counts, nesting and register indices, and the size that
+/// inlining its subroutines would make. Nesting is checked again as the
+/// subroutines are inlined (each call being inlined is one level).
+///
+/// ```
+/// let text = "FRAG\nDCL TEMP[0]\nCAL :2\nEND\nBGNSUB\nNOP\nNOP\nNOP\nENDSUB\n";
+/// let shader = tgsi::parse(text).unwrap();
+/// let limits = tgsi::Limits { inline_factor: 0, inline_floor: 3, ..Default::default() };
+/// let err = ir::from_tgsi_with_limits(&shader, &limits).unwrap_err();
+/// assert_eq!(err.inst, Some(0));
+/// assert_eq!(err.limit.map(|l| (l.limit, l.value)), Some((tgsi::Limit::InlinedInstructions, 4)));
+/// ```
+pub fn from_tgsi_with_limits(shader: &tgsi::Shader, limits: &tgsi::Limits) -> Result<Module, BuildError> {
+    check_limits(shader, limits)?;
+    Builder::new(shader, limits)?.build()
+}
+
+/// The checks of [`from_tgsi_with_limits`] made before building.
+fn check_limits(shader: &tgsi::Shader, limits: &tgsi::Limits) -> Result<(), BuildError> {
+    if let Err((item, e)) = tgsi::limits::check(shader, limits) {
+        let inst = match shader.items.get(item) {
+            Some(Item::Instruction(_)) => {
+                Some(shader.items[..item].iter().filter(|i| matches!(i, Item::Instruction(_))).count())
+            }
+            _ => None,
+        };
+        let message = if inst.is_some() { e.to_string() } else { format!("item {item}: {e}") };
+        return Err(BuildError { inst, message, limit: Some(e) });
+    }
+    let insts: Vec<&tgsi::Instruction> = shader.instructions().collect();
+    let budget = limits.inline_budget(insts.len()) as u64;
+    if let Err((call, size)) = inline_size::check(&insts, budget) {
+        let e = tgsi::LimitExceeded { limit: tgsi::Limit::InlinedInstructions, value: size, max: budget };
+        let what = match insts.get(call) {
+            Some(i) if i.opcode == tgsi::Opcode::Cal => format!("this CAL :{}", i.label.unwrap_or_default()),
+            _ => "the program".to_string(),
+        };
+        // A doubling chain of 64 subroutines saturates the count.
+        let size_text = if size == u64::MAX { "2^64 - 1 or more".to_string() } else { size.to_string() };
+        let message = format!(
+            "{what} brings the program to {size_text} instructions with its subroutines inlined, \
+             more than the limit of {budget} (Limits::inline_factor {} times the {} input instructions, \
+             at least Limits::inline_floor {})",
+            limits.inline_factor,
+            insts.len(),
+            limits.inline_floor
+        );
+        return Err(BuildError { inst: Some(call), message, limit: Some(e) });
+    }
+    Ok(())
 }
 
 /// The state of building one shader's IR. Each module of the builder
@@ -108,10 +166,12 @@ struct Builder<'a> {
     phis: Vec<Inst>,
     /// Index of the instruction being lowered.
     pc: usize,
+    /// How deep constructs and inlined calls may nest.
+    max_nesting: usize,
 }
 
 impl<'a> Builder<'a> {
-    fn new(shader: &'a tgsi::Shader) -> Result<Self, BuildError> {
+    fn new(shader: &'a tgsi::Shader, limits: &tgsi::Limits) -> Result<Self, BuildError> {
         let mut insts = Vec::new();
         let mut imms = Vec::new();
         let mut interface = Vec::new();
@@ -144,13 +204,14 @@ impl<'a> Builder<'a> {
             calls: Vec::new(),
             phis: Vec::new(),
             pc: 0,
+            max_nesting: limits.max_nesting,
         };
         b.find_arrays(&temp_decls, shader)?;
         Ok(b)
     }
 
     fn error(&self, message: impl Into<String>) -> BuildError {
-        BuildError { inst: Some(self.pc), message: message.into() }
+        BuildError { inst: Some(self.pc), message: message.into(), limit: None }
     }
 
     fn build(mut self) -> Result<Module, BuildError> {

@@ -48,7 +48,7 @@ impl ParseIrError {
     /// `error: ...`, ` --> file:line:col`, the line and a caret under the
     /// offending text.
     pub fn render(&self, source: &str, file_name: &str) -> String {
-        tgsi::ParseError { message: self.message.clone(), span: self.span }.render(source, file_name)
+        tgsi::ParseError { message: self.message.clone(), span: self.span, limit: None }.render(source, file_name)
     }
 }
 

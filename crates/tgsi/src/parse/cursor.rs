@@ -182,12 +182,12 @@ impl<'a> Cursor<'a> {
     /// An error about the thing at `pos`.
     pub fn error_at(&self, pos: usize, message: impl Into<String>) -> Box<ParseError> {
         let (start, end) = self.offending(pos);
-        Box::new(ParseError { message: message.into(), span: self.span(start, end) })
+        Box::new(ParseError { message: message.into(), span: self.span(start, end), limit: None })
     }
 
     /// An error about `start..end`.
     pub fn error_span(&self, start: usize, end: usize, message: impl Into<String>) -> Box<ParseError> {
-        Box::new(ParseError { message: message.into(), span: self.span(start, end) })
+        Box::new(ParseError { message: message.into(), span: self.span(start, end), limit: None })
     }
 
     /// "expected X, found Y" at the cursor. When only whitespace that

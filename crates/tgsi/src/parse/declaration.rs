@@ -11,11 +11,11 @@ impl Parser<'_> {
             self.c.pos += 1;
             return Ok((0, self.implied_array_size - 1));
         }
-        let first = self.uint("a register index", u16::MAX as u32)?;
+        let first = self.register_index()?;
         self.c.skip_ws();
         let last = if self.c.peek() == b'.' && self.c.peek_at(1) == b'.' {
             self.c.pos += 2;
-            self.uint("a register index", u16::MAX as u32)?
+            self.register_index()?
         } else {
             first
         };
@@ -36,7 +36,7 @@ impl Parser<'_> {
             if l == legacy::LegacyFile::ImmX {
                 let imms = self.parse_immx(start)?;
                 for imm in imms {
-                    self.push(Item::Immediate(imm), start);
+                    self.push(Item::Immediate(imm), start)?;
                     self.num_immediates += 1;
                 }
                 return Ok(None);

@@ -22,6 +22,9 @@ pub struct ParseError {
     pub message: String,
     /// The offending text.
     pub span: Span,
+    /// The bound of [`crate::Limits`] the text exceeds, when that is what
+    /// is wrong.
+    pub limit: Option<crate::LimitExceeded>,
 }
 
 impl ParseError {

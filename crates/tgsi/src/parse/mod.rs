@@ -25,6 +25,7 @@ pub use error::{ParseError, Span};
 
 use crate::ast::*;
 use crate::format;
+use crate::limits::{LimitCounter, LimitExceeded, Limits};
 use crate::names::*;
 use crate::opcode::{flags, Opcode};
 use cursor::{is_ident, Cursor};
@@ -32,22 +33,25 @@ use legacy::Legacy;
 use operand::{component, file_from_name, FileName};
 use smallvec::SmallVec;
 
-/// Parses TGSI text.
+/// Parses TGSI text, within [`Limits::default()`].
 pub fn parse(text: &str) -> Result<Shader, ParseError> {
-    Parser::new(text, false).run().map(|(shader, _)| shader).map_err(|e| *e)
+    parse_with_limits(text, &Limits::default())
+}
+
+/// Parses TGSI text, refusing at the offending item (or register index)
+/// a text past `limits` (the error's `limit` says which bound).
+pub fn parse_with_limits(text: &str, limits: &Limits) -> Result<Shader, ParseError> {
+    Parser::new(text, false, limits).run().map(|(shader, _)| shader).map_err(|e| *e)
 }
 
 /// Parses TGSI text, also returning the span of each item of
 /// [`Shader::items`] (same length, same order).
 pub fn parse_with_spans(text: &str) -> Result<(Shader, Vec<Span>), ParseError> {
-    Parser::new(text, true).run().map_err(|e| *e)
+    Parser::new(text, true, &Limits::default()).run().map_err(|e| *e)
 }
 
 /// Results inside the parser: the error is boxed to keep them small.
 type PResult<T> = Result<T, Box<ParseError>>;
-
-/// The largest register index a token can hold (a signed 16-bit field).
-const MAX_INDEX: u32 = i16::MAX as u32;
 
 struct Parser<'a> {
     c: Cursor<'a>,
@@ -61,10 +65,13 @@ struct Parser<'a> {
     legacy: Legacy,
     /// Whether to locate every item (errors are located either way).
     want_spans: bool,
+    limits: Limits,
+    /// Counts and nesting so far, against `limits`.
+    counter: LimitCounter,
 }
 
 impl<'a> Parser<'a> {
-    fn new(text: &'a str, want_spans: bool) -> Self {
+    fn new(text: &'a str, want_spans: bool, limits: &Limits) -> Self {
         // Canonical text has about one item per 40 bytes.
         let lines = text.len() / 32 + 16;
         Parser {
@@ -76,6 +83,8 @@ impl<'a> Parser<'a> {
             num_immediates: 0,
             legacy: Legacy::default(),
             want_spans,
+            limits: *limits,
+            counter: LimitCounter::new(limits),
         }
     }
 
@@ -93,17 +102,52 @@ impl<'a> Parser<'a> {
             let start = self.c.pos;
             let item = self.parse_item()?;
             if let Some(item) = item {
-                self.push(item, start);
+                self.push(item, start)?;
             }
         }
         self.legacy.finish(&mut self.items, &mut self.spans);
         Ok((Shader { processor: self.processor, items: self.items }, self.spans))
     }
 
-    fn push(&mut self, item: Item, start: usize) {
+    /// Adds an item that starts at `start`, within the limits.
+    fn push(&mut self, item: Item, start: usize) -> PResult<()> {
+        if let Err(e) = self.counter.item(&item) {
+            return Err(self.limit_error(start, self.c.pos, e));
+        }
         self.items.push(item);
         if self.want_spans {
             self.spans.push(self.c.span_from(start));
+        }
+        Ok(())
+    }
+
+    /// The error of text at `start..end` past a limit.
+    fn limit_error(&self, start: usize, end: usize, e: LimitExceeded) -> Box<ParseError> {
+        let mut error = self.c.error_span(start, end, e.to_string());
+        error.limit = Some(e);
+        error
+    }
+
+    /// A register index: one rule everywhere ([`Limits::check_register_index`]).
+    fn register_index(&mut self) -> PResult<u32> {
+        self.c.skip_ws();
+        let start = self.c.pos;
+        while self.c.peek().is_ascii_digit() {
+            self.c.pos += 1;
+        }
+        if start == self.c.pos {
+            return Err(self.c.expected("a register index"));
+        }
+        let digits = &self.c.bytes[start..self.c.pos];
+        let value = digits.iter().fold(0i64, |v, &d| v.saturating_mul(10).saturating_add((d - b'0') as i64));
+        match self.limits.check_register_index(value) {
+            Ok(()) => Ok(value as u32),
+            Err(e) => {
+                let mut error = self.limit_error(start, self.c.pos, e);
+                // The number as written, not as saturated.
+                error.message = error.message.replacen(&value.to_string(), &self.c.text[start..self.c.pos], 1);
+                Err(error)
+            }
         }
     }
 

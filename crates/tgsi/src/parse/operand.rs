@@ -9,12 +9,12 @@ impl Parser<'_> {
     pub(super) fn bracket(&mut self) -> PResult<Bracket> {
         self.c.skip_ws();
         let b = if self.c.peek().is_ascii_digit() {
-            let index = self.uint("a register index", MAX_INDEX)? as i32;
+            let index = self.register_index()? as i32;
             Bracket { index, indirect: None }
         } else {
             let file = self.plain_file("an index register")?;
             self.expect(b'[')?;
-            let ind_index = self.uint("a register index", MAX_INDEX)? as i32;
+            let ind_index = self.register_index()? as i32;
             self.expect(b']')?;
             self.c.skip_ws();
             let mut component_ = 0;

@@ -3,15 +3,23 @@
 use super::layout::{decl, dim, dst, header, imm, ind, inst, processor, prop, src, token};
 use super::{DecodeError, Field, Problem};
 use crate::ast::*;
+use crate::limits::{Limit, LimitCounter, LimitExceeded, Limits};
 use crate::names::*;
 use crate::opcode::Opcode;
 use smallvec::SmallVec;
 
-/// Decodes Mesa's token words.
+/// Decodes Mesa's token words, within [`Limits::default()`].
 ///
 /// Never panics: every malformed input is a [`DecodeError`] naming the word
 /// where the problem is.
 pub fn decode(words: &[u32]) -> Result<Shader, DecodeError> {
+    decode_with_limits(words, &Limits::default())
+}
+
+/// Decodes Mesa's token words, refusing a stream past `limits` with
+/// [`Problem::Limit`] at the offending item's first word (a stream with
+/// too many words: at the header).
+pub fn decode_with_limits(words: &[u32], limits: &Limits) -> Result<Shader, DecodeError> {
     let head = *words.first().ok_or(at(0, Problem::Truncated("header")))?;
     let header_size = header::HEADER_SIZE.get(head);
     if header_size != 2 {
@@ -29,13 +37,21 @@ pub fn decode(words: &[u32]) -> Result<Shader, DecodeError> {
     if declared < actual {
         return Err(at(2 + declared, Problem::TrailingWords(actual - declared)));
     }
+    if declared > limits.max_tokens {
+        let (value, max) = (declared as u64, limits.max_tokens as u64);
+        return Err(at(0, Problem::Limit(LimitExceeded { limit: Limit::Tokens, value, max })));
+    }
 
     let mut r = Reader { words, pos: 2 };
     let mut items = Vec::new();
     let mut starts = Vec::new();
+    let mut counter = LimitCounter::new(limits);
     while r.pos < words.len() {
-        starts.push(r.pos);
-        items.push(r.item()?);
+        let start = r.pos;
+        let item = r.item()?;
+        counter.item(&item).map_err(|e| at(start, Problem::Limit(e)))?;
+        starts.push(start);
+        items.push(item);
     }
     let shader = Shader { processor, items };
     // Only trees the text syntax can say: then every decoded shader prints

@@ -36,7 +36,7 @@ mod decode;
 mod encode;
 mod hex;
 
-pub use decode::decode;
+pub use decode::{decode, decode_with_limits};
 pub use encode::encode;
 pub use hex::{parse_hex, to_hex};
 
@@ -170,6 +170,9 @@ pub enum Problem {
     /// A property that is not exactly one data word (its `NrTokens`).
     #[error("property says NrTokens {0}; only 2 (one data word) is supported")]
     PropertySize(u32),
+    /// The stream is past a bound of [`crate::Limits`].
+    #[error("{0}")]
+    Limit(crate::LimitExceeded),
     /// A 2-D dimension token with its own nested `Dimension` bit set.
     #[error("2-D dimension token has its nested Dimension bit set (Mesa has no 3-D registers)")]
     NestedDimension,
