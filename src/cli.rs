@@ -32,10 +32,48 @@ pub enum Command {
     /// states, run every registered pass alone and -O1 (verifying after
     /// each pass), and require unchanged results, also from the emitted TGSI.
     FuzzPasses(FuzzArgs),
+    /// Find the pass that changes a shader's results: run it on random
+    /// states unoptimized and after each pass in turn, and name the first
+    /// pass (or emission) after which an output differs.
+    Check(CheckArgs),
     /// Check the lowerings of legalize-doubles: run each lowered 64-bit
     /// opcode of a target through the backend on many inputs and compare
     /// with IEEE-754 double results (ulp error, mismatches).
     CheckDoubles(CheckDoublesArgs),
+}
+
+/// Arguments of `tgsi-opt check`.
+#[derive(Debug, Args)]
+#[command(mut_arg("passes", |a| a.help(
+    "The passes to check, in order, separated by commas (`--passes=a,b`). Without --passes or \
+     --opt-level, those of -O1. An unknown name is a usage error that lists the known passes"
+)))]
+pub struct CheckArgs {
+    /// The shader to check; `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// The passes to check.
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+
+    /// How many random states to run (inputs, constants, system values,
+    /// textures, samplers, buffers and images, as the shader declares them).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub count: usize,
+
+    /// The seed of the random states.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Run this state instead of random ones.
+    #[arg(long, value_name = "STATE", conflicts_with_all = ["count", "seed"])]
+    pub state: Option<PathBuf>,
+
+    /// What the shader input is: TGSI text, Mesa's token stream as hex
+    /// words, or the IR's text form.
+    #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub input_format: Format,
 }
 
 /// Arguments of `tgsi-opt check-doubles`.

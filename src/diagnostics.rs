@@ -105,6 +105,16 @@ pub enum Failure {
         /// The directory they were written to.
         dir: String,
     },
+    /// `check` found a pass (or emission) that changes the results.
+    #[error("{step} changes the shader's results")]
+    Changed {
+        /// The pass, or `emission`.
+        step: String,
+    },
+    /// `check` could not decide: the shader does not run, or a pass broke
+    /// the IR or emission.
+    #[error("check: {0}")]
+    Undecided(#[from] testkit::check::CheckError),
     /// `check-doubles` could not run its shaders, or found results that
     /// differ from IEEE-754 arithmetic.
     #[error("check-doubles: {0}")]

@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Bench(args) => commands::run::bench(args),
         Command::FuzzPasses(args) => commands::fuzz::run(args),
+        Command::Check(args) => commands::check::run(args),
         Command::CheckDoubles(args) => commands::check_doubles::run(args),
     };
     match result {

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod check;
 pub mod check_doubles;
 pub mod fmt;
 pub mod fuzz;

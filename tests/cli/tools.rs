@@ -1,4 +1,5 @@
-//! Many files at once, `fuzz-passes`, `legalize-doubles` and `check-doubles`.
+//! Many files at once, `fuzz-passes`, `check`, `legalize-doubles` and
+//! `check-doubles`.
 
 use super::*;
 
@@ -139,4 +140,39 @@ fn check_doubles_reports_a_table_per_target() {
     }
     let output = run(&["check-doubles", "--target=nope"], b"");
     assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn check_finds_no_difference_in_the_passes_on_the_examples() {
+    for name in EXAMPLES {
+        let out = success(&["check", "--count", "4", example_path(name).to_str().unwrap()], b"");
+        assert!(out.starts_with("no difference: "), "{name}: {out}");
+        assert!(out.contains("(constfold, dce, coalesce, dce), then the emitted TGSI"), "{name}: {out}");
+    }
+    // One state of the user's, and one pass.
+    let shader = example_path("fragment_redundant.tgsi");
+    let state = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/states/fragment_redundant.state");
+    let out = success(&["check", shader.to_str().unwrap(), "--passes=dce", "--state", state.to_str().unwrap()], b"");
+    assert_eq!(out, "no difference: 1 state(s), 1 pass run(s) (dce), then the emitted TGSI\n");
+}
+
+#[test]
+fn check_usage_errors() {
+    let shader = example_path("fragment_redundant.tgsi");
+    let output = run(&["check", shader.to_str().unwrap(), "--passes=bogus"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("unknown pass `bogus`"), "{}", stderr(&output));
+    let output = run(&["check", shader.to_str().unwrap(), "--state", "x.state", "--count", "3"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    // A shader that runs on no state cannot be checked.
+    let dir = scratch_dir("check_endless");
+    let endless = dir.join("endless.tgsi");
+    fs::write(&endless, "FRAG\nDCL OUT[0], COLOR\nBGNLOOP\nENDLOOP\nEND\n").unwrap();
+    let output = run(&["check", endless.to_str().unwrap(), "--count", "1"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).starts_with("error: check: the unoptimized shader runs on none of the states"),
+        "{}",
+        stderr(&output)
+    );
 }

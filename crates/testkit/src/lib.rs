@@ -8,12 +8,15 @@
 //! - [`states`]: random input states for any shader's IR;
 //! - [`difftest`]: the differential check of the passes (and of emission)
 //!   on the backend;
+//! - [`check`]: which pass of a pipeline changes one shader's results
+//!   (`tgsi-opt check`);
 //! - [`double_accuracy`]: the accuracy check of `legalize-doubles` against
 //!   IEEE-754 double arithmetic;
 //! - [`synth`]: large deterministic synthetic shaders;
 //! - [`roundtrip`]: the round-trip properties of the language crate that the
 //!   fuzz targets assert.
 
+pub mod check;
 pub mod difftest;
 pub mod double_accuracy;
 pub mod random_program;
