@@ -27,6 +27,7 @@
 //!   `gather` for values scattered over registers;
 //! - `copies`: the phis' parallel copies and the MOVs everything writes;
 //! - `immediates`: the emitted shader's immediates;
+//! - `interface`: the source's declarations in today's syntax;
 //! - `assemble`: branch labels, declarations and the final shader.
 
 mod alloc;
@@ -39,6 +40,7 @@ mod gather;
 mod immediates;
 mod indirect;
 mod instruction;
+mod interface;
 mod layout;
 mod operands;
 mod stores;
