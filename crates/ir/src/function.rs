@@ -170,6 +170,17 @@ pub enum Op {
         /// The channel written.
         chan: u8,
     },
+    /// Writes `args[last]` to a channel of a register that is memory rather
+    /// than a value: a 2-D output (a tessellation control shader's
+    /// per-vertex outputs, `OUT[vertex][i]`, which other invocations read).
+    /// Like [`Op::LoadIndirect`], `reg` is the register as written and the
+    /// first args are its indirect index, then its 2-D indirect index.
+    StoreIndirect {
+        /// The register as written, with its indirect parts.
+        reg: tgsi::Register,
+        /// The channel written.
+        chan: u8,
+    },
     /// Writes `args[0]` to an output channel: the value the output has when
     /// the invocation ends (or emits a vertex).
     StoreOutput {

@@ -308,6 +308,12 @@ fn inst_text(func: &Function, data: &InstData) -> String {
                 write_args_note(&mut s, args);
             }
         }
+        Op::StoreIndirect { reg, chan } => {
+            let _ = write!(s, "{} ", op_name(data, "storeindirect"));
+            write_register(&mut s, reg);
+            let _ = write!(s, ".{}", chan_name(*chan));
+            write_arg_list(&mut s, ", ", args);
+        }
         Op::ArrayStore { array, offset, chan } => write_array_store(&mut s, data, *array, *offset, *chan),
         Op::StoreOutput { index, chan } => {
             let _ = write!(s, "{} OUT[{index}].{}", op_name(data, "storeoutput"), chan_name(*chan));

@@ -116,6 +116,11 @@ pub(super) fn compile_inst(
                 chan: *chan,
             }
         }
+        // A tessellation control shader's per-vertex outputs are shared by
+        // the invocations of a patch, which the backend does not model.
+        Op::StoreIndirect { reg, .. } => {
+            return Err(ExecError::Unsupported(format!("stores to 2-D {} registers", reg.file)));
+        }
         Op::StoreOutput { index, chan } => {
             let declared = outputs.binary_search(index).ok().map(|r| r as u32);
             Step::StoreOutput { index: *index, chan: *chan, value: x.arg(0)?, declared }
@@ -167,6 +172,9 @@ fn alu_step(x: &InstSlots, opcode: Opcode, chan: u8) -> Result<Step, ExecError> 
 /// A load from register `reg`'s file, its index (and 2-D index) adding
 /// the operands for their indirect parts, in order.
 fn load_indirect_step(x: &InstSlots, reg: &Register, chan: u8) -> Result<Step, ExecError> {
+    if reg.file == File::Output && reg.dimension.is_some() {
+        return Err(ExecError::Unsupported(format!("loads of 2-D {} registers", reg.file)));
+    }
     let mut k = 0;
     let index = if reg.indirect.is_some() {
         k += 1;

@@ -69,14 +69,15 @@ impl Builder<'_> {
             return Err(self.error(format!("{file} registers hold no values")));
         }
         let dim_indirect = reg.dimension.and_then(|d| d.indirect);
-        if reg.indirect.is_some() || dim_indirect.is_some() {
+        let output_2d = file == File::Output && reg.dimension.is_some();
+        if reg.indirect.is_some() || dim_indirect.is_some() || output_2d {
             let mut args: SmallVec<[Operand; 3]> = SmallVec::new();
             if let Some(ind) = reg.indirect {
                 args.push(Operand::new(self.address(&ind)?));
             }
-            if matches!(file, File::Temporary | File::Output) {
+            if file == File::Temporary || (file == File::Output && !output_2d) {
                 if dim_indirect.is_some() || reg.dimension.is_some() {
-                    return Err(self.error("2-D TEMP or OUT registers are not supported"));
+                    return Err(self.error("2-D TEMP registers are not supported"));
                 }
                 let (array, first) = self
                     .array_of(file, reg.index as i64)
@@ -94,7 +95,7 @@ impl Builder<'_> {
         match file {
             File::Temporary | File::Output | File::Address => {
                 if reg.dimension.is_some() {
-                    return Err(self.error("2-D TEMP, OUT or ADDR registers are not supported"));
+                    return Err(self.error("2-D TEMP or ADDR registers are not supported"));
                 }
                 if let Some((array, first)) = self.array_of(file, index as i64) {
                     let offset = (index - first) as i32;
@@ -144,9 +145,12 @@ impl Builder<'_> {
         let reg = dst.reg;
         match reg.file {
             File::Null => Ok(()),
+            // Per-vertex outputs of a tessellation control shader (`OUT[v][i]`)
+            // are shared between invocations: memory, written in place.
+            File::Output if reg.dimension.is_some() => self.store_indirect(&reg, c, value),
             File::Temporary | File::Output | File::Address => {
                 if reg.dimension.is_some() {
-                    return Err(self.error("2-D destination registers are not supported"));
+                    return Err(self.error("2-D TEMP or ADDR registers are not supported"));
                 }
                 let array = match reg.indirect {
                     Some(_) => self
@@ -181,6 +185,23 @@ impl Builder<'_> {
             }
             other => Err(self.error(format!("{other} registers cannot be written by this instruction"))),
         }
+    }
+
+    /// Writes `value` to channel `c` of a register kept in memory: its
+    /// indirect index and 2-D indirect index first, as a load reads them.
+    fn store_indirect(&mut self, reg: &tgsi::Register, c: u8, value: Value) -> Result<(), BuildError> {
+        let mut args: SmallVec<[Operand; 3]> = SmallVec::new();
+        if let Some(ind) = reg.indirect {
+            args.push(Operand::new(self.address(&ind)?));
+        }
+        if let Some(ind) = reg.dimension.and_then(|d| d.indirect) {
+            args.push(Operand::new(self.address(&ind)?));
+        }
+        args.push(Operand::new(value));
+        let origin = Origin { inst: Some(self.pc as u32), dst: None };
+        let inst = self.func.add_inst(Op::StoreIndirect { reg: *reg, chan: c }, &args, &[], origin);
+        self.append(inst);
+        Ok(())
     }
 
     /// Adds one ALU operation to the current block.

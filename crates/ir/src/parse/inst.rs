@@ -57,6 +57,7 @@ pub(super) fn inst(c: &mut Cursor<'_>, code: &mut Code, processor: tgsi::Process
         }
         "phi" => phi(c, code, &mut data)?,
         "loadindirect" => load_indirect(c, code, &mut data)?,
+        "storeindirect" => store_indirect(c, code, &mut data)?,
         "arrayload" => array_load(c, code, &mut data)?,
         "arraystore" => array_store(c, code, &mut data)?,
         "storeoutput" => store_output(c, code, &mut data)?,
@@ -113,6 +114,16 @@ fn load_indirect(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Re
     let reg = register(c)?;
     let chan = channel(c)?;
     data.op = Op::LoadIndirect { reg, chan };
+    data.args = list(c, code, ", ")?;
+    Ok(())
+}
+
+/// `storeindirect REG.c, args` (the indirect parts, then the value).
+fn store_indirect(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), ParseIrError> {
+    c.expect(" ")?;
+    let reg = register(c)?;
+    let chan = channel(c)?;
+    data.op = Op::StoreIndirect { reg, chan };
     data.args = list(c, code, ", ")?;
     Ok(())
 }

@@ -68,29 +68,32 @@ impl Emitter<'_> {
         match &first.op {
             Op::ArrayLoad { array, offset, .. } => self.array_register(*array, *offset, first.args.first().copied()),
             Op::LoadIndirect { reg, .. } => {
-                let args = first.args.clone();
-                let mut reg = *reg;
-                let mut k = 0;
-                if let Some(ind) = &mut reg.indirect {
-                    *ind = self.address(args[k], ind.array_id)?;
-                    k += 1;
-                }
-                if let Some(dim) = &mut reg.dimension {
-                    if let Some(ind) = &mut dim.indirect {
-                        *ind = self.address(args[k], ind.array_id)?;
-                    }
-                }
-                Ok(reg)
+                let (reg, args) = (*reg, first.args.clone());
+                self.indirect_register(reg, &args)
             }
             _ => Err(self.err("not a load")),
         }
     }
 
-    /// Consecutive stores to channels of one array element, as one MOV.
-    pub(super) fn array_stores(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
+    /// `reg` with its indirect index and 2-D indirect index reading the
+    /// first of `args`, in that order.
+    fn indirect_register(&mut self, mut reg: Register, args: &[Operand]) -> Result<Register, EmitError> {
+        let mut args = args.iter().copied();
+        let missing = || EmitError("an indirect register without its index operand".into());
+        if let Some(ind) = &mut reg.indirect {
+            *ind = self.address(args.next().ok_or_else(missing)?, ind.array_id)?;
+        }
+        if let Some(ind) = reg.dimension.as_mut().and_then(|d| d.indirect.as_mut()) {
+            *ind = self.address(args.next().ok_or_else(missing)?, ind.array_id)?;
+        }
+        Ok(reg)
+    }
+
+    /// Consecutive stores to channels of one array element, or of one
+    /// register kept in memory, as one MOV.
+    pub(super) fn stores_in_place(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
         let first = &self.func.insts[insts[i]];
-        let Op::ArrayStore { array, offset, .. } = first.op else { return Err(self.err("not a store")) };
-        let index_arg = if first.args.len() > 1 { first.args.first().copied() } else { None };
+        let Some((target, _)) = store_target(first) else { return Err(self.err("not a store")) };
         let mut wanted = Wanted::new();
         let mut mask = 0u8;
         let mut n = 0;
@@ -99,12 +102,11 @@ impl Emitter<'_> {
                 break;
             }
             let d = &self.func.insts[inst];
-            let Op::ArrayStore { array: a, offset: o, chan } = d.op else { break };
-            let idx = if d.args.len() > 1 { d.args.first().copied() } else { None };
-            if (a, o, idx) != (array, offset, index_arg) || mask & (1 << chan) != 0 {
+            let Some((t, chan)) = store_target(d) else { break };
+            if t != target || mask & (1 << chan) != 0 {
                 break;
             }
-            let value = d.args[d.args.len() - 1];
+            let Some(&value) = d.args.last() else { break };
             let mut trial: Vec<Operand> = wanted.iter().map(|&(_, o)| o).collect();
             trial.push(value);
             if !wanted.is_empty() && !self.one_register(&trial)? {
@@ -114,7 +116,10 @@ impl Emitter<'_> {
             mask |= 1 << chan;
             n += 1;
         }
-        let reg = self.array_register(array, offset, index_arg)?;
+        let reg = match target {
+            StoreTarget::Array { array, offset, index } => self.array_register(array, offset, index)?,
+            StoreTarget::Register { reg, indices } => self.indirect_register(reg, &indices)?,
+        };
         let src = self.operand(&wanted)?;
         let mut inst = tgsi::Instruction::new(Opcode::Mov);
         inst.dst.push(DstOperand { reg, write_mask: mask });
@@ -148,5 +153,30 @@ impl Emitter<'_> {
             reg.indirect = Some(self.address(ix, data.array_id.unwrap_or(0))?);
         }
         Ok(reg)
+    }
+}
+
+/// Where a store writes, apart from its channel: stores with equal targets
+/// write channels of one register and can be one instruction.
+#[derive(PartialEq)]
+enum StoreTarget {
+    /// An array element, at a constant offset plus an index operand.
+    Array { array: Array, offset: i32, index: Option<Operand> },
+    /// A register kept in memory, with its index operands.
+    Register { reg: Register, indices: SmallVec<[Operand; 2]> },
+}
+
+/// The target and channel of a store to an array or to a register kept in
+/// memory; `None` for any other instruction.
+fn store_target(d: &InstData) -> Option<(StoreTarget, u8)> {
+    let (_, indices) = d.args.split_last()?;
+    match d.op {
+        Op::ArrayStore { array, offset, chan } => {
+            Some((StoreTarget::Array { array, offset, index: indices.first().copied() }, chan))
+        }
+        Op::StoreIndirect { reg, chan } => {
+            Some((StoreTarget::Register { reg, indices: SmallVec::from_slice(indices) }, chan))
+        }
+        _ => None,
     }
 }

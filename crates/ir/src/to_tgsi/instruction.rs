@@ -66,7 +66,7 @@ impl Emitter<'_> {
                 Ok(1)
             }
             Op::ArrayLoad { .. } | Op::LoadIndirect { .. } => self.loads(insts, i),
-            Op::ArrayStore { .. } => self.array_stores(insts, i),
+            Op::ArrayStore { .. } | Op::StoreIndirect { .. } => self.stores_in_place(insts, i),
             Op::Opaque { .. } => {
                 self.opaque(inst)?;
                 Ok(1)
@@ -78,6 +78,12 @@ impl Emitter<'_> {
         let data = &self.func.insts[inst];
         let Op::Opaque { inst: template, value_srcs } = &data.op else { return Ok(()) };
         let mut t = (**template).clone();
+        if matches!(t.opcode, Opcode::Emit | Opcode::Endprim) && t.src.is_empty() {
+            // The 2010 form names no vertex stream; today's takes the
+            // stream index as an immediate, and stream 0 is what it meant.
+            let (k, swizzle) = self.imms.find_or_add(&[(0, 0)]);
+            t.src.push(reg_src(RegChannel { file: File::Immediate, index: k, chan: swizzle[0] }));
+        }
         let mut args = data.args.iter().copied();
         for (i, src) in t.src.iter_mut().enumerate() {
             if value_srcs & (1 << i) != 0 {

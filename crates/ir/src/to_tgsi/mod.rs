@@ -214,7 +214,7 @@ fn live_instructions(func: &Function) -> SecondaryMap<Inst, ()> {
         for &inst in &block.insts {
             let data = &func.insts[inst];
             let effect = match &data.op {
-                Op::StoreOutput { .. } | Op::ArrayStore { .. } => true,
+                Op::StoreOutput { .. } | Op::ArrayStore { .. } | Op::StoreIndirect { .. } => true,
                 Op::Opaque { inst: t, .. } => {
                     t.opcode.info().has(tgsi::flags::SIDE_EFFECT)
                         || t.dst.iter().any(|d| !matches!(d.reg.file, File::Temporary | File::Output | File::Address))
