@@ -72,10 +72,12 @@ fn yesterdays_syntax(shader: &tgsi::Shader) -> Vec<String> {
     let mut found = Vec::new();
     for item in &shader.items {
         match item {
-            Item::Declaration(d) if shader.processor == Processor::Vertex && d.file == File::Input => {
-                if d.semantic.is_some() || d.interpolation.is_some() || d.invariant {
-                    found.push(format!("a vertex input with a semantic or interpolation: IN[{}]", d.first));
-                }
+            Item::Declaration(d)
+                if shader.processor == Processor::Vertex
+                    && d.file == File::Input
+                    && (d.semantic.is_some() || d.interpolation.is_some() || d.invariant) =>
+            {
+                found.push(format!("a vertex input with a semantic or interpolation: IN[{}]", d.first));
             }
             Item::Instruction(i) if matches!(i.opcode, Opcode::Emit | Opcode::Endprim) && i.src.is_empty() => {
                 found.push(format!("{} without its stream operand", i.opcode.info().name));
