@@ -193,6 +193,14 @@ fn load_indirect_step(x: &InstSlots, reg: &Register, chan: u8) -> Result<Step, E
 /// texture and memory instructions; an error for any other.
 fn opaque_step(module: &Module, x: &InstSlots, t: &tgsi::Instruction) -> Result<Compiled, ExecError> {
     let (data, slots, inst) = (x.data, x.slots, x.inst);
+    let value_srcs = match &data.op {
+        Op::Opaque { value_srcs, .. } => *value_srcs,
+        _ => 0,
+    };
+    // Resources picked per lane (`SAMP[ADDR[0].x]`) are not modelled.
+    if let Some(reg) = ir::opaque_address_operands(t, value_srcs).find(|r| ir::indirect_parts(r) > 0) {
+        return Err(ExecError::Unsupported(format!("indirectly addressed {} operands", reg.file)));
+    }
     let step = match t.opcode {
         Opcode::Kill | Opcode::Demote => Step::Kill,
         Opcode::KillIf => Step::KillIf { args: data.args.iter().take(4).map(|a| slots.arg(a)).collect() },

@@ -385,8 +385,13 @@ impl Builder<'_> {
                 }
                 value_srcs |= 1 << i;
                 template.src[i].swizzle = tgsi::IDENTITY_SWIZZLE;
-            } else if src.reg.indirect.is_some() || src.reg.dimension.and_then(|d| d.indirect).is_some() {
-                return Err(self.error("indirectly addressed resources are not supported"));
+            }
+        }
+        // Then the indirect indices of the operands kept as they are.
+        let referenced: Vec<tgsi::Register> = opaque_address_operands(inst, value_srcs).copied().collect();
+        for reg in referenced {
+            for ind in [reg.indirect, reg.dimension.and_then(|d| d.indirect)].into_iter().flatten() {
+                args.push(Operand::new(self.address(&ind)?));
             }
         }
         let mut result_slots = Vec::new();
@@ -397,8 +402,6 @@ impl Builder<'_> {
                         result_slots.push((d, c));
                     }
                 }
-            } else if dst.reg.indirect.is_some() {
-                return Err(self.error("indirectly addressed resources are not supported"));
             }
         }
         let tys = vec![Ty::B32; result_slots.len()];

@@ -682,7 +682,8 @@ impl<'a> Allocator<'a> {
                     a.allowed(v, r) && a.free(f, index, c, a.ranges(v), &[])
                 })
             };
-            let origin_reg = (dst.reg.indirect.is_none() && dst.reg.index >= 0).then_some(dst.reg.index as u32);
+            let origin_reg = (dst.reg.indirect.is_none() && dst.reg.dimension.is_none() && dst.reg.index >= 0)
+                .then_some(dst.reg.index as u32);
             let out_file = if file == File::Address { File::Address } else { File::Temporary };
             // Beside the values an operand reads with them, first.
             let partners: Vec<u32> = vals.iter().flat_map(|&v| self.partner_registers(v)).collect();

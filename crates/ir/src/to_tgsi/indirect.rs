@@ -51,6 +51,43 @@ impl Emitter<'_> {
         Ok(n.max(1))
     }
 
+    /// Makes the instruction just written write `reg` (masked by `mask`)
+    /// itself, instead of a TEMP a MOV would copy from, when it wrote just
+    /// the values the MOV would store (`wanted`, in the channels they are
+    /// stored to) and nothing reads them after the store (at `last`).
+    /// Returns whether it did.
+    fn write_in_place(&mut self, wanted: &Wanted, mask: u8, reg: Register, last: Option<u32>) -> bool {
+        let Some(last) = last else { return false };
+        // A copy operand gathering left for later readers stays.
+        if self.held.iter().any(|&(_, _, since)| since == self.out.len()) {
+            return false;
+        }
+        let Some(prev) = self.out.last() else { return false };
+        let [dst] = prev.dst.as_slice() else { return false };
+        let temp = dst.reg;
+        if temp.file != File::Temporary || temp.indirect.is_some() || temp.dimension.is_some() || dst.write_mask != mask
+        {
+            return false;
+        }
+        let in_temp = wanted.iter().all(|&(pos, o)| {
+            let here = RegChannel { file: File::Temporary, index: temp.index as u32, chan: pos as u8 };
+            !o.neg
+                && !o.abs
+                && self.loc(o.value).ok() == Some(Loc::Reg(here))
+                && self.layout.ranges.get(&o.value).is_some_and(|r| r.iter().all(|iv| iv.end <= last))
+        });
+        // The register's index must not be in the TEMP no longer written.
+        let reads_temp =
+            |ind: Option<tgsi::Indirect>| ind.is_some_and(|ind| ind.file == File::Temporary && ind.index == temp.index);
+        if !in_temp || reads_temp(reg.indirect) || reads_temp(reg.dimension.and_then(|d| d.indirect)) {
+            return false;
+        }
+        if let Some(prev) = self.out.last_mut() {
+            prev.dst[0].reg = reg;
+        }
+        true
+    }
+
     /// Whether two loads read channels of the same register.
     pub(super) fn same_load(&self, a: Inst, b: Inst) -> bool {
         let (x, y) = (&self.func.insts[a], &self.func.insts[b]);
@@ -116,10 +153,15 @@ impl Emitter<'_> {
             mask |= 1 << chan;
             n += 1;
         }
+        let written_before = self.out.len();
         let reg = match target {
             StoreTarget::Array { array, offset, index } => self.array_register(array, offset, index)?,
             StoreTarget::Register { reg, indices } => self.indirect_register(reg, &indices)?,
         };
+        let last = insts.get(i + n.max(1) - 1).and_then(|s| self.layout.inst_pos.get(s)).copied();
+        if self.out.len() == written_before && self.write_in_place(&wanted, mask, reg, last) {
+            return Ok(n.max(1));
+        }
         let src = self.operand(&wanted)?;
         let mut inst = tgsi::Instruction::new(Opcode::Mov);
         inst.dst.push(DstOperand { reg, write_mask: mask });
@@ -129,7 +171,7 @@ impl Emitter<'_> {
     }
 
     /// An indirect index reading `arg`'s register channel.
-    fn address(&mut self, arg: Operand, array_id: u16) -> Result<tgsi::Indirect, EmitError> {
+    pub(super) fn address(&mut self, arg: Operand, array_id: u16) -> Result<tgsi::Indirect, EmitError> {
         match self.loc(arg.value)? {
             Loc::Reg(r) => Ok(tgsi::Indirect { file: r.file, index: r.index as i32, component: r.chan, array_id }),
             Loc::Src(s) if s.dim.is_none() => {

@@ -97,6 +97,28 @@ impl Emitter<'_> {
                 self.imms.keep(src.reg.index as u32);
             }
         }
+        // The indirect indices of the operands kept as they are, in the
+        // order `opaque_address_operands` gives.
+        let value_srcs = *value_srcs;
+        let srcs = t
+            .src
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| *i >= 8 || value_srcs & (1 << i) == 0)
+            .map(|(_, s)| &mut s.reg);
+        let dsts = t
+            .dst
+            .iter_mut()
+            .filter(|d| !matches!(d.reg.file, File::Temporary | File::Output | File::Address))
+            .map(|d| &mut d.reg);
+        let mut referenced: Vec<&mut Register> = srcs.chain(dsts).collect();
+        for reg in referenced.iter_mut() {
+            let dim_ind = reg.dimension.as_mut().and_then(|d| d.indirect.as_mut());
+            for ind in [reg.indirect.as_mut(), dim_ind].into_iter().flatten() {
+                let arg = args.next().ok_or_else(|| EmitError(format!("{inst} lacks an indirect index")))?;
+                *ind = self.address(arg, ind.array_id)?;
+            }
+        }
         if let Some(tex) = &t.texture {
             for off in &tex.offsets {
                 if off.file == File::Immediate {

@@ -77,13 +77,15 @@ impl Verifier<'_> {
                 format!("value_srcs 0b{value_srcs:b} marks sources beyond the {nsrc} of {name}"),
             );
         }
-        let expected = 4 * value_srcs.count_ones() as usize;
+        let addresses: usize =
+            crate::function::opaque_address_operands(template, value_srcs).map(crate::function::indirect_parts).sum();
+        let expected = 4 * value_srcs.count_ones() as usize + addresses;
         if data.args.len() != expected {
             self.inst_issue(
                 Some(b),
                 inst,
                 format!(
-                    "{name} has {} arguments; {} value source(s) take {expected}",
+                    "{name} has {} arguments; {} value source(s) and {addresses} indirect index(es) take {expected}",
                     data.args.len(),
                     value_srcs.count_ones()
                 ),

@@ -188,7 +188,7 @@ impl Verifier<'_> {
     /// A store to a register kept in memory: one operand per indirect
     /// part of the register, then the value.
     fn store_indirect(&mut self, b: Block, inst: Inst, data: &InstData, reg: &tgsi::Register, chan: u8) {
-        let parts = reg.indirect.is_some() as usize + reg.dimension.is_some_and(|d| d.indirect.is_some()) as usize;
+        let parts = crate::function::indirect_parts(reg);
         self.counts(b, inst, data, "storeindirect", &[parts + 1], 0);
         self.no_modifiers(b, inst, data, "storeindirect");
         for i in 0..data.args.len() {
