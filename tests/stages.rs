@@ -120,8 +120,8 @@ fn stream_less_emit_is_written_with_stream_zero() {
 const NOT_RUN: &[(&str, &str)] = &[
     ("compute_indirect_buffer_image.tgsi", "indirectly addressed BUFFER"),
     ("indirect_resources.tgsi", "indirectly addressed SAMP"),
-    ("tess_ctrl_opaque_and_barrier.tgsi", "2-D OUT"),
-    ("tess_ctrl_per_vertex_outputs.tgsi", "2-D OUT"),
+    ("tess_ctrl_opaque_and_barrier.tgsi", "OUT registers"),
+    ("tess_ctrl_per_vertex_outputs.tgsi", "OUT registers"),
 ];
 
 #[test]
@@ -152,5 +152,27 @@ fn ir_text_of_every_form_reads_back() {
         let parsed = ir::parse(&printed).unwrap_or_else(|e| panic!("{name}: {e}\n{printed}"));
         ir::verify::verify(&parsed.function).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(ir::print::print_module(&parsed), printed, "{name}");
+    }
+}
+
+/// A tessellation control shader's outputs are shared by the invocations
+/// of a patch: what it reads after a barrier is read from the output, not
+/// from a value it wrote itself (or the zero it would have without).
+#[test]
+fn tess_ctrl_outputs_are_read_back_where_they_are_read() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/stages/tess_ctrl_patch_outputs_shared.tgsi");
+    let (name, text) = read(&path);
+    for (label, pipeline) in pipelines() {
+        let emitted = emit(&name, &text, &pipeline);
+        let insts: Vec<_> = emitted.instructions().collect();
+        let barrier = insts.iter().position(|i| i.opcode == Opcode::Barrier).expect("the barrier stays");
+        let reads_out = |i: &tgsi::Instruction| i.src.iter().any(|s| s.reg.file == File::Output && s.reg.index == 0);
+        let writes_out = |i: &tgsi::Instruction| i.dst.iter().any(|d| d.reg.file == File::Output && d.reg.index == 0);
+        assert!(
+            insts[barrier..].iter().filter(|i| reads_out(i)).count() >= 2,
+            "{label}: OUT[0] not read after the barrier"
+        );
+        assert!(insts[..barrier].iter().any(|i| writes_out(i)), "{label}: OUT[0] not written before the barrier");
+        assert!(!insts[barrier..].iter().any(|i| writes_out(i)), "{label}: OUT[0] written after the barrier");
     }
 }

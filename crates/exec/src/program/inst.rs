@@ -116,11 +116,19 @@ pub(super) fn compile_inst(
                 chan: *chan,
             }
         }
-        // A tessellation control shader's per-vertex outputs are shared by
-        // the invocations of a patch, which the backend does not model.
-        Op::StoreIndirect { reg, .. } => {
-            return Err(ExecError::Unsupported(format!("stores to 2-D {} registers", reg.file)));
-        }
+        // A direct output (a tessellation control shader's per-patch
+        // output) is stored as any output is; per-vertex outputs are
+        // shared by the invocations of a patch, which the backend does not
+        // model.
+        Op::StoreIndirect { reg, chan } => match u32::try_from(reg.index) {
+            Ok(index) if reg.file == File::Output && reg.indirect.is_none() && reg.dimension.is_none() => {
+                let declared = outputs.binary_search(&index).ok().map(|r| r as u32);
+                let value = data.args.last().map(|a| slots.of(a.value));
+                let value = value.ok_or_else(|| ExecError::Malformed(format!("{inst} stores no value")))?;
+                Step::StoreOutput { index, chan: *chan, value, declared }
+            }
+            _ => return Err(ExecError::Unsupported(format!("stores to 2-D or indirect {} registers", reg.file))),
+        },
         Op::StoreOutput { index, chan } => {
             let declared = outputs.binary_search(index).ok().map(|r| r as u32);
             Step::StoreOutput { index: *index, chan: *chan, value: x.arg(0)?, declared }

@@ -19,9 +19,9 @@ impl Builder<'_> {
             for reg in regs {
                 let slot = match reg.file {
                     File::Temporary => 0,
-                    // 2-D outputs (`OUT[v][i]`) are read and written in
-                    // place by their own loads and stores.
-                    File::Output if reg.dimension.is_some() => continue,
+                    // Outputs read and written in place by their own loads
+                    // and stores.
+                    File::Output if self.output_in_memory(&reg) => continue,
                     File::Output => 1,
                     _ => continue,
                 };

@@ -69,13 +69,13 @@ impl Builder<'_> {
             return Err(self.error(format!("{file} registers hold no values")));
         }
         let dim_indirect = reg.dimension.and_then(|d| d.indirect);
-        let output_2d = file == File::Output && reg.dimension.is_some();
-        if reg.indirect.is_some() || dim_indirect.is_some() || output_2d {
+        let output_in_memory = self.output_in_memory(reg);
+        if reg.indirect.is_some() || dim_indirect.is_some() || output_in_memory {
             let mut args: SmallVec<[Operand; 3]> = SmallVec::new();
             if let Some(ind) = reg.indirect {
                 args.push(Operand::new(self.address(&ind)?));
             }
-            if file == File::Temporary || (file == File::Output && !output_2d) {
+            if file == File::Temporary || (file == File::Output && !output_in_memory) {
                 if dim_indirect.is_some() || reg.dimension.is_some() {
                     return Err(self.error("2-D TEMP registers are not supported"));
                 }
@@ -145,9 +145,7 @@ impl Builder<'_> {
         let reg = dst.reg;
         match reg.file {
             File::Null => Ok(()),
-            // Per-vertex outputs of a tessellation control shader (`OUT[v][i]`)
-            // are shared between invocations: memory, written in place.
-            File::Output if reg.dimension.is_some() => self.store_indirect(&reg, c, value),
+            File::Output if self.output_in_memory(&reg) => self.store_indirect(&reg, c, value),
             File::Temporary | File::Output | File::Address => {
                 if reg.dimension.is_some() {
                     return Err(self.error("2-D TEMP or ADDR registers are not supported"));
@@ -185,6 +183,14 @@ impl Builder<'_> {
             }
             other => Err(self.error(format!("{other} registers cannot be written by this instruction"))),
         }
+    }
+
+    /// Whether output register `reg` is memory, read and written in place
+    /// rather than promoted to SSA: 2-D outputs (`OUT[v][i]`), and every
+    /// output of a tessellation control shader, which the invocations of
+    /// a patch share (one reads what another wrote before a barrier).
+    pub(super) fn output_in_memory(&self, reg: &tgsi::Register) -> bool {
+        reg.file == File::Output && (reg.dimension.is_some() || self.processor == tgsi::Processor::TessCtrl)
     }
 
     /// Writes `value` to channel `c` of a register kept in memory: its

@@ -54,8 +54,9 @@ impl Emitter<'_> {
     /// Makes the instruction just written write `reg` (masked by `mask`)
     /// itself, instead of a TEMP a MOV would copy from, when it wrote just
     /// the values the MOV would store (`wanted`, in the channels they are
-    /// stored to) and nothing reads them after the store (at `last`).
-    /// Returns whether it did.
+    /// stored to, or one value stored to every channel by an instruction
+    /// that computes it in each) and nothing reads them after the store
+    /// (at `last`). Returns whether it did.
     fn write_in_place(&mut self, wanted: &Wanted, mask: u8, reg: Register, last: Option<u32>) -> bool {
         let Some(last) = last else { return false };
         // A copy operand gathering left for later readers stays.
@@ -65,12 +66,29 @@ impl Emitter<'_> {
         let Some(prev) = self.out.last() else { return false };
         let [dst] = prev.dst.as_slice() else { return false };
         let temp = dst.reg;
-        if temp.file != File::Temporary || temp.indirect.is_some() || temp.dimension.is_some() || dst.write_mask != mask
-        {
+        if temp.file != File::Temporary || temp.indirect.is_some() || temp.dimension.is_some() {
             return false;
         }
+        // One value in every stored channel, from an instruction whose every
+        // channel computes it (a replicated opcode, or broadcast operands).
+        let info = prev.opcode.info();
+        let broadcast = dst.write_mask.count_ones() == 1
+            && wanted.windows(2).all(|w| w[0].1 == w[1].1)
+            && match info.mode {
+                tgsi::ChannelMode::Replicate => true,
+                tgsi::ChannelMode::Componentwise => {
+                    !info.is_64bit() && prev.src.iter().all(|s| s.swizzle.iter().all(|&c| c == s.swizzle[0]))
+                }
+                _ => false,
+            };
+        let same_channels = dst.write_mask == mask;
+        if !same_channels && !broadcast {
+            return false;
+        }
+        let written = dst.write_mask.trailing_zeros() as u8;
         let in_temp = wanted.iter().all(|&(pos, o)| {
-            let here = RegChannel { file: File::Temporary, index: temp.index as u32, chan: pos as u8 };
+            let chan = if same_channels { pos as u8 } else { written };
+            let here = RegChannel { file: File::Temporary, index: temp.index as u32, chan };
             !o.neg
                 && !o.abs
                 && self.loc(o.value).ok() == Some(Loc::Reg(here))
@@ -84,6 +102,7 @@ impl Emitter<'_> {
         }
         if let Some(prev) = self.out.last_mut() {
             prev.dst[0].reg = reg;
+            prev.dst[0].write_mask = mask;
         }
         true
     }
