@@ -131,7 +131,7 @@ pub fn eliminate(func: &mut Function) -> Counts {
 /// remove it from code that runs.
 pub fn has_effect(data: &InstData) -> bool {
     match &data.op {
-        Op::StoreOutput { .. } | Op::ArrayStore { .. } => true,
+        Op::StoreOutput { .. } | Op::ArrayStore { .. } | Op::StoreIndirect { .. } => true,
         Op::Opaque { inst, .. } => {
             let info = inst.opcode.info();
             let volatile = inst.memory.is_some_and(|m| m.qualifier & (1 << MemoryQualifier::Volatile.index()) != 0);

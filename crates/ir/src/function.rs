@@ -171,6 +171,17 @@ pub enum Op {
         /// The channel written.
         chan: u8,
     },
+    /// Writes `args[last]` to a channel of a register that is memory rather
+    /// than a value: a 2-D output (a tessellation control shader's
+    /// per-vertex outputs, `OUT[vertex][i]`, which other invocations read).
+    /// Like [`Op::LoadIndirect`], `reg` is the register as written and the
+    /// first args are its indirect index, then its 2-D indirect index.
+    StoreIndirect {
+        /// The register as written, with its indirect parts.
+        reg: tgsi::Register,
+        /// The channel written.
+        chan: u8,
+    },
     /// Writes `args[0]` to an output channel: the value the output has when
     /// the invocation ends (or emits a vertex).
     StoreOutput {
@@ -183,7 +194,11 @@ pub enum Op {
     /// interpolation, barriers, kills, emits and anything else the IR does
     /// not split into channels. Value sources (every register of a file
     /// the IR tracks) are replaced by four scalar arguments each, in
-    /// operand order; results are the destination channels in order
+    /// operand order; then one argument per indirect index of the other
+    /// operands (an indirectly addressed sampler, view, buffer or image,
+    /// or a referenced input: `SAMP[ADDR[0].x]`), sources then
+    /// destinations, each register's index before its 2-D index
+    /// ([`opaque_address_operands`]); results are the destination channels in order
     /// (`results[4*d + c]` for destination `d`, channel `c`, only for
     /// written channels: absent channels have no value).
     Opaque {
@@ -387,4 +402,23 @@ impl Function {
         out.extend(crate::walk::blocks(&self.body));
         out
     }
+}
+
+/// The operands of an [`Op::Opaque`] instruction whose indirect indices
+/// are arguments (after the value sources' four each): the sources that
+/// are not values (by `value_srcs`) and the destinations of files that
+/// hold no values, in that order.
+pub fn opaque_address_operands(
+    template: &tgsi::Instruction,
+    value_srcs: u8,
+) -> impl Iterator<Item = &tgsi::Register> + '_ {
+    let srcs = template.src.iter().enumerate().filter(move |(i, _)| *i >= 8 || value_srcs & (1 << i) == 0);
+    let dsts = template.dst.iter().filter(|d| !matches!(d.reg.file, File::Temporary | File::Output | File::Address));
+    srcs.map(|(_, s)| &s.reg).chain(dsts.map(|d| &d.reg))
+}
+
+/// How many indirect indices `reg` has (its index, its 2-D index): the
+/// arguments an instruction reading or writing it takes for them.
+pub fn indirect_parts(reg: &tgsi::Register) -> usize {
+    usize::from(reg.indirect.is_some()) + usize::from(reg.dimension.is_some_and(|d| d.indirect.is_some()))
 }

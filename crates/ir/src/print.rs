@@ -301,7 +301,7 @@ fn inst_text(func: &Function, data: &InstData) -> String {
             write_arg_list(&mut s, " ", args);
         }
         Op::Phi { preds } => write_phi(&mut s, data, preds),
-        Op::LoadIndirect { reg, chan } => write_load_indirect(&mut s, data, reg, *chan),
+        Op::LoadIndirect { reg, chan } => write_indirect_access(&mut s, data, "loadindirect", reg, *chan),
         Op::ArrayLoad { array, offset, chan } => {
             let _ = write!(s, "{} ", op_name(data, "arrayload"));
             let index = if args.len() == 1 { args.first() } else { None };
@@ -310,6 +310,7 @@ fn inst_text(func: &Function, data: &InstData) -> String {
                 write_args_note(&mut s, args);
             }
         }
+        Op::StoreIndirect { reg, chan } => write_indirect_access(&mut s, data, "storeindirect", reg, *chan),
         Op::ArrayStore { array, offset, chan } => write_array_store(&mut s, data, *array, *offset, *chan),
         Op::StoreOutput { index, chan } => {
             let _ = write!(s, "{} OUT[{index}].{}", op_name(data, "storeoutput"), chan_name(*chan));
@@ -472,11 +473,12 @@ fn write_element(s: &mut String, array: crate::function::Array, index: Option<&O
     let _ = write!(s, "].{}", chan_name(chan));
 }
 
-/// `loadindirect CONST[v5 + 2].y`, `loadindirect CONST[v6][v5 - 1](1).x`:
-/// the register with each indirect index its operand (the index, then the
-/// 2-D index, in argument order), the constant offset and the array id.
-fn write_load_indirect(s: &mut String, data: &InstData, reg: &Register, chan: u8) {
-    let _ = write!(s, "{} {}", op_name(data, "loadindirect"), reg.file.name());
+/// `loadindirect CONST[v5 + 2].y`, `loadindirect CONST[v6][v5 - 1](1).x`,
+/// `storeindirect OUT[v2][1].x, v7`: the register with each indirect index
+/// its operand (the index, then the 2-D index, in argument order), the
+/// constant offset and the array id; a store's value after it.
+fn write_indirect_access(s: &mut String, data: &InstData, name: &str, reg: &Register, chan: u8) {
+    let _ = write!(s, "{} {}", op_name(data, name), reg.file.name());
     // The operands are the index, then the 2-D index.
     let mut args = data.args.iter();
     let index = reg.indirect.as_ref().map(|ind| (ind, args.next()));
@@ -487,8 +489,13 @@ fn write_load_indirect(s: &mut String, data: &InstData, reg: &Register, chan: u8
     write_index(s, reg.index, index);
     let _ = write!(s, ".{}", chan_name(chan));
     let rest: Vec<Operand> = args.copied().collect();
-    if !rest.is_empty() {
-        write_args_note(s, &rest);
+    match (name, rest.as_slice()) {
+        (_, []) => {}
+        ("storeindirect", [value]) => {
+            s.push_str(", ");
+            write_operand(s, value);
+        }
+        _ => write_args_note(s, &rest),
     }
 }
 

@@ -116,6 +116,19 @@ pub(super) fn compile_inst(
                 chan: *chan,
             }
         }
+        // A direct output (a tessellation control shader's per-patch
+        // output) is stored as any output is; per-vertex outputs are
+        // shared by the invocations of a patch, which the backend does not
+        // model.
+        Op::StoreIndirect { reg, chan } => match u32::try_from(reg.index) {
+            Ok(index) if reg.file == File::Output && reg.indirect.is_none() && reg.dimension.is_none() => {
+                let declared = outputs.binary_search(&index).ok().map(|r| r as u32);
+                let value = data.args.last().map(|a| slots.of(a.value));
+                let value = value.ok_or_else(|| ExecError::Malformed(format!("{inst} stores no value")))?;
+                Step::StoreOutput { index, chan: *chan, value, declared }
+            }
+            _ => return Err(ExecError::Unsupported(format!("stores to 2-D or indirect {} registers", reg.file))),
+        },
         Op::StoreOutput { index, chan } => {
             let declared = outputs.binary_search(index).ok().map(|r| r as u32);
             Step::StoreOutput { index: *index, chan: *chan, value: x.arg(0)?, declared }
@@ -167,6 +180,9 @@ fn alu_step(x: &InstSlots, opcode: Opcode, chan: u8) -> Result<Step, ExecError> 
 /// A load from register `reg`'s file, its index (and 2-D index) adding
 /// the operands for their indirect parts, in order.
 fn load_indirect_step(x: &InstSlots, reg: &Register, chan: u8) -> Result<Step, ExecError> {
+    if reg.file == File::Output && reg.dimension.is_some() {
+        return Err(ExecError::Unsupported(format!("loads of 2-D {} registers", reg.file)));
+    }
     let mut k = 0;
     let index = if reg.indirect.is_some() {
         k += 1;
@@ -185,6 +201,14 @@ fn load_indirect_step(x: &InstSlots, reg: &Register, chan: u8) -> Result<Step, E
 /// texture and memory instructions; an error for any other.
 fn opaque_step(module: &Module, x: &InstSlots, t: &tgsi::Instruction) -> Result<Compiled, ExecError> {
     let (data, slots, inst) = (x.data, x.slots, x.inst);
+    let value_srcs = match &data.op {
+        Op::Opaque { value_srcs, .. } => *value_srcs,
+        _ => 0,
+    };
+    // Resources picked per lane (`SAMP[ADDR[0].x]`) are not modelled.
+    if let Some(reg) = ir::opaque_address_operands(t, value_srcs).find(|r| ir::indirect_parts(r) > 0) {
+        return Err(ExecError::Unsupported(format!("indirectly addressed {} operands", reg.file)));
+    }
     let step = match t.opcode {
         Opcode::Kill | Opcode::Demote => Step::Kill,
         Opcode::KillIf => Step::KillIf { args: data.args.iter().take(4).map(|a| slots.arg(a)).collect() },

@@ -19,6 +19,9 @@ impl Builder<'_> {
             for reg in regs {
                 let slot = match reg.file {
                     File::Temporary => 0,
+                    // Outputs read and written in place by their own loads
+                    // and stores.
+                    File::Output if self.output_in_memory(&reg) => continue,
                     File::Output => 1,
                     _ => continue,
                 };

@@ -69,14 +69,15 @@ impl Builder<'_> {
             return Err(self.error(format!("{file} registers hold no values")));
         }
         let dim_indirect = reg.dimension.and_then(|d| d.indirect);
-        if reg.indirect.is_some() || dim_indirect.is_some() {
+        let output_in_memory = self.output_in_memory(reg);
+        if reg.indirect.is_some() || dim_indirect.is_some() || output_in_memory {
             let mut args: SmallVec<[Operand; 3]> = SmallVec::new();
             if let Some(ind) = reg.indirect {
                 args.push(Operand::new(self.address(&ind)?));
             }
-            if matches!(file, File::Temporary | File::Output) {
+            if file == File::Temporary || (file == File::Output && !output_in_memory) {
                 if dim_indirect.is_some() || reg.dimension.is_some() {
-                    return Err(self.error("2-D TEMP or OUT registers are not supported"));
+                    return Err(self.error("2-D TEMP registers are not supported"));
                 }
                 let (array, first) = self
                     .array_of(file, reg.index as i64)
@@ -94,7 +95,7 @@ impl Builder<'_> {
         match file {
             File::Temporary | File::Output | File::Address => {
                 if reg.dimension.is_some() {
-                    return Err(self.error("2-D TEMP, OUT or ADDR registers are not supported"));
+                    return Err(self.error("2-D TEMP or ADDR registers are not supported"));
                 }
                 if let Some((array, first)) = self.array_of(file, index as i64) {
                     let offset = (index - first) as i32;
@@ -144,9 +145,10 @@ impl Builder<'_> {
         let reg = dst.reg;
         match reg.file {
             File::Null => Ok(()),
+            File::Output if self.output_in_memory(&reg) => self.store_indirect(&reg, c, value),
             File::Temporary | File::Output | File::Address => {
                 if reg.dimension.is_some() {
-                    return Err(self.error("2-D destination registers are not supported"));
+                    return Err(self.error("2-D TEMP or ADDR registers are not supported"));
                 }
                 let array = match reg.indirect {
                     Some(_) => self
@@ -181,6 +183,31 @@ impl Builder<'_> {
             }
             other => Err(self.error(format!("{other} registers cannot be written by this instruction"))),
         }
+    }
+
+    /// Whether output register `reg` is memory, read and written in place
+    /// rather than promoted to SSA: 2-D outputs (`OUT[v][i]`), and every
+    /// output of a tessellation control shader, which the invocations of
+    /// a patch share (one reads what another wrote before a barrier).
+    pub(super) fn output_in_memory(&self, reg: &tgsi::Register) -> bool {
+        reg.file == File::Output && (reg.dimension.is_some() || self.processor == tgsi::Processor::TessCtrl)
+    }
+
+    /// Writes `value` to channel `c` of a register kept in memory: its
+    /// indirect index and 2-D indirect index first, as a load reads them.
+    fn store_indirect(&mut self, reg: &tgsi::Register, c: u8, value: Value) -> Result<(), BuildError> {
+        let mut args: SmallVec<[Operand; 3]> = SmallVec::new();
+        if let Some(ind) = reg.indirect {
+            args.push(Operand::new(self.address(&ind)?));
+        }
+        if let Some(ind) = reg.dimension.and_then(|d| d.indirect) {
+            args.push(Operand::new(self.address(&ind)?));
+        }
+        args.push(Operand::new(value));
+        let origin = Origin { inst: Some(self.pc as u32), dst: None };
+        let inst = self.func.add_inst(Op::StoreIndirect { reg: *reg, chan: c }, &args, &[], origin);
+        self.append(inst);
+        Ok(())
     }
 
     /// Adds one ALU operation to the current block, computing the formula
@@ -368,8 +395,13 @@ impl Builder<'_> {
                 // The register is a placeholder: the value is in `args`.
                 template.src[i].reg = tgsi::Register::new(File::Temporary, 0);
                 template.src[i].swizzle = tgsi::IDENTITY_SWIZZLE;
-            } else if src.reg.indirect.is_some() || src.reg.dimension.and_then(|d| d.indirect).is_some() {
-                return Err(self.error("indirectly addressed resources are not supported"));
+            }
+        }
+        // Then the indirect indices of the operands kept as they are.
+        let referenced: Vec<tgsi::Register> = opaque_address_operands(inst, value_srcs).copied().collect();
+        for reg in referenced {
+            for ind in [reg.indirect, reg.dimension.and_then(|d| d.indirect)].into_iter().flatten() {
+                args.push(Operand::new(self.address(&ind)?));
             }
         }
         let mut result_slots = Vec::new();
@@ -383,8 +415,6 @@ impl Builder<'_> {
                 // A placeholder: the results are values, and where they
                 // were written is the origin of the instruction (below).
                 template.dst[d].reg = tgsi::Register::new(File::Temporary, 0);
-            } else if dst.reg.indirect.is_some() {
-                return Err(self.error("indirectly addressed resources are not supported"));
             }
         }
         let tys = vec![Ty::B32; result_slots.len()];

@@ -57,6 +57,7 @@ pub(super) fn inst(c: &mut Cursor<'_>, code: &mut Code, processor: tgsi::Process
         }
         "phi" => phi(c, code, &mut data)?,
         "loadindirect" => load_indirect(c, code, &mut data)?,
+        "storeindirect" => store_indirect(c, code, &mut data)?,
         "arrayload" => array_load(c, code, &mut data)?,
         "arraystore" => array_store(c, code, &mut data)?,
         "storeoutput" => store_output(c, code, &mut data)?,
@@ -107,12 +108,32 @@ fn read(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), 
     Ok(())
 }
 
-/// `loadindirect CONST[v5 + 2].y`, `loadindirect IN[v6][1](2).x`: the
-/// register with an index operand (and offset) in either bracket, the
-/// array id after it; the operands are the index, then the 2-D index.
+/// `loadindirect CONST[v5 + 2].y`, `loadindirect IN[v6][1](2).x`.
 fn load_indirect(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), ParseIrError> {
+    let (reg, chan, args) = indirect_access(c, code)?;
+    data.op = Op::LoadIndirect { reg, chan };
+    data.args = args;
+    data.args.extend(note(c, code)?);
+    Ok(())
+}
+
+/// `storeindirect OUT[v2][1].x, v7`: the register, then the value stored.
+fn store_indirect(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Result<(), ParseIrError> {
+    let (reg, chan, args) = indirect_access(c, code)?;
+    data.op = Op::StoreIndirect { reg, chan };
+    data.args = args;
+    if c.eat(", ") {
+        data.args.push(operand(c, code)?);
+    }
+    data.args.extend(note(c, code)?);
+    Ok(())
+}
+
+/// ` FILE[d][i].c` of an indirect load or store: each bracket a constant,
+/// or an index operand with an offset and maybe an array id after the
+/// bracket; with the operands, the index first, then the 2-D index.
+fn indirect_access(c: &mut Cursor<'_>, code: &mut Code) -> Result<(Register, u8, Args), ParseIrError> {
     c.expect(" ")?;
-    let at = c.pos();
     let (file, _, _) = file_name(c)?;
     let first = register_index(c, code)?;
     let second = if c.rest().starts_with('[') { Some(register_index(c, code)?) } else { None };
@@ -120,19 +141,14 @@ fn load_indirect(c: &mut Cursor<'_>, code: &mut Code, data: &mut InstData) -> Re
         Some(second) => (Some(first), second),
         None => (None, first),
     };
-    if index.operand.is_none() && dim.and_then(|d| d.operand).is_none() {
-        return Err(c.error_at(at, c.pos() - at, "an indirect load takes an index operand"));
-    }
     let mut reg = Register::new(file, index.offset);
     reg.indirect = index.indirect();
     reg.dimension = dim.map(|d| tgsi::Dimension { index: d.offset, indirect: d.indirect() });
-    data.op = Op::LoadIndirect { reg, chan: channel(c)? };
-    data.args = index.operand.into_iter().chain(dim.and_then(|d| d.operand)).collect();
-    data.args.extend(note(c, code)?);
-    Ok(())
+    let chan = channel(c)?;
+    Ok((reg, chan, index.operand.into_iter().chain(dim.and_then(|d| d.operand)).collect()))
 }
 
-/// One bracket of an indirectly loaded register.
+/// One bracket of an indirectly accessed register.
 #[derive(Clone, Copy)]
 struct RegisterIndex {
     operand: Option<Operand>,

@@ -312,14 +312,19 @@ impl<'a> Allocator<'a> {
     }
 
     /// Whether a load can be read in place by its only user: an operation
-    /// of the same source instruction, with the index in an ADDR register.
+    /// (or a 2-D output store) of the same source instruction, with the
+    /// index in an ADDR register.
     fn foldable(&self, v: Value) -> bool {
         let def = self.func.def(v);
         let Some(uses) = self.uses.get(&v) else { return false };
         let [user] = uses.as_slice() else { return false };
         let u = &self.func.insts[*user];
         let same_source = u.origin.inst.is_some() && u.origin.inst == def.origin.inst;
-        let reads_it = matches!(u.op, Op::Alu { .. } | Op::Opaque { .. });
+        // A store reads it too, unless it may write what it loads: the
+        // channels of one instruction can be written by several.
+        let store_of_other_memory = matches!(u.op, Op::StoreIndirect { .. })
+            && matches!(def.op, Op::LoadIndirect { reg, .. } if reg.file != File::Output);
+        let reads_it = matches!(u.op, Op::Alu { .. } | Op::Opaque { .. }) || store_of_other_memory;
         let index_in_addr =
             def.args.iter().all(|a| matches!(self.loc.get(&a.value), Some(Loc::Reg(r)) if r.file == File::Address));
         same_source && reads_it && index_in_addr && self.layout.inst_pos.contains_key(user)

@@ -32,7 +32,7 @@ impl Emitter<'_> {
 
     pub(super) fn assemble(self, module: &Module) -> tgsi::Shader {
         let (imms, map) = self.imms.finish();
-        let mut items: Vec<tgsi::Item> = module.interface.clone();
+        let mut items = interface::todays_interface(module.processor, &module.interface);
         // TEMP declarations: arrays as declared, plain registers as ranges.
         let local = !module.temps.is_empty() && module.temps.iter().all(|d| d.local);
         let temp_count = self.alloc.temp_count + self.out_scratch_count();

@@ -51,6 +51,62 @@ impl Emitter<'_> {
         Ok(n.max(1))
     }
 
+    /// Makes the instruction just written write `reg` (masked by `mask`)
+    /// itself, instead of a TEMP a MOV would copy from, when it wrote just
+    /// the values the MOV would store (`wanted`, in the channels they are
+    /// stored to, or one value stored to every channel by an instruction
+    /// that computes it in each) and nothing reads them after the store
+    /// (at `last`). Returns whether it did.
+    fn write_in_place(&mut self, wanted: &Wanted, mask: u8, reg: Register, last: Option<u32>) -> bool {
+        let Some(last) = last else { return false };
+        // A copy operand gathering left for later readers stays.
+        if self.held.iter().any(|&(_, _, since)| since == self.out.len()) {
+            return false;
+        }
+        let Some(prev) = self.out.last() else { return false };
+        let [dst] = prev.dst.as_slice() else { return false };
+        let temp = dst.reg;
+        if temp.file != File::Temporary || temp.indirect.is_some() || temp.dimension.is_some() {
+            return false;
+        }
+        // One value in every stored channel, from an instruction whose every
+        // channel computes it (a replicated opcode, or broadcast operands).
+        let info = prev.opcode.info();
+        let broadcast = dst.write_mask.count_ones() == 1
+            && wanted.windows(2).all(|w| w[0].1 == w[1].1)
+            && match info.mode {
+                tgsi::ChannelMode::Replicate => true,
+                tgsi::ChannelMode::Componentwise => {
+                    !info.is_64bit() && prev.src.iter().all(|s| s.swizzle.iter().all(|&c| c == s.swizzle[0]))
+                }
+                _ => false,
+            };
+        let same_channels = dst.write_mask == mask;
+        if !same_channels && !broadcast {
+            return false;
+        }
+        let written = dst.write_mask.trailing_zeros() as u8;
+        let in_temp = wanted.iter().all(|&(pos, o)| {
+            let chan = if same_channels { pos as u8 } else { written };
+            let here = RegChannel { file: File::Temporary, index: temp.index as u32, chan };
+            !o.neg
+                && !o.abs
+                && self.loc(o.value).ok() == Some(Loc::Reg(here))
+                && self.layout.ranges.get(&o.value).is_some_and(|r| r.iter().all(|iv| iv.end <= last))
+        });
+        // The register's index must not be in the TEMP no longer written.
+        let reads_temp =
+            |ind: Option<tgsi::Indirect>| ind.is_some_and(|ind| ind.file == File::Temporary && ind.index == temp.index);
+        if !in_temp || reads_temp(reg.indirect) || reads_temp(reg.dimension.and_then(|d| d.indirect)) {
+            return false;
+        }
+        if let Some(prev) = self.out.last_mut() {
+            prev.dst[0].reg = reg;
+            prev.dst[0].write_mask = mask;
+        }
+        true
+    }
+
     /// Whether two loads read channels of the same register.
     pub(super) fn same_load(&self, a: Inst, b: Inst) -> bool {
         let (x, y) = (&self.func.insts[a], &self.func.insts[b]);
@@ -68,29 +124,32 @@ impl Emitter<'_> {
         match &first.op {
             Op::ArrayLoad { array, offset, .. } => self.array_register(*array, *offset, first.args.first().copied()),
             Op::LoadIndirect { reg, .. } => {
-                let args = first.args.clone();
-                let mut reg = *reg;
-                let mut k = 0;
-                if let Some(ind) = &mut reg.indirect {
-                    *ind = self.address(args[k], ind.array_id)?;
-                    k += 1;
-                }
-                if let Some(dim) = &mut reg.dimension {
-                    if let Some(ind) = &mut dim.indirect {
-                        *ind = self.address(args[k], ind.array_id)?;
-                    }
-                }
-                Ok(reg)
+                let (reg, args) = (*reg, first.args.clone());
+                self.indirect_register(reg, &args)
             }
             _ => Err(self.err("not a load")),
         }
     }
 
-    /// Consecutive stores to channels of one array element, as one MOV.
-    pub(super) fn array_stores(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
+    /// `reg` with its indirect index and 2-D indirect index reading the
+    /// first of `args`, in that order.
+    fn indirect_register(&mut self, mut reg: Register, args: &[Operand]) -> Result<Register, EmitError> {
+        let mut args = args.iter().copied();
+        let missing = || EmitError("an indirect register without its index operand".into());
+        if let Some(ind) = &mut reg.indirect {
+            *ind = self.address(args.next().ok_or_else(missing)?, ind.array_id)?;
+        }
+        if let Some(ind) = reg.dimension.as_mut().and_then(|d| d.indirect.as_mut()) {
+            *ind = self.address(args.next().ok_or_else(missing)?, ind.array_id)?;
+        }
+        Ok(reg)
+    }
+
+    /// Consecutive stores to channels of one array element, or of one
+    /// register kept in memory, as one MOV.
+    pub(super) fn stores_in_place(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
         let first = &self.func.insts[insts[i]];
-        let Op::ArrayStore { array, offset, .. } = first.op else { return Err(self.err("not a store")) };
-        let index_arg = if first.args.len() > 1 { first.args.first().copied() } else { None };
+        let Some((target, _)) = store_target(first) else { return Err(self.err("not a store")) };
         let mut wanted = Wanted::new();
         let mut mask = 0u8;
         let mut n = 0;
@@ -99,12 +158,11 @@ impl Emitter<'_> {
                 break;
             }
             let d = &self.func.insts[inst];
-            let Op::ArrayStore { array: a, offset: o, chan } = d.op else { break };
-            let idx = if d.args.len() > 1 { d.args.first().copied() } else { None };
-            if (a, o, idx) != (array, offset, index_arg) || mask & (1 << chan) != 0 {
+            let Some((t, chan)) = store_target(d) else { break };
+            if t != target || mask & (1 << chan) != 0 {
                 break;
             }
-            let value = d.args[d.args.len() - 1];
+            let Some(&value) = d.args.last() else { break };
             let mut trial: Vec<Operand> = wanted.iter().map(|&(_, o)| o).collect();
             trial.push(value);
             if !wanted.is_empty() && !self.one_register(&trial)? {
@@ -114,7 +172,15 @@ impl Emitter<'_> {
             mask |= 1 << chan;
             n += 1;
         }
-        let reg = self.array_register(array, offset, index_arg)?;
+        let written_before = self.out.len();
+        let reg = match target {
+            StoreTarget::Array { array, offset, index } => self.array_register(array, offset, index)?,
+            StoreTarget::Register { reg, indices } => self.indirect_register(reg, &indices)?,
+        };
+        let last = insts.get(i + n.max(1) - 1).and_then(|s| self.layout.inst_pos.get(s)).copied();
+        if self.out.len() == written_before && self.write_in_place(&wanted, mask, reg, last) {
+            return Ok(n.max(1));
+        }
         let src = self.operand(&wanted)?;
         let mut inst = tgsi::Instruction::new(Opcode::Mov);
         inst.dst.push(DstOperand { reg, write_mask: mask });
@@ -124,7 +190,7 @@ impl Emitter<'_> {
     }
 
     /// An indirect index reading `arg`'s register channel.
-    fn address(&mut self, arg: Operand, array_id: u16) -> Result<tgsi::Indirect, EmitError> {
+    pub(super) fn address(&mut self, arg: Operand, array_id: u16) -> Result<tgsi::Indirect, EmitError> {
         match self.loc(arg.value)? {
             Loc::Reg(r) => Ok(tgsi::Indirect { file: r.file, index: r.index as i32, component: r.chan, array_id }),
             Loc::Src(s) if s.dim.is_none() => {
@@ -148,5 +214,30 @@ impl Emitter<'_> {
             reg.indirect = Some(self.address(ix, data.array_id.unwrap_or(0))?);
         }
         Ok(reg)
+    }
+}
+
+/// Where a store writes, apart from its channel: stores with equal targets
+/// write channels of one register and can be one instruction.
+#[derive(PartialEq)]
+enum StoreTarget {
+    /// An array element, at a constant offset plus an index operand.
+    Array { array: Array, offset: i32, index: Option<Operand> },
+    /// A register kept in memory, with its index operands.
+    Register { reg: Register, indices: SmallVec<[Operand; 2]> },
+}
+
+/// The target and channel of a store to an array or to a register kept in
+/// memory; `None` for any other instruction.
+fn store_target(d: &InstData) -> Option<(StoreTarget, u8)> {
+    let (_, indices) = d.args.split_last()?;
+    match d.op {
+        Op::ArrayStore { array, offset, chan } => {
+            Some((StoreTarget::Array { array, offset, index: indices.first().copied() }, chan))
+        }
+        Op::StoreIndirect { reg, chan } => {
+            Some((StoreTarget::Register { reg, indices: SmallVec::from_slice(indices) }, chan))
+        }
+        _ => None,
     }
 }

@@ -66,7 +66,7 @@ impl Emitter<'_> {
                 Ok(1)
             }
             Op::ArrayLoad { .. } | Op::LoadIndirect { .. } => self.loads(insts, i),
-            Op::ArrayStore { .. } => self.array_stores(insts, i),
+            Op::ArrayStore { .. } | Op::StoreIndirect { .. } => self.stores_in_place(insts, i),
             Op::Opaque { .. } => {
                 self.opaque(inst)?;
                 Ok(1)
@@ -78,6 +78,12 @@ impl Emitter<'_> {
         let data = &self.func.insts[inst];
         let Op::Opaque { inst: template, value_srcs } = &data.op else { return Ok(()) };
         let mut t = (**template).clone();
+        if matches!(t.opcode, Opcode::Emit | Opcode::Endprim) && t.src.is_empty() {
+            // The 2010 form names no vertex stream; today's takes the
+            // stream index as an immediate, and stream 0 is what it meant.
+            let (k, swizzle) = self.imms.find_or_add(&[(0, 0)]);
+            t.src.push(reg_src(RegChannel { file: File::Immediate, index: k, chan: swizzle[0] }));
+        }
         let mut args = data.args.iter().copied();
         for (i, src) in t.src.iter_mut().enumerate() {
             if value_srcs & (1 << i) != 0 {
@@ -89,6 +95,28 @@ impl Emitter<'_> {
                 *src = s;
             } else if src.reg.file == File::Immediate {
                 self.imms.keep(src.reg.index as u32);
+            }
+        }
+        // The indirect indices of the operands kept as they are, in the
+        // order `opaque_address_operands` gives.
+        let value_srcs = *value_srcs;
+        let srcs = t
+            .src
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| *i >= 8 || value_srcs & (1 << i) == 0)
+            .map(|(_, s)| &mut s.reg);
+        let dsts = t
+            .dst
+            .iter_mut()
+            .filter(|d| !matches!(d.reg.file, File::Temporary | File::Output | File::Address))
+            .map(|d| &mut d.reg);
+        let mut referenced: Vec<&mut Register> = srcs.chain(dsts).collect();
+        for reg in referenced.iter_mut() {
+            let dim_ind = reg.dimension.as_mut().and_then(|d| d.indirect.as_mut());
+            for ind in [reg.indirect.as_mut(), dim_ind].into_iter().flatten() {
+                let arg = args.next().ok_or_else(|| EmitError(format!("{inst} lacks an indirect index")))?;
+                *ind = self.address(arg, ind.array_id)?;
             }
         }
         if let Some(tex) = &t.texture {

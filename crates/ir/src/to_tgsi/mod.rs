@@ -27,6 +27,7 @@
 //!   `gather` for values scattered over registers;
 //! - `copies`: the phis' parallel copies and the MOVs everything writes;
 //! - `immediates`: the emitted shader's immediates;
+//! - `interface`: the source's declarations in today's syntax;
 //! - `assemble`: branch labels, declarations and the final shader.
 
 mod alloc;
@@ -39,6 +40,7 @@ mod gather;
 mod immediates;
 mod indirect;
 mod instruction;
+mod interface;
 mod layout;
 mod operands;
 mod stores;
@@ -212,7 +214,7 @@ fn live_instructions(func: &Function) -> SecondaryMap<Inst, ()> {
         for &inst in &block.insts {
             let data = &func.insts[inst];
             let effect = match &data.op {
-                Op::StoreOutput { .. } | Op::ArrayStore { .. } => true,
+                Op::StoreOutput { .. } | Op::ArrayStore { .. } | Op::StoreIndirect { .. } => true,
                 Op::Opaque { inst: t, .. } => {
                     t.opcode.info().has(tgsi::flags::SIDE_EFFECT)
                         || t.dst.iter().any(|d| !matches!(d.reg.file, File::Temporary | File::Output | File::Address))

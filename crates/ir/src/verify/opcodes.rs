@@ -84,13 +84,15 @@ impl Verifier<'_> {
                 format!("value_srcs 0b{value_srcs:b} marks sources beyond the {nsrc} of {name}"),
             );
         }
-        let expected = 4 * value_srcs.count_ones() as usize;
+        let addresses: usize =
+            crate::function::opaque_address_operands(template, value_srcs).map(crate::function::indirect_parts).sum();
+        let expected = 4 * value_srcs.count_ones() as usize + addresses;
         if data.args.len() != expected {
             self.inst_issue(
                 Some(b),
                 inst,
                 format!(
-                    "{name} has {} arguments; {} value source(s) take {expected}",
+                    "{name} has {} arguments; {} value source(s) and {addresses} indirect index(es) take {expected}",
                     data.args.len(),
                     value_srcs.count_ones()
                 ),
@@ -157,7 +159,33 @@ mod tests {
         t.inst(b0, op.clone(), &[x, x, x, x], &[Ty::B32; 4]);
         assert_valid(&t.f);
         t.inst(b0, op, &[x, x], &[Ty::B32; 5]);
-        assert_issue(&t.f, "tex has 2 arguments; 1 value source(s) take 4");
+        assert_issue(&t.f, "tex has 2 arguments; 1 value source(s) and 0 indirect index(es) take 4");
         assert_issue(&t.f, "tex has 5 results; its 1 destination(s) allow 4");
+    }
+
+    /// An indirectly addressed sampler takes its index as one more argument.
+    #[test]
+    fn opaque_indirect_resource_takes_its_index() {
+        let mut t = Builder::default();
+        let b0 = t.block();
+        t.f.body = vec![blk(b0)];
+        let x = t.konst(b0, 1);
+        let mut tex = tgsi::Instruction::new(Opcode::Tex);
+        tex.dst.push(tgsi::DstOperand { reg: tgsi::Register::new(tgsi::File::Temporary, 0), write_mask: 0xf });
+        for file in [tgsi::File::Temporary, tgsi::File::Sampler] {
+            tex.src.push(tgsi::SrcOperand {
+                reg: tgsi::Register::new(file, 0),
+                swizzle: [0, 1, 2, 3],
+                negate: false,
+                absolute: false,
+            });
+        }
+        tex.src[1].reg.indirect =
+            Some(tgsi::Indirect { file: tgsi::File::Address, index: 0, component: 0, array_id: 0 });
+        let op = Op::Opaque { inst: Box::new(tex), value_srcs: 0b01 };
+        t.inst(b0, op.clone(), &[x, x, x, x, x], &[Ty::B32; 4]);
+        assert_valid(&t.f);
+        t.inst(b0, op, &[x, x, x, x], &[Ty::B32; 4]);
+        assert_issue(&t.f, "tex has 4 arguments; 1 value source(s) and 1 indirect index(es) take 5");
     }
 }

@@ -123,6 +123,7 @@ impl Verifier<'_> {
             Op::Phi { preds } => self.phi_operands(b, inst, data, preds),
             Op::LoadIndirect { chan, .. } => self.load_indirect(b, inst, data, *chan),
             Op::ArrayLoad { array, offset, chan } => self.array_load(b, inst, data, *array, *offset, *chan),
+            Op::StoreIndirect { reg, chan } => self.store_indirect(b, inst, data, reg, *chan),
             Op::ArrayStore { array, offset, chan } => self.array_store(b, inst, data, *array, *offset, *chan),
             Op::StoreOutput { chan, .. } => self.store_output(b, inst, data, *chan),
             Op::Opaque { inst: template, value_srcs } => self.opaque(b, inst, data, template, *value_srcs),
@@ -182,6 +183,18 @@ impl Verifier<'_> {
         }
         self.result_ty(b, inst, data, 0, Ty::B32, "loadindirect");
         self.chan(b, inst, chan, 4, "loadindirect");
+    }
+
+    /// A store to a register kept in memory: one operand per indirect
+    /// part of the register, then the value.
+    fn store_indirect(&mut self, b: Block, inst: Inst, data: &InstData, reg: &tgsi::Register, chan: u8) {
+        let parts = crate::function::indirect_parts(reg);
+        self.counts(b, inst, data, "storeindirect", &[parts + 1], 0);
+        self.no_modifiers(b, inst, data, "storeindirect");
+        for i in 0..data.args.len() {
+            self.arg_ty(b, inst, data, i, Ty::B32, "storeindirect");
+        }
+        self.chan(b, inst, chan, 4, "storeindirect");
     }
 
     /// A load from a memory array; without an index operand, at a constant
