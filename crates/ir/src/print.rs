@@ -526,12 +526,13 @@ fn write_index(s: &mut String, offset: i32, indirect: Option<(&Indirect, Option<
     }
 }
 
-/// `v3, v4 = TEX _.xy, (v0, v1, v2, v2), SAMP[0], 2D`: a TGSI instruction
-/// kept whole. A destination that holds values is `_` with its write mask
-/// (its results are on the left, in channel order); a source that is a
-/// value is its four operands in parentheses, with the source's
+/// `v3, v4 = TEX _.xy, (v0, v1, v2, v2), SAMP[v5 + 1], 2D`: a TGSI
+/// instruction kept whole. A destination that holds values is `_` with its
+/// write mask (its results are on the left, in channel order); a source
+/// that is a value is its four operands in parentheses, with the source's
 /// modifiers; resources, samplers and references print as TGSI writes
-/// them.
+/// them, with an indirect index as its operand (the arguments after the
+/// value sources', in [`crate::function::opaque_address_operands`] order).
 fn write_opaque(s: &mut String, data: &InstData, template: &tgsi::Instruction, value_srcs: u8) {
     s.push_str(template.opcode.name());
     if template.saturate {
@@ -540,14 +541,34 @@ fn write_opaque(s: &mut String, data: &InstData, template: &tgsi::Instruction, v
     if template.precise {
         s.push_str("_PRECISE");
     }
+    let is_value_src = |i: usize| i < 8 && value_srcs & (1 << i) != 0;
+    let value_args = 4 * value_srcs.count_ones() as usize;
+    let (mut values, mut addresses) = match data.args.get(..value_args) {
+        Some(v) => (v.iter(), data.args[value_args..].iter()),
+        None => (data.args.iter(), [].iter()),
+    };
+    // Each referenced register's index operands, in the builder's order.
+    let mut take = |reg: &Register| -> IndexOperands<'_> {
+        let index = reg.indirect.map(|_| addresses.next());
+        let dim = reg.dimension.and_then(|d| d.indirect).map(|_| addresses.next());
+        (index.flatten(), dim.flatten())
+    };
+    let src_ops: Vec<IndexOperands<'_>> = template
+        .src
+        .iter()
+        .enumerate()
+        .map(|(i, src)| if is_value_src(i) { (None, None) } else { take(&src.reg) })
+        .collect();
+    let dst_ops: Vec<IndexOperands<'_>> =
+        template.dst.iter().map(|dst| if value_dst(dst.reg.file) { (None, None) } else { take(&dst.reg) }).collect();
     let mut sep = " ";
-    for dst in &template.dst {
+    for (dst, ops) in template.dst.iter().zip(&dst_ops) {
         s.push_str(sep);
         sep = ", ";
-        if crate::from_tgsi::lower::is_value_file(dst.reg.file) {
+        if value_dst(dst.reg.file) {
             s.push('_');
         } else {
-            write_register(s, &dst.reg);
+            write_resource(s, &dst.reg, *ops);
         }
         if dst.write_mask & 0xf != 0xf {
             s.push('.');
@@ -558,8 +579,7 @@ fn write_opaque(s: &mut String, data: &InstData, template: &tgsi::Instruction, v
             }
         }
     }
-    let mut args = data.args.iter();
-    for (i, src) in template.src.iter().enumerate() {
+    for (i, (src, ops)) in template.src.iter().zip(&src_ops).enumerate() {
         s.push_str(sep);
         sep = ", ";
         if src.negate {
@@ -568,20 +588,20 @@ fn write_opaque(s: &mut String, data: &InstData, template: &tgsi::Instruction, v
         if src.absolute {
             s.push('|');
         }
-        if i < 8 && value_srcs & (1 << i) != 0 {
+        if is_value_src(i) {
             s.push('(');
             for k in 0..4 {
                 if k > 0 {
                     s.push_str(", ");
                 }
-                match args.next() {
+                match values.next() {
                     Some(a) => write_operand(s, a),
                     None => s.push('?'),
                 }
             }
             s.push(')');
         } else {
-            write_register(s, &src.reg);
+            write_resource(s, &src.reg, *ops);
             if src.swizzle != tgsi::IDENTITY_SWIZZLE {
                 s.push('.');
                 for &c in &src.swizzle {
@@ -594,10 +614,30 @@ fn write_opaque(s: &mut String, data: &InstData, template: &tgsi::Instruction, v
         }
     }
     s.push_str(&template_tail(template));
-    let rest: Vec<Operand> = args.copied().collect();
+    let rest: Vec<Operand> = values.chain(addresses).copied().collect();
     if !rest.is_empty() {
         write_args_note(s, &rest);
     }
+}
+
+/// The operands of a register's indirect index and 2-D index.
+type IndexOperands<'a> = (Option<&'a Operand>, Option<&'a Operand>);
+
+/// Whether an instruction kept whole writes a destination of `file` as
+/// values (its results), as [`crate::function::opaque_address_operands`]
+/// decides.
+fn value_dst(file: tgsi::File) -> bool {
+    matches!(file, tgsi::File::Temporary | tgsi::File::Output | tgsi::File::Address)
+}
+
+/// A resource, sampler or reference register: `SAMP[0]`, `IN[v3 + 1](1)`,
+/// `BUFFER[v2]`.
+fn write_resource(s: &mut String, reg: &Register, (index, dim): IndexOperands<'_>) {
+    s.push_str(reg.file.name());
+    if let Some(d) = &reg.dimension {
+        write_index(s, d.index, d.indirect.as_ref().map(|ind| (ind, dim)));
+    }
+    write_index(s, reg.index, reg.indirect.as_ref().map(|ind| (ind, index)));
 }
 
 /// What TGSI's canonical printer writes after an instruction's operands
@@ -614,39 +654,6 @@ fn template_tail(inst: &tgsi::Instruction) -> String {
     let line = text.lines().nth(1).unwrap_or_default();
     let body = line.split_once(": ").map_or(line, |(_, rest)| rest).trim_start();
     body.strip_prefix(inst.opcode.name()).unwrap_or_default().to_string()
-}
-
-fn write_indirect(s: &mut String, ind: &Indirect, offset: i32) {
-    let _ = write!(s, "[{}[{}].{}", ind.file.name(), ind.index, chan_name(ind.component));
-    if offset > 0 {
-        let _ = write!(s, "+{offset}");
-    } else if offset < 0 {
-        let _ = write!(s, "{offset}");
-    }
-    s.push(']');
-    if ind.array_id != 0 {
-        let _ = write!(s, "({})", ind.array_id);
-    }
-}
-
-/// A resource or reference register as TGSI writes it: `SAMP[0]`,
-/// `BUFFER[1]`, `IN[0]`.
-fn write_register(s: &mut String, reg: &Register) {
-    s.push_str(reg.file.name());
-    if let Some(dim) = &reg.dimension {
-        match &dim.indirect {
-            Some(ind) => write_indirect(s, ind, dim.index),
-            None => {
-                let _ = write!(s, "[{}]", dim.index);
-            }
-        }
-    }
-    match &reg.indirect {
-        Some(ind) => write_indirect(s, ind, reg.index),
-        None => {
-            let _ = write!(s, "[{}]", reg.index);
-        }
-    }
 }
 
 fn const_comment_32(bits: u32) -> String {

@@ -416,6 +416,8 @@ fn opaque(
     let mut args = Args::new();
     // Operand positions written as values, dsts and srcs alike.
     let mut tuples = Vec::new();
+    // The index operands of resources, by operand position.
+    let mut addresses: Vec<(usize, Args)> = Vec::new();
     let mut position = 0usize;
     let mut sep = " ";
     let more =
@@ -449,7 +451,35 @@ fn opaque(
             text.push_str(&format!("{n}{a}{PLACEHOLDER}{a}"));
         } else {
             let end = [", ", " args(", "  ; from"].iter().filter_map(|e| rest.find(e)).min().unwrap_or(rest.len());
-            text.push_str(c.take(end));
+            let piece = &rest[..end];
+            if ["[v", "[-v", "[|v"].iter().any(|p| piece.contains(p)) {
+                // A resource with an index operand: TGSI's parser reads it
+                // with a placeholder address register.
+                let start = c.pos();
+                let (file, _, _) = file_name(c)?;
+                let first = register_index(c, code)?;
+                let second = if c.rest().starts_with('[') { Some(register_index(c, code)?) } else { None };
+                text.push_str(file.name());
+                let mut operands = Args::new();
+                for bracket in [Some(first), second].into_iter().flatten() {
+                    match bracket.operand {
+                        Some(op) => {
+                            text.push_str(&format!("[ADDR[0].x{:+}]", bracket.offset));
+                            if bracket.array_id != 0 {
+                                text.push_str(&format!("({})", bracket.array_id));
+                            }
+                            operands.push(op);
+                        }
+                        None => text.push_str(&format!("[{}]", bracket.offset)),
+                    }
+                }
+                // The builder takes the index's operand before the 2-D index's.
+                operands.reverse();
+                addresses.push((position, operands));
+                text.push_str(c.take(end - (c.pos() - start)));
+            } else {
+                text.push_str(c.take(end));
+            }
         }
         position += 1;
     }
@@ -476,6 +506,10 @@ fn opaque(
             value_srcs |= 1 << i;
         }
     }
+    // Index operands follow the values: the sources', then the
+    // destinations' (`opaque_address_operands`).
+    addresses.sort_by_key(|&(position, _)| (position < num_dst, position));
+    args.extend(addresses.into_iter().flat_map(|(_, ops)| ops));
     data.saturate = template.saturate;
     data.precise = template.precise;
     data.op = Op::Opaque { inst: Box::new(template), value_srcs };

@@ -57,6 +57,8 @@ b0:
     v17 = lit.w v0, v0, v2, v2
     v18 = loadindirect IN[v4 - 1][v0](2).y
     v19, v20, v21 = INTERP_OFFSET _.xyz, IN[0], -|(v0, v0, v2, v5)|
+    v22, v23 = TEX _.xy, (v0, v0, v2, v2), SAMP[v4 + 1], 2D
+    STORE BUFFER[v0](2).x, (v4, v4, v4, v4), (v2, v2, v2, v2)
 uif -v4 {
   b1:
       continue
@@ -173,7 +175,6 @@ fn errors_are_located() {
             "frag\nb0:\n    v0 = undef\n    v1 = TEX _.x, (v0, v0), SAMP[0], 2D\n",
             ("a value source has four operands", 4, 20, "v0, v0"),
         ),
-
     ];
     let mut wrong = Vec::new();
     for (text, (message, line, column, offending)) in cases {
