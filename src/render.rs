@@ -281,6 +281,17 @@ pub fn render(
     state: Option<&exec::State>,
     options: &RenderOptions,
 ) -> Result<Vec<ColorImage>, RenderError> {
+    render_in_bands(module, state, options, BAND_LANES)
+}
+
+/// [`render`] in bands of at most `band_lanes` invocations (at least one
+/// quad row each).
+fn render_in_bands(
+    module: &ir::Module,
+    state: Option<&exec::State>,
+    options: &RenderOptions,
+    band_lanes: u32,
+) -> Result<Vec<ColorImage>, RenderError> {
     if module.processor != Processor::Fragment {
         return Err(RenderError::NotFragment(module.processor.name()));
     }
@@ -301,7 +312,7 @@ pub fn render(
 
     let quads_per_row = width.div_ceil(2);
     let quad_rows = height.div_ceil(2);
-    let rows_per_band = (BAND_LANES / (4 * quads_per_row)).max(1);
+    let rows_per_band = (band_lanes / (4 * quads_per_row)).max(1);
     let clear = options.clear.map(channel_to_u8);
     let mut images: Vec<ColorImage> = buffers
         .iter()
@@ -414,6 +425,22 @@ mod tests {
         assert_eq!(channel_to_u8(f32::INFINITY), 255);
         assert_eq!(channel_to_u8(0.5), 128, "127.5 rounds away from zero");
         assert_eq!(channel_to_u8(1.0 / 255.0), 1);
+    }
+
+    #[test]
+    fn bands_give_the_picture_one_run_gives() {
+        let text = "FRAG\nPROPERTY FS_COORD_ORIGIN LOWER_LEFT\nDCL IN[0], POSITION, LINEAR\n\
+                    DCL IN[1], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+                    IMM[0] FLT32 { 0.1, 0.0, 0.0, 0.0 }\nDDY TEMP[0].x, IN[1].yyyy\n\
+                    MUL OUT[0].xy, IN[0].xyyy, IMM[0].xxxx\nMOV OUT[0].z, IN[1].xxxx\n\
+                    ADD OUT[0].w, TEMP[0].xxxx, IN[1].yyyy\nEND\n";
+        let module = ir::from_tgsi(&tgsi::parse(text).expect("parses")).expect("builds");
+        let options = RenderOptions::new(5, 7);
+        let whole = render(&module, None, &options).expect("renders");
+        // 3 quads a row: bands of 8 lanes are one quad row each.
+        for band_lanes in [8, 24, 36] {
+            assert_eq!(render_in_bands(&module, None, &options, band_lanes).expect("renders"), whole);
+        }
     }
 
     #[test]
