@@ -268,7 +268,7 @@ impl Band {
 /// use tgsi_opt::{ir, render, tgsi};
 ///
 /// let text = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL OUT[0], COLOR\nIMM[0] FLT32 { 0.25, 0.0, 0.0, 1.0 }\n\
-///             MUL OUT[0], IN[0].xxxx, IMM[0]\nEND\n";
+///             MUL OUT[0], IN[0].xxxw, IMM[0]\nEND\n";
 /// let module = ir::from_tgsi(&tgsi::parse(text)?)?;
 /// let images = render::render(&module, None, &render::RenderOptions::new(2, 1))?;
 /// // x = 0.5 and 1.5: red 0.125 and 0.375 of 255, rounded.
