@@ -27,7 +27,7 @@ fn build(text: &str, limits: &Limits) -> Result<ir::Module, ir::BuildError> {
 
 fn adds(module: &ir::Module) -> usize {
     let printed = ir::print::print_module(module);
-    printed.matches(" = add.").count()
+    printed.matches(" = add ").count()
 }
 
 #[test]
