@@ -275,3 +275,28 @@ fn bad_requests_are_clear_errors() {
     assert!(message.contains("cannot write") && message.contains("out.png"), "{message}");
     assert!(!message.contains("panicked"));
 }
+
+/// Every fragment shader of the shared corpus renders (or fails with an
+/// error, never a panic), and -O1 leaves every picture as it was.
+#[test]
+fn corpus_fragment_shaders_render_the_same_after_o1() {
+    use tgsi_opt::{ir, passes, render, tgsi};
+    let Some(files) = testdata::corpus_files() else { return };
+    let options = render::RenderOptions::new(5, 3);
+    let mut rendered = 0;
+    for path in files {
+        let text = fs::read_to_string(&path).expect("a corpus file");
+        let Ok(shader) = tgsi::parse(&text) else { continue };
+        if shader.processor != tgsi::Processor::Fragment {
+            continue;
+        }
+        let Ok(mut module) = ir::from_tgsi(&shader) else { continue };
+        let Ok(before) = render::render(&module, None, &options) else { continue };
+        let mut manager = passes::PassManager::new(passes::Options { verify_each: true, ..Default::default() });
+        manager.run(&passes::Pipeline::o1(), &mut module).expect("-O1 runs");
+        let after = render::render(&module, None, &options).expect("renders after -O1 as before");
+        assert_eq!(before, after, "{}", path.display());
+        rendered += 1;
+    }
+    assert!(rendered > 400, "only {rendered} fragment shaders rendered");
+}
