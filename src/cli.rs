@@ -28,6 +28,9 @@ pub enum Command {
     Run(RunCommandArgs),
     /// Run a shader repeatedly on an input state and print how fast it runs.
     Bench(BenchArgs),
+    /// Run a fragment shader over every pixel of a target, in 2x2 quads,
+    /// and write its COLOR outputs as 8-bit RGBA PNG images.
+    Render(RenderArgs),
     /// Differential testing of the passes: generate random programs and
     /// states, run every registered pass alone and -O1 (verifying after
     /// each pass), and require unchanged results, also from the emitted TGSI.
@@ -397,6 +400,93 @@ pub struct RunArgs {
     /// standard output.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Arguments of `tgsi-opt render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// The fragment shader to render; `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// The target's width and height in pixels, each 1 to 8192.
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub size: (u32, u32),
+
+    /// The image of COLOR[0]; COLOR[i] goes to the same name with `.i`
+    /// before the extension (`out.png`, `out.1.png`, ...).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+
+    /// POSITION.z of every pixel.
+    #[arg(long, value_name = "Z", default_value_t = 0.5, allow_negative_numbers = true)]
+    pub z: f32,
+
+    /// POSITION.w of every pixel.
+    #[arg(long, value_name = "W", default_value_t = 1.0, allow_negative_numbers = true)]
+    pub w: f32,
+
+    /// Which way the primitive faces: FACE is +1 (front) or -1 (back).
+    #[arg(long, value_enum, value_name = "SIDE", default_value_t = FaceArg::Front)]
+    pub face: FaceArg,
+
+    /// Colour buffers bound (1 to 8): with FS_COLOR0_WRITES_ALL_CBUFS,
+    /// COLOR[0] is written to each of them.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub cbufs: u32,
+
+    /// The colour of killed pixels, four floats.
+    #[arg(long, value_name = "R,G,B,A", default_value = "0,0,0,0", value_parser = parse_clear)]
+    pub clear: [f32; 4],
+
+    /// Inputs other than POSITION and FACE from the state's `input INDEX *`
+    /// lines, and constants, textures and the rest from the state, instead
+    /// of gradients and zero constants.
+    #[arg(long, value_name = "STATE")]
+    pub state: Option<PathBuf>,
+
+    /// Threads running batches of pixels; 0 uses one per core. Results
+    /// do not depend on it.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+
+    /// What the shader input is: TGSI text, Mesa's token stream as hex
+    /// words, or the IR's text form (as `opt --emit=ir` writes it).
+    #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub input_format: Format,
+
+    /// Passes to run on the shader's IR before rendering.
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// `--face` of `tgsi-opt render`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FaceArg {
+    /// Front-facing: FACE is +1.
+    Front,
+    /// Back-facing: FACE is -1.
+    Back,
+}
+
+/// Parses `--size WxH`: two integers from 1 to 8192.
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let max = tgsi_opt::render::MAX_SIZE;
+    let bad = || format!("the size is WIDTHxHEIGHT, each 1 to {max} (`256x256`), not `{text}`");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h) = (w.parse::<u32>().map_err(|_| bad())?, h.parse::<u32>().map_err(|_| bad())?);
+    match (1..=max).contains(&w) && (1..=max).contains(&h) {
+        true => Ok((w, h)),
+        false => Err(bad()),
+    }
+}
+
+/// Parses `--clear R,G,B,A`: four floats.
+fn parse_clear(text: &str) -> Result<[f32; 4], String> {
+    let bad = || format!("the clear colour is four floats R,G,B,A (`0,0,0,1`), not `{text}`");
+    let values: Vec<f32> =
+        text.split(',').map(|v| v.trim().parse::<f32>()).collect::<Result<_, _>>().map_err(|_| bad())?;
+    values.try_into().map_err(|_| bad())
 }
 
 /// Arguments of `tgsi-opt run`: those it shares with `bench`, and how to

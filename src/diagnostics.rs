@@ -85,6 +85,14 @@ pub enum Failure {
         /// Why not.
         source: exec::ExecError,
     },
+    /// The shader could not be rendered.
+    #[error("cannot render {what}: {source}")]
+    Render {
+        /// `` `path` `` or `standard input`.
+        what: String,
+        /// Why not.
+        source: tgsi_opt::render::RenderError,
+    },
     /// Arguments that do not go together (a usage error).
     #[error("{0}")]
     Usage(String),

@@ -53,6 +53,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod render;
+
 pub use exec;
 pub use ir;
 pub use passes;

@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Opt(args) => commands::opt::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Bench(args) => commands::run::bench(args),
+        Command::Render(args) => commands::render::run(args),
         Command::FuzzPasses(args) => commands::fuzz::run(args),
         Command::Check(args) => commands::check::run(args),
         Command::CheckDoubles(args) => commands::check_doubles::run(args),

@@ -6,7 +6,8 @@
 //!
 //! - [`State`]: the input of a run (invocations, constants, inputs, the
 //!   2-D inputs of geometry shaders, textures, system values, buffers and
-//!   images), read from text;
+//!   images), read from text, or built in code with [`State::new`] and its
+//!   setters (a million lanes of a render cost no text);
 //! - [`Outputs`]: the result (every declared `OUT` register of every lane,
 //!   the vertices and primitive ends a geometry shader emitted, see
 //!   [`geometry`], the killed lanes, and the final contents of buffers and
@@ -44,4 +45,4 @@ pub use error::{StateError, StateErrorKind};
 pub use geometry::EmittedStream;
 pub use outputs::{Difference, Outputs};
 pub use run::{run, ExecError, Executable, RunOptions};
-pub use state::{Buffer, Filter, Image, Sampler, State, Texture, Wrap};
+pub use state::{Buffer, Filter, Image, InvocationCount, Sampler, State, Texture, Wrap};

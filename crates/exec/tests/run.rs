@@ -281,3 +281,48 @@ fn one_output_table_serves_runs_of_any_shader() {
         }
     }
 }
+
+#[test]
+fn a_state_built_in_code_runs_as_its_text_does() {
+    let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL SV[0], FACE\nDCL OUT[0], COLOR\nDCL OUT[1], COLOR[1]\n\
+                DCL CONST[0]\nADD OUT[0], IN[0], IN[1]\nADD OUT[1], SV[0], CONST[0]\nEND\n";
+    let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+    let lanes = 70u32;
+    let column = |k: u32| (0..lanes).map(|lane| lane * 4 + k).collect::<Vec<u32>>();
+    // The text form: one line per lane (IN[1] and SV[0]), and `*` lines.
+    let mut lines = format!("invocations {lanes}\ninput 0 * 1 2 3 4\nconst 0 0 5 6 7 8\n");
+    for lane in 0..lanes {
+        let v: Vec<String> = (0..4).map(|k| (lane * 4 + k).to_string()).collect();
+        lines += &format!(
+            "input 1 {lane} 0x{:x} 0x{:x} 0x{:x} 0x{:x}\n",
+            lane * 4,
+            lane * 4 + 1,
+            lane * 4 + 2,
+            lane * 4 + 3
+        );
+        lines += &format!("sysval FACE {lane} {}\n", v.join(" "));
+    }
+    let parsed = State::parse(&lines).unwrap();
+
+    // Built: a larger state cut down, with inputs set before and cleared.
+    let mut built = State::parse("invocations 200\ninput 5 3 1 1 1 1\nconst 0 0 5 6 7 8\n").unwrap();
+    built.clear_inputs();
+    assert_eq!(built.input(5, 3), [0; 4]);
+    built.set_invocations(lanes).unwrap();
+    built.set_input(0, [f(1.0), f(2.0), f(3.0), f(4.0)]);
+    built.set_input_lanes(1, [column(0), column(1), column(2), column(3)]);
+    built.set_sysval_lanes(
+        tgsi::SemanticName::Face,
+        [0, 1, 2, 3].map(column).map(|c| c.iter().map(|&v| f(v as f32)).collect()),
+    );
+    assert_eq!(built.input_for_every_lane(0), Some([f(1.0), f(2.0), f(3.0), f(4.0)]));
+    assert_eq!(built.input_for_every_lane(1), None, "per-lane values only");
+    assert!(built.set_invocations(0).is_err() && built.set_invocations(exec::state::MAX_INVOCATIONS + 1).is_err());
+    assert_eq!(built.invocations(), lanes, "a refused count changes nothing");
+
+    for lanes_per_batch in [4, 64] {
+        let options = RunOptions { lanes: lanes_per_batch, ..RunOptions::default() };
+        let (a, b) = (exec::run(&module, &parsed, &options).unwrap(), exec::run(&module, &built, &options).unwrap());
+        assert_eq!(a.write(), b.write());
+    }
+}

@@ -392,6 +392,92 @@ impl Image {
     }
 }
 
+/// An invocation count a state cannot have: not 1 to [`MAX_INVOCATIONS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a state has 1 to {MAX_INVOCATIONS} invocations, not {0}")]
+pub struct InvocationCount(pub u32);
+
+impl PerLane {
+    /// One value per lane `0..n`, channel by channel, `n` the shortest
+    /// column's length; later lanes have none.
+    fn from_columns(columns: [Vec<u32>; 4]) -> PerLane {
+        let n = columns.iter().map(Vec::len).min().unwrap_or(0);
+        let dense = columns.map(|mut column| {
+            column.truncate(n);
+            column
+        });
+        PerLane { all: None, lanes: Vec::new(), dense }
+    }
+}
+
+/// Building a state in code, for callers that make many lanes (a render
+/// of a million pixels) where text would cost more than the run. The
+/// setters replace what the register had, as a later line does.
+///
+/// ```
+/// let mut state = exec::State::new(4).unwrap();
+/// state.set_input(0, [1, 2, 3, 4]);
+/// state.set_input_lanes(1, [vec![10, 11], vec![0; 2], vec![0; 2], vec![0; 2]]);
+/// assert_eq!(state.input(0, 3), [1, 2, 3, 4]);
+/// assert_eq!((state.input(1, 1), state.input(1, 2)), ([11, 0, 0, 0], [0; 4]));
+/// assert_eq!(state.input_for_every_lane(0), Some([1, 2, 3, 4]));
+/// assert!(exec::State::new(0).is_err());
+/// ```
+impl State {
+    /// A state of `invocations` lanes (1 to [`MAX_INVOCATIONS`]) that sets
+    /// nothing.
+    pub fn new(invocations: u32) -> Result<State, InvocationCount> {
+        let mut state = State::default();
+        state.set_invocations(invocations)?;
+        Ok(state)
+    }
+
+    /// Changes the number of invocations (1 to [`MAX_INVOCATIONS`]),
+    /// keeping everything else; lanes past the count are not run.
+    pub fn set_invocations(&mut self, invocations: u32) -> Result<(), InvocationCount> {
+        if !(1..=MAX_INVOCATIONS).contains(&invocations) {
+            return Err(InvocationCount(invocations));
+        }
+        self.invocations = invocations;
+        Ok(())
+    }
+
+    /// Sets `IN[index]` of every lane, as an `input INDEX *` line does.
+    pub fn set_input(&mut self, index: u32, value: [u32; 4]) {
+        let mut register = PerLane::default();
+        register.set(None, value);
+        self.inputs.insert(index, register);
+    }
+
+    /// Sets `IN[index]` of lanes `0..n` to one value each: channel `c` of
+    /// lane `l` is `columns[c][l]`, `n` the shortest column's length.
+    /// Lanes from `n` on read zero.
+    pub fn set_input_lanes(&mut self, index: u32, columns: [Vec<u32>; 4]) {
+        self.inputs.insert(index, PerLane::from_columns(columns));
+    }
+
+    /// Sets system value `name` of lanes `0..n` as
+    /// [`State::set_input_lanes`] sets an input; lanes from `n` on take
+    /// the stage's default.
+    pub fn set_sysval_lanes(&mut self, name: SemanticName, columns: [Vec<u32>; 4]) {
+        self.sysvals.insert(name, PerLane::from_columns(columns));
+    }
+
+    /// Removes every `IN[index]` and `IN[vertex][index]` value, so that
+    /// every input reads zero.
+    pub fn clear_inputs(&mut self) {
+        self.inputs.clear();
+        self.vertex_inputs.clear();
+    }
+
+    /// The value of the last `input INDEX *` line (or
+    /// [`State::set_input`]) for `IN[index]`, whatever per-lane lines
+    /// say; `None` when there is none.
+    pub fn input_for_every_lane(&self, index: u32) -> Option<[u32; 4]> {
+        self.inputs.get(&index).and_then(|p| p.all)
+    }
+}
+
 impl State {
     /// Reads a state from its text form.
     pub fn parse(text: &str) -> Result<State, StateError> {
