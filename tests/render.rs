@@ -300,3 +300,21 @@ fn corpus_fragment_shaders_render_the_same_after_o1() {
     }
     assert!(rendered > 200, "only {rendered} fragment shaders rendered");
 }
+
+/// The pictures docs/cli.md shows are what its commands make now.
+#[test]
+fn the_documented_pictures_are_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pictures: [(&str, &[&str]); 2] = [
+        ("fragment_rings", &["--size", "128x128", "--clear", "0.1,0.1,0.1,1"]),
+        ("fragment_plasma", &["--size", "128x128", "-O"]),
+    ];
+    for (name, args) in pictures {
+        let shader = fs::read_to_string(root.join(format!("examples/shaders/{name}.tgsi"))).expect("the example");
+        let dir = scratch_dir(&format!("documented_{name}"));
+        render_ok(&dir, &shader, args);
+        let made = fs::read(dir.join("out.png")).expect("the picture");
+        let shown = fs::read(root.join(format!("docs/images/{name}.png"))).expect("the documented picture");
+        assert!(made == shown, "docs/images/{name}.png is stale: render it again with {args:?}");
+    }
+}
