@@ -108,6 +108,9 @@ struct Builder<'a> {
     phis: Vec<Inst>,
     /// Index of the instruction being lowered.
     pc: usize,
+    /// What each loop's body may write, by the index of its first
+    /// instruction: found for every loop at the first `BGNLOOP`.
+    loop_writes: Option<HashMap<usize, Vec<Var>>>,
 }
 
 impl<'a> Builder<'a> {
@@ -144,6 +147,7 @@ impl<'a> Builder<'a> {
             calls: Vec::new(),
             phis: Vec::new(),
             pc: 0,
+            loop_writes: None,
         };
         b.find_arrays(&temp_decls, shader)?;
         Ok(b)

@@ -54,9 +54,43 @@ pub(crate) struct Allocation {
     /// One past the highest TEMP register used.
     pub temp_count: u32,
     /// What occupies each channel of each register, and when.
-    occupancy: HashMap<(File, u32), Occupancy>,
+    occupancy: HashMap<(File, u32), [Occupants; 4]>,
     /// TEMP registers holding arrays.
     reserved: Vec<(u32, u32)>,
+}
+
+/// The occupants of one channel once allocation is done, by start, with
+/// the latest end so far: what the questions of emission need, each in
+/// a few binary searches.
+#[derive(Default)]
+struct Occupants {
+    starts: Vec<u32>,
+    ends: Vec<u32>,
+    /// `max_end[k]`: the latest end of occupants `0..=k`.
+    max_end: Vec<u32>,
+}
+
+impl Occupants {
+    fn new(map: &BTreeMap<u32, (u32, Value)>) -> Occupants {
+        let mut o = Occupants {
+            starts: Vec::with_capacity(map.len()),
+            ends: Vec::with_capacity(map.len()),
+            max_end: Vec::with_capacity(map.len()),
+        };
+        let mut latest = 0;
+        for (&start, &(end, _)) in map {
+            latest = latest.max(end);
+            o.starts.push(start);
+            o.ends.push(end);
+            o.max_end.push(latest);
+        }
+        o
+    }
+
+    /// How many occupants start before `pos`.
+    fn starting_before(&self, pos: u32) -> usize {
+        self.starts.partition_point(|&s| s < pos)
+    }
 }
 
 impl Allocation {
@@ -67,10 +101,10 @@ impl Allocation {
             return false;
         }
         let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
-        let map = &occ[slot.chan as usize & 3];
+        let occ = &occ[slot.chan as usize & 3];
         let mut misses = 0;
-        for (_, &(end, _)) in map.range(..=pos).rev() {
-            if end >= pos {
+        for k in (0..occ.starting_before(pos.saturating_add(1))).rev() {
+            if occ.ends[k] >= pos {
                 return false;
             }
             misses += 1;
@@ -85,11 +119,43 @@ impl Allocation {
     /// run through `excluded` positions): it still holds its initial zero
     /// there. Writes of the phi the question is asked for count too: around
     /// a loop its register holds the last round's value, not zero.
+    ///
+    /// Every occupant starting before `before` must lie inside one of the
+    /// `excluded` intervals; they are taken outermost first, so the answer
+    /// costs a few binary searches per interval, not a scan of the
+    /// occupants (which made emission quadratic in nested IFs). Partly
+    /// overlapping intervals (which the layout does not make) only make the
+    /// answer `false`, which costs a copy, never a wrong result.
     pub fn untouched(&self, slot: RegChannel, before: u32, excluded: &[Interval]) -> bool {
         let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
-        occ[slot.chan as usize & 3]
-            .range(..before)
-            .all(|(&start, &(end, _))| excluded.iter().any(|x| x.start <= start && end <= x.end))
+        let occ = &occ[slot.chan as usize & 3];
+        let n = occ.starting_before(before);
+        let mut outer: Vec<Interval> = excluded.to_vec();
+        outer.sort_by_key(|x| (x.start, std::cmp::Reverse(x.end)));
+        // Occupants `0..i` are known to lie inside the intervals seen.
+        let mut i = 0;
+        let mut covered_to: Option<u32> = None;
+        for x in outer {
+            if i == n {
+                break;
+            }
+            if covered_to.is_some_and(|c| x.end <= c) {
+                continue; // inside an interval seen already
+            }
+            // Occupants starting before `x` are in no interval.
+            if occ.starting_before(x.start).min(n) > i {
+                return false;
+            }
+            let inside = occ.starting_before(x.end.saturating_add(1)).min(n);
+            if inside > i {
+                if occ.max_end[inside - 1] > x.end {
+                    return false;
+                }
+                i = inside;
+            }
+            covered_to = Some(x.end);
+        }
+        i == n
     }
 }
 
@@ -155,7 +221,8 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         .chain(a.reserved.iter().map(|&(_, last)| last + 1))
         .max()
         .unwrap_or(0);
-    Allocation { loc: a.loc, also: a.also, temp_count, occupancy: a.regs, reserved: a.reserved }
+    let occupancy = a.regs.iter().map(|(&reg, channels)| (reg, channels.each_ref().map(Occupants::new))).collect();
+    Allocation { loc: a.loc, also: a.also, temp_count, occupancy, reserved: a.reserved }
 }
 
 impl<'a> Allocator<'a> {
