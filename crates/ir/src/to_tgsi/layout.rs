@@ -347,11 +347,12 @@ impl RangeMax {
     fn new(items: Vec<u32>) -> RangeMax {
         let mut levels = vec![items];
         let mut width = 1;
+        // Level k has an item for each of the `len - 2^k + 1` starts.
         while let Some(prev) = levels.last() {
-            if 2 * width > prev.len() {
+            if prev.len() <= width {
                 break;
             }
-            let next: Vec<u32> = (0..=prev.len() - 2 * width).map(|i| prev[i].max(prev[i + width])).collect();
+            let next: Vec<u32> = (0..prev.len() - width).map(|i| prev[i].max(prev[i + width])).collect();
             levels.push(next);
             width *= 2;
         }
