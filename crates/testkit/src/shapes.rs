@@ -29,6 +29,10 @@ const TEMPS: u32 = 32;
 const CONSTS: u32 = 16;
 /// How deep the random shaders nest IFs at most.
 const MAX_DEPTH: usize = 4;
+/// The most arrays TGSI numbers (`ARRAY(1)` to `ARRAY(1023)`).
+const MAX_ARRAYS: usize = 1023;
+/// The most immediates TGSI numbers (`IMM[0]` to `IMM[32767]`).
+const MAX_IMMEDIATES: usize = 32_768;
 
 /// A shape of shader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,10 +55,11 @@ pub enum Shape {
     SequentialLoops,
     /// Loops nested as deep as the size allows, each leaving by a BRK.
     NestedLoops,
-    /// One small temporary array per 16 instructions, each stored to and
-    /// loaded from through an address register.
+    /// One small temporary array per 16 instructions (up to TGSI's 1023,
+    /// then reused), each stored to and loaded from through an address
+    /// register.
     ManyArrays,
-    /// One immediate per instruction.
+    /// One immediate per instruction (up to TGSI's 32,768, then reused).
     ManyImmediates,
     /// One SWITCH with a CASE per three instructions.
     LargeSwitch,
@@ -361,12 +366,15 @@ impl Program {
     /// through `ADDR[0]` and read back into a plain temporary.
     fn many_arrays(&mut self, n: usize) {
         self.prologue();
-        let arrays = n.saturating_sub(Self::FRAME + 1) / 16;
+        let groups = n.saturating_sub(Self::FRAME + 1) / 16;
+        // TGSI numbers arrays up to 1023: beyond, the groups reuse them.
+        let arrays = groups.min(MAX_ARRAYS);
         for a in 0..arrays {
             let first = TEMPS as usize + 4 * a;
             let _ = writeln!(self.declarations, "DCL TEMP[{first}..{}], ARRAY({}), LOCAL", first + 3, a + 1);
         }
-        for a in 0..arrays {
+        for group in 0..groups {
+            let a = group % MAX_ARRAYS;
             let first = TEMPS as usize + 4 * a;
             let id = a + 1;
             let reg = self.rng.below(TEMPS);
@@ -396,16 +404,20 @@ impl Program {
     fn many_immediates(&mut self, n: usize) {
         self.prologue();
         let count = n.saturating_sub(Self::FRAME + 1);
-        for i in 0..count {
-            let v = i as f32;
-            let _ = writeln!(
-                self.declarations,
-                "IMM[{i}] FLT32 {{{:10.4}, {:10.4}, {:10.4}, {:10.4}}}",
-                v,
-                v + 0.5,
-                -v,
-                0.25
-            );
+        for k in 0..count {
+            // TGSI numbers immediates up to 32767: beyond, they are reused.
+            let i = k % MAX_IMMEDIATES;
+            if i == k {
+                let v = i as f32;
+                let _ = writeln!(
+                    self.declarations,
+                    "IMM[{i}] FLT32 {{{:10.4}, {:10.4}, {:10.4}, {:10.4}}}",
+                    v,
+                    v + 0.5,
+                    -v,
+                    0.25
+                );
+            }
             let dst = self.rng.below(TEMPS);
             let src = self.src();
             let swizzle = self.swizzle();
@@ -422,9 +434,16 @@ impl Program {
         self.prologue();
         self.push(format!("F2U TEMP[{TEMPS}].x, IN[0].xxxx"));
         self.push(format!("SWITCH TEMP[{TEMPS}].xxxx"));
+        // Four case values an immediate: TGSI numbers immediates up to
+        // 32767.
         for case in 0..cases {
-            let _ = writeln!(self.declarations, "IMM[{case}] UINT32 {{{case}, 0, 0, 0}}");
-            self.push(format!("CASE IMM[{case}].xxxx"));
+            let imm = case / 4;
+            if case % 4 == 0 {
+                let v = 4 * imm;
+                let _ = writeln!(self.declarations, "IMM[{imm}] UINT32 {{{v}, {}, {}, {}}}", v + 1, v + 2, v + 3);
+            }
+            let c = CHANNELS[case % 4];
+            self.push(format!("CASE IMM[{imm}].{c}{c}{c}{c}"));
             let line = self.alu();
             self.push(line);
             self.push("BRK");
@@ -501,6 +520,14 @@ mod tests {
                 assert!(count.abs_diff(n) <= 16, "{} at {n}: {count}", shape.name());
                 ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{} at {n}: {e}", shape.name()));
             }
+        }
+    }
+
+    #[test]
+    fn the_largest_sizes_stay_within_tgsi_limits() {
+        for shape in [Shape::ManyArrays, Shape::ManyImmediates, Shape::LargeSwitch] {
+            let text = shape.generate(100_000);
+            tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, shape.name())));
         }
     }
 

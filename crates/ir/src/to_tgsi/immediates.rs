@@ -178,3 +178,41 @@ impl ImmediatePool {
         (out, map)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn a_search_looks_only_at_immediates_holding_the_rarest_word() {
+        let mut pool = ImmediatePool::new(&[]);
+        for i in 0..10_000u32 {
+            let (k, swizzle) = pool.find_or_add(&[(0, 100_000 + i), (1, 7)]);
+            assert_eq!((k, swizzle), (i, [0, 1, 0, 0]));
+        }
+        // Found again: 7 is in every immediate, 104,321 in one; one look.
+        let looks = Cell::new(0);
+        let holds = |k: u32| {
+            looks.set(looks.get() + 1);
+            pool.imms[k as usize].data.contains(&104_321)
+        };
+        let found = ImmediatePool::first_holding(&pool.by_word, [7u32, 104_321].into_iter(), holds);
+        assert_eq!((found, looks.get()), (Some(Some(4321)), 1));
+        assert_eq!(pool.find_or_add(&[(2, 7), (0, 104_321)]), (4321, [0, 0, 1, 0]));
+    }
+
+    #[test]
+    fn the_first_immediate_holding_every_word_wins() {
+        let imm = |data: [u32; 4]| Immediate { ty: ImmediateType::Uint32, data };
+        let mut pool = ImmediatePool::new(&[imm([1, 2, 3, 4]), imm([5, 1, 2, 6]), imm([2, 1, 9, 9])]);
+        assert_eq!(pool.find_or_add(&[(0, 2), (1, 1)]), (0, [1, 0, 0, 0]));
+        assert_eq!(pool.find_or_add(&[(0, 6), (1, 2)]), (1, [3, 2, 0, 0]));
+        assert_eq!(pool.find_or_add(&[(0, 9)]), (2, [2, 0, 0, 0]));
+        assert_eq!(pool.find_or_add(&[]), (0, [0; 4]));
+        assert_eq!(pool.find_or_add(&[(0, 10)]).0, 3);
+        assert_eq!(pool.find_or_add_64(&[(0, 2 << 32 | 1)]), (0, [0, 0]));
+        assert_eq!(pool.find_or_add_64(&[(0, 4 << 32 | 3)]), (0, [1, 0]));
+        assert_eq!(pool.find_or_add_64(&[(0, 8 << 32 | 7)]).0, 4);
+    }
+}
