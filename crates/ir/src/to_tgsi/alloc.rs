@@ -96,7 +96,7 @@ impl Occupants {
 impl Allocation {
     /// Whether `slot` holds no live value at `pos`.
     pub fn free_at(&self, slot: RegChannel, pos: u32) -> bool {
-        let reserved = self.reserved.iter().any(|&(f, l)| (f..=l).contains(&slot.index));
+        let reserved = in_ranges(&self.reserved, slot.index);
         if slot.file == File::Temporary && (slot.index >= self.temp_count || reserved) {
             return false;
         }
@@ -186,12 +186,13 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
             uses.get_or_default(arg.value).push(inst);
         }
     }
-    let reserved = func
-        .arrays
-        .iter()
-        .filter(|(_, a)| a.file == File::Temporary)
-        .map(|(_, a)| (a.first, a.first + a.len - 1))
-        .collect();
+    let reserved = merged_ranges(
+        func.arrays
+            .iter()
+            .filter(|(_, a)| a.file == File::Temporary)
+            .map(|(_, a)| (a.first, a.first + a.len - 1))
+            .collect(),
+    );
     let mut a = Allocator {
         func,
         layout,
@@ -231,7 +232,7 @@ impl<'a> Allocator<'a> {
     }
 
     fn is_reserved(&self, file: File, index: u32) -> bool {
-        file == File::Temporary && self.reserved.iter().any(|&(f, l)| (f..=l).contains(&index))
+        file == File::Temporary && in_ranges(&self.reserved, index)
     }
 
     /// Whether channel `chan` of a register is free over `ranges`,
@@ -833,4 +834,43 @@ fn runs<K: PartialEq>(func: &Function, max: usize, key: impl Fn(&InstData) -> Op
         }
     }
     out
+}
+
+/// `ranges` (first, last) sorted and with overlapping ones merged, for
+/// [`in_ranges`].
+fn merged_ranges(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    ranges.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (first, last) in ranges {
+        match out.last_mut() {
+            Some(prev) if first <= prev.1.saturating_add(1) => prev.1 = prev.1.max(last),
+            _ => out.push((first, last)),
+        }
+    }
+    out
+}
+
+/// Whether `index` is in one of the sorted, disjoint `ranges`: a binary
+/// search, since a shader may hold a thousand arrays and every register
+/// the allocator considers is checked.
+fn in_ranges(ranges: &[(u32, u32)], index: u32) -> bool {
+    let after = ranges.partition_point(|&(first, _)| first <= index);
+    after > 0 && ranges[after - 1].1 >= index
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_ranges_answer_as_a_scan_does() {
+        let ranges = vec![(40, 43), (10, 12), (11, 20), (30, 30), (21, 22), (50, 49 + 4)];
+        let merged = merged_ranges(ranges.clone());
+        assert_eq!(merged, vec![(10, 22), (30, 30), (40, 43), (50, 53)]);
+        for index in 0..60 {
+            let scan = ranges.iter().any(|&(f, l)| (f..=l).contains(&index));
+            assert_eq!(in_ranges(&merged, index), scan, "{index}");
+        }
+        assert!(!in_ranges(&[], 0));
+    }
 }
