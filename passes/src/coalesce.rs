@@ -43,8 +43,8 @@
 
 use ir::cfg::{Cfg, DomTree};
 use ir::{Block, EntityRef, Function, Inst, InstData, Op, Operand, Source, Ty, Value};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::SmallVec;
-use std::collections::{HashMap, HashSet};
 use tgsi::{flags, ChannelMode, File, Opcode};
 
 use crate::rewrite::{apply, Rewrites};
@@ -191,7 +191,7 @@ pub fn coalesce(func: &mut Function) -> Counts {
     let mut readers = alu_readers(func);
     // The scoped table: a key is removed again when the walk leaves the
     // block that added it, so only dominating computations are found.
-    let mut table: HashMap<Key, Value> = HashMap::new();
+    let mut table: HashMap<Key, Value> = HashMap::default();
     let mut added: Vec<Key> = Vec::new();
     // (block, Some(mark)) leaves a block, restoring the table to `mark`.
     let mut stack: Vec<(Block, Option<usize>)> = vec![(entry, None)];
@@ -227,7 +227,7 @@ fn visit_block(
     counts: &mut Counts,
 ) {
     let Some(insts) = func.blocks.get(b).map(|bd| bd.insts.clone()) else { return };
-    let mut siblings: HashMap<u32, Vec<Inst>> = HashMap::new();
+    let mut siblings: HashMap<u32, Vec<Inst>> = HashMap::default();
     for &inst in &insts {
         if let Some(origin) =
             func.insts.get(inst).filter(|d| matches!(d.op, Op::Alu { .. })).and_then(|d| d.origin.inst)
@@ -273,7 +273,7 @@ fn visit_block(
                 if let Some(readers) = uses.readers.remove(&result) {
                     uses.readers.entry(first).or_default().extend(readers);
                 }
-                rw.values.insert(result, first);
+                rw.replace_value(result, first);
                 counts.values += 1;
                 match key {
                     Key::Alu { .. } => counts.alu += 1,
@@ -297,7 +297,7 @@ fn visit_block(
 
 /// The blocks whose phis read each value.
 fn phi_uses(func: &Function) -> HashMap<Value, Vec<Block>> {
-    let mut uses: HashMap<Value, Vec<Block>> = HashMap::new();
+    let mut uses: HashMap<Value, Vec<Block>> = HashMap::default();
     for (b, bd) in func.blocks.iter() {
         for &inst in &bd.insts {
             if let Some(data) = func.insts.get(inst).filter(|d| matches!(d.op, Op::Phi { .. })) {
@@ -346,7 +346,7 @@ fn stored_values(func: &Function) -> HashSet<Value> {
 
 /// The ALU instructions reading each value.
 fn alu_readers(func: &Function) -> HashMap<Value, Vec<Inst>> {
-    let mut readers: HashMap<Value, Vec<Inst>> = HashMap::new();
+    let mut readers: HashMap<Value, Vec<Inst>> = HashMap::default();
     for (inst, data) in func.insts.iter().filter(|(_, d)| matches!(d.op, Op::Alu { .. })) {
         for a in &data.args {
             readers.entry(a.value).or_default().push(inst);
@@ -387,13 +387,20 @@ impl Uses<'_> {
             d.map(|d| (d.file, d.index))
         };
         let readers = |v: Value| self.readers.get(&v).map_or(&[][..], |r| r.as_slice());
-        let in_place = readers(a).iter().any(|&ra| {
-            let Some(user) = func.insts.get(ra) else { return false };
-            let writes = user.origin.dst.map(|d| (d.file, d.index));
-            let updates = writes.is_some() && (writes == register(a) || writes == register(b));
-            updates
-                && readers(b).iter().any(|&rb| func.insts.get(rb).is_some_and(|o| o.origin.inst == user.origin.inst))
-        });
+        // Values written to no register (constants, reads) have no in-place
+        // update; else one pass over each list of readers, not one over
+        // b's per reader of a (quadratic for a constant read everywhere).
+        let (reg_a, reg_b) = (register(a), register(b));
+        let in_place = (reg_a.is_some() || reg_b.is_some()) && {
+            let b_sources: HashSet<Option<u32>> =
+                readers(b).iter().filter_map(|&rb| func.insts.get(rb)).map(|o| o.origin.inst).collect();
+            readers(a).iter().any(|&ra| {
+                let Some(user) = func.insts.get(ra) else { return false };
+                let writes = user.origin.dst.map(|d| (d.file, d.index));
+                let updates = writes.is_some() && (writes == reg_a || writes == reg_b);
+                updates && b_sources.contains(&user.origin.inst)
+            })
+        };
         shares_phi_block || in_place || (stored && (origin(a).is_none() || origin(a) != origin(b)))
     }
 }

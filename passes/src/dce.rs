@@ -364,7 +364,7 @@ fn try_remove(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewri
         phis += 1;
     }
     for (phi, value) in resolved {
-        rw.values.insert(phi, value);
+        rw.replace_value(phi, value);
     }
     if !merge_block(func, bc, bm, phis, rw) {
         return false;

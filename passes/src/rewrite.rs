@@ -4,7 +4,8 @@
 
 use ir::walk::for_each_region_post_order_mut;
 use ir::{Arena, Block, EntityRef, Function, Node, Op, Value};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use std::cell::RefCell;
 
 /// The entry of `k`, if `k` is a key of `arena`.
 pub(crate) fn get_mut<K: EntityRef, V>(arena: &mut Arena<K, V>, k: K) -> Option<&mut V> {
@@ -19,40 +20,57 @@ pub(crate) fn get_mut<K: EntityRef, V>(arena: &mut Arena<K, V>, k: K) -> Option<
 /// with the same bits (a resolved phi, a copy), a merged block by the block
 /// it was merged into. Lookups only: nothing iterates the maps, so they
 /// cannot make output depend on hash order.
+///
+/// Replacements chain (a block merged into one merged later); a lookup
+/// points every entry of the chain it followed at the end, so folding
+/// thousands of nested constructs does not follow ever longer chains.
 #[derive(Default)]
 pub(crate) struct Rewrites {
-    pub values: HashMap<Value, Value>,
-    pub blocks: HashMap<Block, Block>,
+    values: RefCell<HashMap<Value, Value>>,
+    blocks: RefCell<HashMap<Block, Block>>,
 }
 
 impl Rewrites {
     /// Whether nothing is replaced.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty() && self.blocks.is_empty()
+        self.values.borrow().is_empty() && self.blocks.borrow().is_empty()
+    }
+
+    /// Replaces `v` by `by` from now on.
+    pub fn replace_value(&mut self, v: Value, by: Value) {
+        self.values.get_mut().insert(v, by);
     }
 
     /// What `v` is replaced by, following chains.
-    pub fn value(&self, mut v: Value) -> Value {
-        // Chains are short; the bound guards against a cycle.
-        for _ in 0..=self.values.len() {
-            match self.values.get(&v) {
-                Some(&w) => v = w,
-                None => break,
-            }
-        }
-        v
+    pub fn value(&self, v: Value) -> Value {
+        resolve(&mut self.values.borrow_mut(), v)
     }
 
     /// The block `b` was merged into, following chains.
-    pub fn block(&self, mut b: Block) -> Block {
-        for _ in 0..=self.blocks.len() {
-            match self.blocks.get(&b) {
-                Some(&c) => b = c,
-                None => break,
-            }
-        }
-        b
+    pub fn block(&self, b: Block) -> Block {
+        resolve(&mut self.blocks.borrow_mut(), b)
     }
+}
+
+/// The end of `k`'s chain in `map`, with every entry on the way pointed
+/// at it.
+fn resolve<K: Copy + Eq + std::hash::Hash>(map: &mut HashMap<K, K>, k: K) -> K {
+    let mut end = k;
+    // The bound guards against a cycle.
+    for _ in 0..=map.len() {
+        match map.get(&end) {
+            Some(&next) if next != end => end = next,
+            _ => break,
+        }
+    }
+    let mut at = k;
+    while at != end {
+        match map.insert(at, end) {
+            Some(next) if next != end => at = next,
+            _ => break,
+        }
+    }
+    end
 }
 
 /// Moves the instructions of `from` after its first `skip` (its phis,
@@ -70,7 +88,7 @@ pub(crate) fn merge_block(func: &mut Function, into: Block, from: Block, skip: u
         c.insts.extend(rest);
         c.exit = exit;
     }
-    rw.blocks.insert(from, into);
+    rw.blocks.get_mut().insert(from, into);
     true
 }
 

@@ -111,7 +111,18 @@ impl Cfg {
 
     fn add_edge(&mut self, from: Block, to: Block) {
         let (f, t) = (from.index(), to.index());
-        if f >= self.succs.len() || t >= self.preds.len() || self.succs[f].contains(&to) {
+        if f >= self.succs.len() || t >= self.preds.len() {
+            return;
+        }
+        // The shorter list answers whether the edge is there: a SWITCH head
+        // has thousands of successors, the block after it as many
+        // predecessors.
+        let present = if self.succs[f].len() <= self.preds[t].len() {
+            self.succs[f].contains(&to)
+        } else {
+            self.preds[t].contains(&from)
+        };
+        if present {
             return;
         }
         self.succs[f].push(to);
@@ -343,16 +354,18 @@ fn node_entries(func: &Function, node: &Node, follow: &Targets) -> Targets {
         Node::Switch(n) => {
             let cf = case_follows(func, n, follow);
             let mut t = Targets::new();
+            // Thousands of cases: a set, not a scan of `t`, finds repeats.
+            let mut seen: rustc_hash::FxHashSet<Block> = rustc_hash::FxHashSet::default();
             for (case, f) in n.cases.iter().zip(&cf) {
                 for b in region_entries(func, &case.body, f) {
-                    if !t.contains(&b) {
+                    if seen.insert(b) {
                         t.push(b);
                     }
                 }
             }
             if !n.cases.iter().any(|c| c.value.is_none()) {
                 for &b in follow {
-                    if !t.contains(&b) {
+                    if seen.insert(b) {
                         t.push(b);
                     }
                 }

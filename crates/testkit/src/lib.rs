@@ -13,6 +13,8 @@
 //! - [`double_accuracy`]: the accuracy check of `legalize-doubles` against
 //!   IEEE-754 double arithmetic;
 //! - [`synth`]: large deterministic synthetic shaders;
+//! - [`shapes`]: shaders of one shape at any size, for the compile
+//!   benchmark over shapes and the linearity tests;
 //! - [`roundtrip`]: the round-trip properties of the language crate that the
 //!   fuzz targets assert.
 
@@ -22,6 +24,7 @@ pub mod double_accuracy;
 pub mod random_program;
 mod rng;
 pub mod roundtrip;
+pub mod shapes;
 pub mod states;
 pub mod synth;
 

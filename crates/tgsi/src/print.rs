@@ -41,6 +41,9 @@ pub fn print(shader: &Shader, style: Style) -> String {
     out
 }
 
+/// Indentation, written a slice at a time.
+const SPACES: &str = "                                                                ";
+
 struct Printer<'a> {
     out: &'a mut String,
     style: Style,
@@ -241,8 +244,15 @@ impl Printer<'_> {
         if info.has(flags::PRE_DEDENT) {
             *indent -= 1;
         }
-        for _ in 0..*indent {
-            self.out.push_str("  ");
+        // Mesa's layout: deep nesting makes the text quadratic in size, so
+        // the indentation is at least written in one go.
+        let width = 2 * usize::try_from(*indent).unwrap_or(0);
+        self.out.reserve(width);
+        let mut left = width;
+        while left > 0 {
+            let n = left.min(SPACES.len());
+            self.out.push_str(&SPACES[..n]);
+            left -= n;
         }
         if info.has(flags::POST_INDENT) {
             *indent += 1;

@@ -3,7 +3,7 @@
 
 use ir::walk::for_each_region_post_order_mut;
 use ir::{Block, Function, Inst, Node, Op, Region};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::known::const_of;
 use super::Counts;
@@ -57,7 +57,7 @@ fn try_fold_if(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewr
     if func.blocks.get(t0).is_none_or(|bd| bd.insts.first().is_some_and(|&x| is_phi(func, x))) {
         return false;
     }
-    let dropped: HashSet<Block> = ir::walk::blocks(drop).collect();
+    let dropped: Vec<Block> = ir::walk::blocks(drop).collect();
     // The phis after the IF keep the value from the taken arm.
     let Some(merge) = func.blocks.get(bm) else { return false };
     let mut resolved = Vec::new();
@@ -71,12 +71,22 @@ fn try_fold_if(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewr
     }
     let phis = resolved.len();
     // Phis elsewhere lose the entries of dropped blocks (a BRK or CONT in
-    // the dropped arm); give up if one would lose them all.
-    let Some(trimmed) = phis_losing_entries(func, rw, bm, &dropped) else { return false };
+    // the dropped arm); give up if one would lose them all. Without a BRK
+    // or CONT there none: no scan of every block per folded IF.
+    let leaves = dropped
+        .iter()
+        .any(|&b| func.blocks.get(b).is_some_and(|bd| matches!(bd.exit, ir::Exit::Break | ir::Exit::Continue)));
+    let trimmed = if leaves {
+        let dropped: HashSet<Block> = dropped.into_iter().collect();
+        let Some(trimmed) = phis_losing_entries(func, rw, bm, &dropped) else { return false };
+        trimmed
+    } else {
+        Vec::new()
+    };
     // Commit.
     trim_phis(func, trimmed);
     for (phi, value) in resolved {
-        rw.values.insert(phi, value);
+        rw.replace_value(phi, value);
     }
     // The same IF, to take its arm out.
     let Some(Node::If(n)) = region.get_mut(i) else { return false };

@@ -4,8 +4,8 @@
 //! indirect accesses are in `indices`).
 
 use ir::{EntityRef, Function, Inst, Module, Op, Operand, Ty, Value};
+use rustc_hash::FxHashMap as HashMap;
 use semantics::apply_modifiers;
-use std::collections::HashMap;
 use tgsi::{File, Opcode};
 
 use super::identity::{identity, Outcome, Pat};
@@ -50,7 +50,7 @@ pub(super) fn fold_values(module: &mut Module, counts: &mut Counts) {
     let mut rw = Rewrites::default();
     for b in func.blocks_in_order() {
         let insts = func.blocks.get(b).map(|bd| bd.insts.clone()).unwrap_or_default();
-        let mut siblings: HashMap<u32, Vec<Inst>> = HashMap::new();
+        let mut siblings: HashMap<u32, Vec<Inst>> = HashMap::default();
         for &inst in &insts {
             if let Some(d) = func.insts.get(inst).filter(|d| matches!(d.op, Op::Alu { .. })) {
                 if let Some(origin) = d.origin.inst {
@@ -78,7 +78,7 @@ pub(super) fn fold_values(module: &mut Module, counts: &mut Counts) {
                     let result = func.insts.get(inst).and_then(|d| d.results.first().copied());
                     match result {
                         Some(r) if r != v => {
-                            rw.values.insert(r, v);
+                            rw.replace_value(r, v);
                             bump(counts, c);
                         }
                         _ => kept.push(inst),

@@ -177,7 +177,7 @@ fn lower_inst(func: &mut Function, inst: Inst, opcode: Opcode, caps: &Caps, rw: 
         }
         let insts = std::mem::take(&mut b.insts);
         for (old, new) in data.results.iter().zip(map) {
-            rw.values.insert(*old, new);
+            rw.replace_value(*old, new);
         }
         return Some(insts);
     }
@@ -200,7 +200,7 @@ fn lower_inst(func: &mut Function, inst: Inst, opcode: Opcode, caps: &Caps, rw: 
     if func.ty(old) != func.ty(v) {
         return None;
     }
-    rw.values.insert(old, v);
+    rw.replace_value(old, v);
     Some(insts)
 }
 

@@ -8,6 +8,7 @@ use super::jumps::{Breakable, LoopInfo};
 use super::vars::Var;
 use super::{lower, BuildError, Builder};
 use crate::function::{LoopNode, Node, Op, Operand, Origin, Ty};
+use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode};
 
@@ -85,25 +86,58 @@ impl<'a> Builder<'a> {
 
     /// The variables an instruction range starting at `pc` (a loop body up
     /// to its ENDLOOP) may write, including through subroutine calls.
+    /// The first call scans the whole program once for every loop, so
+    /// nested loops cost one scan, not one per level.
     fn written_in_loop(&mut self, pc: usize) -> Result<Vec<Var>, BuildError> {
-        let mut out = Vec::new();
-        let mut depth = 0usize;
-        let mut i = pc;
-        let mut visited_subs = Vec::new();
-        while i < self.insts.len() {
+        if self.loop_writes.is_none() {
+            let table = self.scan_loop_writes()?;
+            self.loop_writes = Some(table);
+        }
+        Ok(self.loop_writes.as_ref().and_then(|t| t.get(&pc)).cloned().unwrap_or_default())
+    }
+
+    /// For the body start (the instruction after `BGNLOOP`) of every loop,
+    /// the variables the body up to its `ENDLOOP` (or the end) may write:
+    /// its own writes and those of the loops inside it.
+    fn scan_loop_writes(&mut self) -> Result<HashMap<usize, Vec<Var>>, BuildError> {
+        struct Open {
+            start: usize,
+            writes: Vec<Var>,
+            visited_subs: Vec<usize>,
+        }
+        let mut table = HashMap::default();
+        let mut open: Vec<Open> = Vec::new();
+        let close = |table: &mut HashMap<usize, Vec<Var>>, open: &mut Vec<Open>| {
+            if let Some(mut done) = open.pop() {
+                done.writes.sort();
+                done.writes.dedup();
+                if let Some(parent) = open.last_mut() {
+                    parent.writes.extend_from_slice(&done.writes);
+                }
+                table.insert(done.start, done.writes);
+            }
+        };
+        for i in 0..self.insts.len() {
             let inst = self.insts[i];
             match inst.opcode {
-                Opcode::Bgnloop => depth += 1,
-                Opcode::Endloop if depth == 0 => break,
-                Opcode::Endloop => depth -= 1,
-                _ => {}
+                Opcode::Bgnloop => {
+                    if let Some(top) = open.last_mut() {
+                        self.collect_writes(inst, &mut top.writes, &mut top.visited_subs)?;
+                    }
+                    open.push(Open { start: i + 1, writes: Vec::new(), visited_subs: Vec::new() });
+                }
+                Opcode::Endloop if !open.is_empty() => close(&mut table, &mut open),
+                _ => {
+                    if let Some(top) = open.last_mut() {
+                        self.collect_writes(inst, &mut top.writes, &mut top.visited_subs)?;
+                    }
+                }
             }
-            self.collect_writes(inst, &mut out, &mut visited_subs)?;
-            i += 1;
         }
-        out.sort();
-        out.dedup();
-        Ok(out)
+        while !open.is_empty() {
+            close(&mut table, &mut open);
+        }
+        Ok(table)
     }
 
     /// Adds the variables `inst` writes to `out`, and for a `CAL` those of

@@ -168,6 +168,9 @@ struct Builder<'a> {
     pc: usize,
     /// How deep constructs and inlined calls may nest.
     max_nesting: usize,
+    /// What each loop's body may write, by the index of its first
+    /// instruction: found for every loop at the first `BGNLOOP`.
+    loop_writes: Option<HashMap<usize, Vec<Var>>>,
 }
 
 impl<'a> Builder<'a> {
@@ -205,6 +208,7 @@ impl<'a> Builder<'a> {
             phis: Vec::new(),
             pc: 0,
             max_nesting: limits.max_nesting,
+            loop_writes: None,
         };
         b.find_arrays(&temp_decls, shader)?;
         Ok(b)

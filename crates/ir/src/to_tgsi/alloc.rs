@@ -54,23 +54,57 @@ pub(crate) struct Allocation {
     /// One past the highest TEMP register used.
     pub temp_count: u32,
     /// What occupies each channel of each register, and when.
-    occupancy: HashMap<(File, u32), Occupancy>,
+    occupancy: HashMap<(File, u32), [Occupants; 4]>,
     /// TEMP registers holding arrays.
     reserved: Vec<(u32, u32)>,
+}
+
+/// The occupants of one channel once allocation is done, by start, with
+/// the latest end so far: what the questions of emission need, each in
+/// a few binary searches.
+#[derive(Default)]
+struct Occupants {
+    starts: Vec<u32>,
+    ends: Vec<u32>,
+    /// `max_end[k]`: the latest end of occupants `0..=k`.
+    max_end: Vec<u32>,
+}
+
+impl Occupants {
+    fn new(map: &BTreeMap<u32, (u32, Value)>) -> Occupants {
+        let mut o = Occupants {
+            starts: Vec::with_capacity(map.len()),
+            ends: Vec::with_capacity(map.len()),
+            max_end: Vec::with_capacity(map.len()),
+        };
+        let mut latest = 0;
+        for (&start, &(end, _)) in map {
+            latest = latest.max(end);
+            o.starts.push(start);
+            o.ends.push(end);
+            o.max_end.push(latest);
+        }
+        o
+    }
+
+    /// How many occupants start before `pos`.
+    fn starting_before(&self, pos: u32) -> usize {
+        self.starts.partition_point(|&s| s < pos)
+    }
 }
 
 impl Allocation {
     /// Whether `slot` holds no live value at `pos`.
     pub fn free_at(&self, slot: RegChannel, pos: u32) -> bool {
-        let reserved = self.reserved.iter().any(|&(f, l)| (f..=l).contains(&slot.index));
+        let reserved = in_ranges(&self.reserved, slot.index);
         if slot.file == File::Temporary && (slot.index >= self.temp_count || reserved) {
             return false;
         }
         let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
-        let map = &occ[slot.chan as usize & 3];
+        let occ = &occ[slot.chan as usize & 3];
         let mut misses = 0;
-        for (_, &(end, _)) in map.range(..=pos).rev() {
-            if end >= pos {
+        for k in (0..occ.starting_before(pos.saturating_add(1))).rev() {
+            if occ.ends[k] >= pos {
                 return false;
             }
             misses += 1;
@@ -85,11 +119,43 @@ impl Allocation {
     /// run through `excluded` positions): it still holds its initial zero
     /// there. Writes of the phi the question is asked for count too: around
     /// a loop its register holds the last round's value, not zero.
+    ///
+    /// Every occupant starting before `before` must lie inside one of the
+    /// `excluded` intervals; they are taken outermost first, so the answer
+    /// costs a few binary searches per interval, not a scan of the
+    /// occupants (which made emission quadratic in nested IFs). Partly
+    /// overlapping intervals (which the layout does not make) only make the
+    /// answer `false`, which costs a copy, never a wrong result.
     pub fn untouched(&self, slot: RegChannel, before: u32, excluded: &[Interval]) -> bool {
         let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
-        occ[slot.chan as usize & 3]
-            .range(..before)
-            .all(|(&start, &(end, _))| excluded.iter().any(|x| x.start <= start && end <= x.end))
+        let occ = &occ[slot.chan as usize & 3];
+        let n = occ.starting_before(before);
+        let mut outer: Vec<Interval> = excluded.to_vec();
+        outer.sort_by_key(|x| (x.start, std::cmp::Reverse(x.end)));
+        // Occupants `0..i` are known to lie inside the intervals seen.
+        let mut i = 0;
+        let mut covered_to: Option<u32> = None;
+        for x in outer {
+            if i == n {
+                break;
+            }
+            if covered_to.is_some_and(|c| x.end <= c) {
+                continue; // inside an interval seen already
+            }
+            // Occupants starting before `x` are in no interval.
+            if occ.starting_before(x.start).min(n) > i {
+                return false;
+            }
+            let inside = occ.starting_before(x.end.saturating_add(1)).min(n);
+            if inside > i {
+                if occ.max_end[inside - 1] > x.end {
+                    return false;
+                }
+                i = inside;
+            }
+            covered_to = Some(x.end);
+        }
+        i == n
     }
 }
 
@@ -120,12 +186,13 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
             uses.get_or_default(arg.value).push(inst);
         }
     }
-    let reserved = func
-        .arrays
-        .iter()
-        .filter(|(_, a)| a.file == File::Temporary)
-        .map(|(_, a)| (a.first, a.first + a.len - 1))
-        .collect();
+    let reserved = merged_ranges(
+        func.arrays
+            .iter()
+            .filter(|(_, a)| a.file == File::Temporary)
+            .map(|(_, a)| (a.first, a.first + a.len - 1))
+            .collect(),
+    );
     let mut a = Allocator {
         func,
         layout,
@@ -155,7 +222,8 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         .chain(a.reserved.iter().map(|&(_, last)| last + 1))
         .max()
         .unwrap_or(0);
-    Allocation { loc: a.loc, also: a.also, temp_count, occupancy: a.regs, reserved: a.reserved }
+    let occupancy = a.regs.iter().map(|(&reg, channels)| (reg, channels.each_ref().map(Occupants::new))).collect();
+    Allocation { loc: a.loc, also: a.also, temp_count, occupancy, reserved: a.reserved }
 }
 
 impl<'a> Allocator<'a> {
@@ -164,7 +232,7 @@ impl<'a> Allocator<'a> {
     }
 
     fn is_reserved(&self, file: File, index: u32) -> bool {
-        file == File::Temporary && self.reserved.iter().any(|&(f, l)| (f..=l).contains(&index))
+        file == File::Temporary && in_ranges(&self.reserved, index)
     }
 
     /// Whether channel `chan` of a register is free over `ranges`,
@@ -777,4 +845,43 @@ fn runs<K: PartialEq>(func: &Function, max: usize, key: impl Fn(&InstData) -> Op
         }
     }
     out
+}
+
+/// `ranges` (first, last) sorted and with overlapping ones merged, for
+/// [`in_ranges`].
+fn merged_ranges(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    ranges.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (first, last) in ranges {
+        match out.last_mut() {
+            Some(prev) if first <= prev.1.saturating_add(1) => prev.1 = prev.1.max(last),
+            _ => out.push((first, last)),
+        }
+    }
+    out
+}
+
+/// Whether `index` is in one of the sorted, disjoint `ranges`: a binary
+/// search, since a shader may hold a thousand arrays and every register
+/// the allocator considers is checked.
+fn in_ranges(ranges: &[(u32, u32)], index: u32) -> bool {
+    let after = ranges.partition_point(|&(first, _)| first <= index);
+    after > 0 && ranges[after - 1].1 >= index
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_ranges_answer_as_a_scan_does() {
+        let ranges = vec![(40, 43), (10, 12), (11, 20), (30, 30), (21, 22), (50, 49 + 4)];
+        let merged = merged_ranges(ranges.clone());
+        assert_eq!(merged, vec![(10, 22), (30, 30), (40, 43), (50, 53)]);
+        for index in 0..60 {
+            let scan = ranges.iter().any(|&(f, l)| (f..=l).contains(&index));
+            assert_eq!(in_ranges(&merged, index), scan, "{index}");
+        }
+        assert!(!in_ranges(&[], 0));
+    }
 }

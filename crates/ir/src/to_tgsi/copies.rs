@@ -4,6 +4,7 @@
 
 use super::operands::{fill_unused, reg_src};
 use super::*;
+use rustc_hash::FxHashMap as HashMap;
 use tgsi::{DstOperand, Register, SrcOperand};
 
 impl Emitter<'_> {
@@ -93,20 +94,38 @@ impl Emitter<'_> {
         // Copy first into registers no pending copy still reads; a cycle
         // is broken by saving one register in a scratch channel.
         self.scratch_used = 0;
+        // How many pending copies read each register channel: a copy is
+        // free when none reads its destination, known without a scan of
+        // the others (copies into a SWITCH's join number in the hundreds).
+        let mut readers: HashMap<RegChannel, u32> = HashMap::default();
+        for &(_, s) in &pending {
+            if let Loc::Reg(r) = s {
+                *readers.entry(r).or_default() += 1;
+            }
+        }
+        let is_free = |readers: &HashMap<RegChannel, u32>, d: RegChannel| readers.get(&d).is_none_or(|&n| n == 0);
+        let unread = |readers: &mut HashMap<RegChannel, u32>, s: Loc| {
+            if let Loc::Reg(r) = s {
+                if let Some(n) = readers.get_mut(&r) {
+                    *n = n.saturating_sub(1);
+                }
+            }
+        };
         while !pending.is_empty() {
-            let free = (0..pending.len()).find(|&k| !pending.iter().any(|&(_, s)| s == Loc::Reg(pending[k].0)));
+            let free = pending.iter().position(|&(d, _)| is_free(&readers, d));
             match free {
                 Some(k) => {
                     // With it, every other free copy into the same register
                     // from the same register: one MOV.
                     let (dst, src) = pending.remove(k);
+                    unread(&mut readers, src);
                     let mut batch = vec![(dst, src)];
                     let mut i = 0;
                     while i < pending.len() {
                         let (d, s) = pending[i];
-                        let free = !pending.iter().any(|&(_, s2)| s2 == Loc::Reg(d));
-                        if free && (d.file, d.index) == (dst.file, dst.index) && same_register(s, src) {
+                        if is_free(&readers, d) && (d.file, d.index) == (dst.file, dst.index) && same_register(s, src) {
                             batch.push(pending.remove(i));
+                            unread(&mut readers, s);
                         } else {
                             i += 1;
                         }
@@ -122,6 +141,8 @@ impl Emitter<'_> {
                             p.1 = Loc::Reg(tmp);
                         }
                     }
+                    let moved = readers.remove(&saved).unwrap_or(0);
+                    *readers.entry(tmp).or_default() += moved;
                 }
             }
         }

@@ -317,13 +317,56 @@ type LoopSplit = (Interval, Interval, usize);
 
 /// Loops: live at a loop's start, defined before it => live throughout it
 /// (`loops` sorted by start).
+///
+/// A value reaching into a loop lives to the loop's end, which may reach
+/// into further loops: the end grows to the latest end of the loops
+/// starting inside, until none starts inside and ends later. One range
+/// maximum answers each step (loops nest, so there are at most two), not
+/// a walk over every loop inside (quadratic in nested loops).
 fn live_through_loops(main: &mut SecondaryMap<Value, Interval>, loops: &[Interval]) {
+    let ends = RangeMax::new(loops.iter().map(|l| l.end).collect());
     for iv in main.values_mut() {
-        let mut i = loops.partition_point(|l| l.start <= iv.start);
-        while i < loops.len() && loops[i].start <= iv.end {
-            iv.end = iv.end.max(loops[i].end);
-            i += 1;
+        let first = loops.partition_point(|l| l.start <= iv.start);
+        loop {
+            let last = loops.partition_point(|l| l.start <= iv.end);
+            match ends.max(first, last) {
+                Some(end) if end > iv.end => iv.end = end,
+                _ => break,
+            }
         }
+    }
+}
+
+/// Maxima of the ranges of a list in constant time (a sparse table:
+/// `levels[k][i]` is the maximum of the `2^k` items from `i`).
+struct RangeMax {
+    levels: Vec<Vec<u32>>,
+}
+
+impl RangeMax {
+    fn new(items: Vec<u32>) -> RangeMax {
+        let mut levels = vec![items];
+        let mut width = 1;
+        // Level k has an item for each of the `len - 2^k + 1` starts.
+        while let Some(prev) = levels.last() {
+            if prev.len() <= width {
+                break;
+            }
+            let next: Vec<u32> = (0..prev.len() - width).map(|i| prev[i].max(prev[i + width])).collect();
+            levels.push(next);
+            width *= 2;
+        }
+        RangeMax { levels }
+    }
+
+    /// The maximum of items `from..to`; `None` when the range is empty.
+    fn max(&self, from: usize, to: usize) -> Option<u32> {
+        if from >= to {
+            return None;
+        }
+        let k = (to - from).ilog2() as usize;
+        let level = self.levels.get(k)?;
+        Some(*level.get(from)?.max(level.get(to - (1 << k))?))
     }
 }
 
@@ -441,5 +484,65 @@ impl Context {
             breaks_of[id].push(at);
         }
         breaks_of
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entity::EntityRef;
+
+    /// The walk over every loop starting inside, as it was.
+    fn naive(iv: Interval, loops: &[Interval]) -> u32 {
+        let mut end = iv.end;
+        let mut i = loops.partition_point(|l| l.start <= iv.start);
+        while i < loops.len() && loops[i].start <= end {
+            end = end.max(loops[i].end);
+            i += 1;
+        }
+        end
+    }
+
+    #[test]
+    fn range_max_matches_a_scan() {
+        let items: Vec<u32> = (0..100u32).map(|i| i.wrapping_mul(2_654_435_761) >> 20).collect();
+        let table = RangeMax::new(items.clone());
+        for from in 0..items.len() {
+            for to in from..=items.len() {
+                assert_eq!(table.max(from, to), items[from..to].iter().copied().max(), "{from}..{to}");
+            }
+        }
+        assert_eq!(RangeMax::new(Vec::new()).max(0, 0), None);
+    }
+
+    #[test]
+    fn live_through_loops_matches_the_walk() {
+        // Nested and sequential loops, and overlapping ones the layout
+        // never makes, against intervals everywhere.
+        let mut loops = vec![
+            Interval { start: 10, end: 100 },
+            Interval { start: 20, end: 90 },
+            Interval { start: 30, end: 40 },
+            Interval { start: 50, end: 80 },
+            Interval { start: 95, end: 130 },
+            Interval { start: 120, end: 200 },
+            Interval { start: 210, end: 220 },
+        ];
+        loops.sort_by_key(|l| l.start);
+        let mut main: SecondaryMap<Value, Interval> = SecondaryMap::default();
+        let mut expected = Vec::new();
+        let mut k = 0;
+        for start in (0..230).step_by(7) {
+            for len in [0, 3, 15, 60] {
+                let iv = Interval { start, end: start + len };
+                main.insert(Value::new(k), iv);
+                expected.push(naive(iv, &loops));
+                k += 1;
+            }
+        }
+        live_through_loops(&mut main, &loops);
+        for (k, want) in expected.into_iter().enumerate() {
+            assert_eq!(main.get(&Value::new(k)).map(|iv| iv.end), Some(want), "value {k}");
+        }
     }
 }

@@ -5,6 +5,7 @@
 
 use super::Verifier;
 use crate::cfg::{Cfg, DomTree};
+use crate::entity::EntityRef;
 use crate::function::{Block, Inst, InstData};
 
 impl Verifier<'_> {
@@ -34,20 +35,37 @@ impl Verifier<'_> {
     /// predecessor.
     pub(super) fn phi(&mut self, cfg: &Cfg, dom: &DomTree, b: Block, inst: Inst, data: &InstData, preds: &[Block]) {
         let actual = cfg.preds(b);
-        for (i, p) in preds.iter().enumerate() {
-            if preds[..i].contains(p) {
+        // Sorted copies: a phi of a SWITCH with thousands of cases must not
+        // compare every predecessor with every other.
+        let sorted = |blocks: &[Block]| {
+            let mut v: Vec<usize> = blocks.iter().map(|b| b.index()).collect();
+            v.sort_unstable();
+            v
+        };
+        let (actual_sorted, listed_sorted) = (sorted(actual), sorted(preds));
+        let is_actual = |p: &Block| actual_sorted.binary_search(&p.index()).is_ok();
+        let mut seen = vec![false; preds.len()];
+        for p in preds.iter() {
+            // Every listed predecessor has a slot in the sorted list: its
+            // first occurrence there.
+            let slot = listed_sorted.partition_point(|&x| x < p.index());
+            let twice = seen.get(slot).copied().unwrap_or(false);
+            if let Some(s) = seen.get_mut(slot) {
+                *s = true;
+            }
+            if twice {
                 self.inst_issue(Some(b), inst, format!("phi lists predecessor {p} twice"));
-            } else if !actual.contains(p) {
+            } else if !is_actual(p) {
                 self.inst_issue(Some(b), inst, format!("phi lists {p}, which is not a predecessor of {b}"));
             }
         }
         for p in actual {
-            if !preds.contains(p) {
+            if listed_sorted.binary_search(&p.index()).is_err() {
                 self.inst_issue(Some(b), inst, format!("phi has no argument for predecessor {p}"));
             }
         }
         for (p, arg) in preds.iter().zip(&data.args) {
-            if !actual.contains(p) || !cfg.is_reachable(*p) {
+            if !is_actual(p) || !cfg.is_reachable(*p) {
                 continue;
             }
             let Some((db, _)) = self.def_loc(arg.value) else { continue };
