@@ -20,7 +20,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use testkit::shapes::Shape;
+use testkit::shapes::{self, Shape};
 use tgsi_opt::{ir, passes, tgsi};
 
 /// The system allocator, counting the bytes held and their peak.
@@ -97,11 +97,11 @@ struct Measured {
 
 fn measure(text: &str, budget: Duration) -> Result<Measured, String> {
     let mut times = [Duration::ZERO; 8];
-    let (time, shader) = fastest(budget, || (), |()| tgsi::parse(text));
+    let (time, shader) = fastest(budget, || (), |()| tgsi::parse_with_limits(text, &shapes::LIMITS));
     let shader = shader.map_err(|e| e.render(text, "shape"))?;
     times[0] = time;
     let instructions = shader.instructions().count();
-    let (time, module) = fastest(budget, || (), |()| ir::from_tgsi(&shader));
+    let (time, module) = fastest(budget, || (), |()| ir::from_tgsi_with_limits(&shader, &shapes::LIMITS));
     let module = module.map_err(|e| e.to_string())?;
     times[1] = time;
 
@@ -146,8 +146,8 @@ fn peak_of_one_compile(text: &str) -> usize {
     let base = HELD.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
     let compiled = (|| {
-        let shader = tgsi::parse(text).ok()?;
-        let mut module = ir::from_tgsi(&shader).ok()?;
+        let shader = tgsi::parse_with_limits(text, &shapes::LIMITS).ok()?;
+        let mut module = ir::from_tgsi_with_limits(&shader, &shapes::LIMITS).ok()?;
         drop(shader);
         passes::PassManager::new(passes::Options::default()).run(&passes::Pipeline::o1(), &mut module).ok()?;
         let emitted = ir::to_tgsi(&module).ok()?;

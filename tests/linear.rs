@@ -19,7 +19,7 @@
 //!   copies for each one it wrote.
 
 use std::thread;
-use testkit::shapes::Shape;
+use testkit::shapes::{Shape, LIMITS};
 use tgsi_opt::{ir, passes, tgsi};
 
 /// The rounds of `-O1` a shape may take: the pipeline's fixed point does
@@ -34,8 +34,9 @@ fn compile(name: &'static str, text: String) -> usize {
         .name(name.to_string())
         .stack_size(64 << 20)
         .spawn(move || {
-            let shader = tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, name)));
-            let mut module = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let shader =
+                tgsi::parse_with_limits(&text, &LIMITS).unwrap_or_else(|e| panic!("{}", e.render(&text, name)));
+            let mut module = ir::from_tgsi_with_limits(&shader, &LIMITS).unwrap_or_else(|e| panic!("{name}: {e}"));
             let unoptimized = ir::to_tgsi(&module).unwrap_or_else(|e| panic!("{name}, -O0: {e}"));
             drop(tgsi::print(&unoptimized, tgsi::Style::Exact));
             let mut manager = passes::PassManager::new(passes::Options { verify_each: true, ..Default::default() });

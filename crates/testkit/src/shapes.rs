@@ -14,7 +14,7 @@
 //! use testkit::shapes::Shape;
 //! for shape in Shape::ALL {
 //!     let text = shape.generate(200);
-//!     let shader = tgsi::parse(&text).unwrap();
+//!     let shader = tgsi::parse_with_limits(&text, &testkit::shapes::LIMITS).unwrap();
 //!     let count = shader.instructions().count();
 //!     assert!((190..=210).contains(&count), "{}: {count}", shape.name());
 //! }
@@ -22,6 +22,19 @@
 
 use crate::Rng;
 use std::fmt::Write as _;
+
+/// The limits the shapes are read with (`tgsi::parse_with_limits`,
+/// `ir::from_tgsi_with_limits`): no bound on size or nesting, since they
+/// nest far deeper and hold more immediates than
+/// [`tgsi::Limits::DEFAULT`] lets untrusted input.
+pub const LIMITS: tgsi::Limits = tgsi::Limits {
+    max_tokens: usize::MAX,
+    max_instructions: usize::MAX,
+    max_declarations: usize::MAX,
+    max_immediates: usize::MAX,
+    max_nesting: usize::MAX,
+    ..tgsi::Limits::DEFAULT
+};
 
 /// Plain temporaries of every shape: `TEMP[0..TEMPS-1]`.
 const TEMPS: u32 = 32;
