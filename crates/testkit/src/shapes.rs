@@ -528,10 +528,11 @@ mod tests {
         for shape in Shape::ALL {
             for n in [100, 3000] {
                 let text = shape.generate(n);
-                let shader = tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, shape.name())));
+                let shader = tgsi::parse_with_limits(&text, &LIMITS)
+                    .unwrap_or_else(|e| panic!("{}", e.render(&text, shape.name())));
                 let count = shader.instructions().count();
                 assert!(count.abs_diff(n) <= 16, "{} at {n}: {count}", shape.name());
-                ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{} at {n}: {e}", shape.name()));
+                ir::from_tgsi_with_limits(&shader, &LIMITS).unwrap_or_else(|e| panic!("{} at {n}: {e}", shape.name()));
             }
         }
     }
@@ -540,7 +541,7 @@ mod tests {
     fn the_largest_sizes_stay_within_tgsi_limits() {
         for shape in [Shape::ManyArrays, Shape::ManyImmediates, Shape::LargeSwitch] {
             let text = shape.generate(100_000);
-            tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, shape.name())));
+            tgsi::parse_with_limits(&text, &LIMITS).unwrap_or_else(|e| panic!("{}", e.render(&text, shape.name())));
         }
     }
 
