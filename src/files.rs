@@ -63,6 +63,14 @@ impl Input {
     }
 }
 
+/// Reads and parses a state file (`-` is standard input); a malformed
+/// state is a located error.
+pub fn read_state(path: &Path) -> Result<exec::State, Failure> {
+    let input = Input::from_arg(Some(path));
+    let text = input.read_text()?;
+    exec::State::parse(&text).map_err(|err| Failure::Located { rendered: err.render(&text, &input.file_name()) })
+}
+
 /// Writes `bytes` to `path`, or to standard output when `path` is `None`.
 ///
 /// A closed standard output (`tgsi-opt fmt x | head`) is not an error.

@@ -4,7 +4,7 @@
 use crate::cli::CheckArgs;
 use crate::commands::opt::build;
 use crate::diagnostics::Failure;
-use crate::files::{write_output, Input};
+use crate::files::{read_state, write_output, Input};
 use testkit::check::{check, random_states, Verdict};
 
 /// Checks the pipeline the flags give (-O1 without any) on the states, and
@@ -18,13 +18,7 @@ pub fn run(args: &CheckArgs) -> Result<(), Failure> {
     let input = Input::from_arg(Some(&args.file));
     let (module, _) = build(&input, args.input_format)?;
     let states = match &args.state {
-        Some(path) => {
-            let state_input = Input::from_arg(Some(path));
-            let text = state_input.read_text()?;
-            let state = exec::State::parse(&text)
-                .map_err(|err| Failure::Located { rendered: err.render(&text, &state_input.file_name()) })?;
-            vec![state]
-        }
+        Some(path) => vec![read_state(path)?],
         None => random_states(&module, args.count, args.seed)
             .map_err(|e| Failure::Usage(format!("cannot make random states for this shader: {e}")))?,
     };

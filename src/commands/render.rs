@@ -10,7 +10,7 @@ use tgsi_opt::render::{self, ColorImage, Face, RenderOptions};
 use crate::cli::{FaceArg, RenderArgs};
 use crate::commands::opt::{build, run_pipeline};
 use crate::diagnostics::Failure;
-use crate::files::Input;
+use crate::files::{read_state, Input};
 
 /// Runs `render`.
 pub fn run(args: &RenderArgs) -> Result<(), Failure> {
@@ -20,16 +20,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
     // Always verified: a broken pass must not give a plausible wrong picture.
     let options = passes::Options { verify_each: true, ..passes::Options::default() };
     run_pipeline(&pipeline, &mut module, options, &input)?;
-    let state = match &args.state {
-        Some(path) => {
-            let state_input = Input::from_arg(Some(path));
-            let text = state_input.read_text()?;
-            let state = exec::State::parse(&text)
-                .map_err(|err| Failure::Located { rendered: err.render(&text, &state_input.file_name()) })?;
-            Some(state)
-        }
-        None => None,
-    };
+    let state = args.state.as_deref().map(read_state).transpose()?;
     let (width, height) = args.size;
     let options = RenderOptions {
         z: args.z,

@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::cli::{BenchArgs, RunArgs, RunCommandArgs, WordFormat};
 use crate::commands::opt::{build, run_pipeline};
 use crate::diagnostics::Failure;
-use crate::files::{write_output, Input};
+use crate::files::{read_state, write_output, Input};
 
 /// The shader's IR, the state and the options a run needs.
 struct Prepared {
@@ -24,10 +24,7 @@ fn prepare(args: &RunArgs) -> Result<Prepared, Failure> {
     // Always verified: a broken pass must not give plausible wrong outputs.
     let options = passes::Options { verify_each: true, ..passes::Options::default() };
     run_pipeline(&pipeline, &mut module, options, &input)?;
-    let state_input = Input::from_arg(Some(&args.state));
-    let state_text = state_input.read_text()?;
-    let state = exec::State::parse(&state_text)
-        .map_err(|err| Failure::Located { rendered: err.render(&state_text, &state_input.file_name()) })?;
+    let state = read_state(&args.state)?;
     let options = exec::RunOptions { lanes: args.lanes, threads: args.threads, ..exec::RunOptions::default() };
     Ok(Prepared { input, module, instructions, state, options })
 }

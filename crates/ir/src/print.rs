@@ -450,21 +450,26 @@ fn write_array_store(s: &mut String, data: &InstData, array: crate::function::Ar
     }
 }
 
+/// ` + 2`, ` - 1` after an index operand; nothing for 0.
+fn write_offset(s: &mut String, offset: i32) {
+    match offset {
+        0 => {}
+        o if o < 0 => {
+            let _ = write!(s, " - {}", o.unsigned_abs());
+        }
+        o => {
+            let _ = write!(s, " + {o}");
+        }
+    }
+}
+
 /// `a0[v7 + 2].y`, `a0[v7 - 1].x`, `a0[3].z`.
 fn write_element(s: &mut String, array: crate::function::Array, index: Option<&Operand>, offset: i32, chan: u8) {
     let _ = write!(s, "{array}[");
     match index {
         Some(ix) => {
             write_operand(s, ix);
-            match offset {
-                0 => {}
-                o if o < 0 => {
-                    let _ = write!(s, " - {}", o.unsigned_abs());
-                }
-                o => {
-                    let _ = write!(s, " + {o}");
-                }
-            }
+            write_offset(s, offset);
         }
         None => {
             let _ = write!(s, "{offset}");
@@ -511,15 +516,7 @@ fn write_index(s: &mut String, offset: i32, indirect: Option<(&Indirect, Option<
         Some(a) => write_operand(s, a),
         None => s.push('?'),
     }
-    match offset {
-        0 => {}
-        o if o < 0 => {
-            let _ = write!(s, " - {}", o.unsigned_abs());
-        }
-        o => {
-            let _ = write!(s, " + {o}");
-        }
-    }
+    write_offset(s, offset);
     s.push(']');
     if ind.array_id != 0 {
         let _ = write!(s, "({})", ind.array_id);

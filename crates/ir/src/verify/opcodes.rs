@@ -139,22 +139,28 @@ mod tests {
     use crate::verify::fixtures::*;
     use tgsi::Opcode;
 
+    /// `TEX TEMP[0], TEMP[0], SAMP[0]`, its first source a value.
+    fn tex_2d() -> tgsi::Instruction {
+        let mut tex = tgsi::Instruction::new(Opcode::Tex);
+        tex.dst.push(tgsi::DstOperand { reg: tgsi::Register::new(tgsi::File::Temporary, 0), write_mask: 0xf });
+        for file in [tgsi::File::Temporary, tgsi::File::Sampler] {
+            tex.src.push(tgsi::SrcOperand {
+                reg: tgsi::Register::new(file, 0),
+                swizzle: tgsi::IDENTITY_SWIZZLE,
+                negate: false,
+                absolute: false,
+            });
+        }
+        tex
+    }
+
     #[test]
     fn opaque_checks() {
         let mut t = Builder::default();
         let b0 = t.block();
         t.f.body = vec![blk(b0)];
         let x = t.konst(b0, 1);
-        let mut tex = tgsi::Instruction::new(Opcode::Tex);
-        tex.dst.push(tgsi::DstOperand { reg: tgsi::Register::new(tgsi::File::Temporary, 0), write_mask: 0xf });
-        for file in [tgsi::File::Temporary, tgsi::File::Sampler] {
-            tex.src.push(tgsi::SrcOperand {
-                reg: tgsi::Register::new(file, 0),
-                swizzle: [0, 1, 2, 3],
-                negate: false,
-                absolute: false,
-            });
-        }
+        let mut tex = tex_2d();
         let op = Op::Opaque { inst: Box::new(tex), value_srcs: 0b01 };
         t.inst(b0, op.clone(), &[x, x, x, x], &[Ty::B32; 4]);
         assert_valid(&t.f);
@@ -170,16 +176,7 @@ mod tests {
         let b0 = t.block();
         t.f.body = vec![blk(b0)];
         let x = t.konst(b0, 1);
-        let mut tex = tgsi::Instruction::new(Opcode::Tex);
-        tex.dst.push(tgsi::DstOperand { reg: tgsi::Register::new(tgsi::File::Temporary, 0), write_mask: 0xf });
-        for file in [tgsi::File::Temporary, tgsi::File::Sampler] {
-            tex.src.push(tgsi::SrcOperand {
-                reg: tgsi::Register::new(file, 0),
-                swizzle: [0, 1, 2, 3],
-                negate: false,
-                absolute: false,
-            });
-        }
+        let mut tex = tex_2d();
         tex.src[1].reg.indirect =
             Some(tgsi::Indirect { file: tgsi::File::Address, index: 0, component: 0, array_id: 0 });
         let op = Op::Opaque { inst: Box::new(tex), value_srcs: 0b01 };
