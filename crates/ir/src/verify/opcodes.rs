@@ -160,7 +160,7 @@ mod tests {
         let b0 = t.block();
         t.f.body = vec![blk(b0)];
         let x = t.konst(b0, 1);
-        let mut tex = tex_2d();
+        let tex = tex_2d();
         let op = Op::Opaque { inst: Box::new(tex), value_srcs: 0b01 };
         t.inst(b0, op.clone(), &[x, x, x, x], &[Ty::B32; 4]);
         assert_valid(&t.f);
