@@ -62,7 +62,7 @@ pub struct CheckArgs {
 
     /// How many random states to run (inputs, constants, system values,
     /// textures, samplers, buffers and images, as the shader declares them).
-    #[arg(long, value_name = "N", default_value_t = 16)]
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = parse_state_count)]
     pub count: usize,
 
     /// The seed of the random states.
@@ -323,6 +323,14 @@ fn parse_opt_level(level: &str) -> Result<u8, String> {
             "there is no optimization level {level} (-O{level}); the levels are 0 (-O0: no passes) \
              and 1 (-O1 or -O: the pipeline `--list-passes` shows)"
         )),
+    }
+}
+
+/// Parses `check --count`: at least one state (none would check nothing).
+fn parse_state_count(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("the number of states is a whole number, at least 1".to_string()),
     }
 }
 

@@ -98,3 +98,9 @@ fn a_shader_that_runs_on_no_state_is_an_error() {
     let err = check(&m, &[], 1, &states).expect_err("no state runs");
     assert!(err.to_string().starts_with("the unoptimized shader runs on none of the states"), "{err}");
 }
+
+#[test]
+fn no_state_is_an_error_not_a_pass() {
+    let err = check(&module(), &[&Planted], 1, &[]).expect_err("nothing to run");
+    assert_eq!(err.to_string(), "no state to run the shader on");
+}

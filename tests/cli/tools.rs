@@ -164,6 +164,9 @@ fn check_usage_errors() {
     assert!(stderr(&output).contains("unknown pass `bogus`"), "{}", stderr(&output));
     let output = run(&["check", shader.to_str().unwrap(), "--state", "x.state", "--count", "3"], b"");
     assert_eq!(output.status.code(), Some(2));
+    let output = run(&["check", shader.to_str().unwrap(), "--count", "0"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("at least 1"), "{}", stderr(&output));
     // A shader that runs on no state cannot be checked.
     let dir = scratch_dir("check_endless");
     let endless = dir.join("endless.tgsi");

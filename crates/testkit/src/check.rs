@@ -79,6 +79,9 @@ pub struct ChannelDifference {
 /// Why a check could not decide.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
+    /// No state to run: a check on none would pass vacuously.
+    #[error("no state to run the shader on")]
+    NoStates,
     /// The unoptimized program runs on none of the states.
     #[error("the unoptimized shader runs on none of the states; on state {state}: {source}")]
     Baseline {
@@ -136,6 +139,9 @@ pub fn check(
     max_iterations: usize,
     states: &[exec::State],
 ) -> Result<Verdict, CheckError> {
+    if states.is_empty() {
+        return Err(CheckError::NoStates);
+    }
     let options = exec::RunOptions { threads: 1, step_budget: STEP_BUDGET, ..exec::RunOptions::default() };
     let mut baseline = Vec::with_capacity(states.len());
     let mut first_failure = None;
