@@ -10,6 +10,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use testkit::shapes::call_chain;
 use tgsi_opt::{ir, passes, tgsi};
 
 /// Counts the bytes each thread allocates, so that tests running side by
@@ -137,20 +138,6 @@ fn within_bounds(what: &str, w: Work, calls: bool) {
 
 fn fragment(body: &[String]) -> String {
     format!("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..3]\n{}\nMOV OUT[0], TEMP[0]\nEND\n", body.join("\n"))
-}
-
-/// Main calls sub 1; each of `k` subroutines calls the next `calls` times.
-fn call_chain(k: usize, calls: usize) -> String {
-    let stride = calls + 2;
-    let mut lines = vec!["MOV TEMP[0], IN[0]".to_string(), "CAL :4".into(), "MOV OUT[0], TEMP[0]".into(), "END".into()];
-    for i in 0..k {
-        let next = 4 + stride * (i + 1);
-        lines.push("BGNSUB".into());
-        lines.extend(std::iter::repeat_n(format!("CAL :{next}"), calls));
-        lines.push("ENDSUB".into());
-    }
-    lines.extend(["BGNSUB".into(), "ADD TEMP[0], TEMP[0], IN[0]".into(), "ENDSUB".into()]);
-    format!("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n{}\n", lines.join("\n"))
 }
 
 /// `n` IFs nested, each writing every channel of four TEMPs.

@@ -3,22 +3,8 @@
 //! calls, and the input limits checked on trees that did not come from the
 //! parser.
 
+use testkit::shapes::call_chain;
 use tgsi::{Limit, Limits};
-
-/// Main calls sub 1; each of `k` subroutines calls the next `calls` times;
-/// the last adds.
-fn chain(k: usize, calls: usize) -> String {
-    let stride = calls + 2;
-    let mut lines = vec!["MOV TEMP[0], IN[0]".to_string(), "CAL :4".into(), "MOV OUT[0], TEMP[0]".into(), "END".into()];
-    for i in 0..k {
-        let next = 4 + stride * (i + 1);
-        lines.push("BGNSUB".into());
-        lines.extend(std::iter::repeat_n(format!("CAL :{next}"), calls));
-        lines.push("ENDSUB".into());
-    }
-    lines.extend(["BGNSUB".into(), "ADD TEMP[0], TEMP[0], IN[0]".into(), "ENDSUB".into()]);
-    format!("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n{}\n", lines.join("\n"))
-}
 
 fn build(text: &str, limits: &Limits) -> Result<ir::Module, ir::BuildError> {
     let shader = tgsi::parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, "chain")));
@@ -33,7 +19,7 @@ fn adds(module: &ir::Module) -> usize {
 #[test]
 fn a_doubling_chain_is_refused_at_its_call_before_anything_is_built() {
     for k in [20, 1000] {
-        let err = build(&chain(k, 2), &Limits::DEFAULT).unwrap_err();
+        let err = build(&call_chain(k, 2), &Limits::DEFAULT).unwrap_err();
         assert_eq!(err.inst, Some(1), "k = {k}: the CAL of the main program");
         let limit = err.limit.expect("a limit error");
         let input = 4 + 4 * k + 3;
@@ -53,11 +39,11 @@ fn a_doubling_chain_is_refused_at_its_call_before_anything_is_built() {
 
 #[test]
 fn a_chain_within_the_budget_is_inlined_in_full() {
-    let module = build(&chain(10, 2), &Limits::DEFAULT).expect("1,027 instructions inlined");
+    let module = build(&call_chain(10, 2), &Limits::DEFAULT).expect("1,027 instructions inlined");
     assert_eq!(adds(&module), 4 * 1024, "every channel of every inlined ADD");
     // The same chain, with a budget below what it makes.
     let tight = Limits { inline_floor: 1000, inline_factor: 1, ..Limits::DEFAULT };
-    let err = build(&chain(10, 2), &tight).unwrap_err();
+    let err = build(&call_chain(10, 2), &tight).unwrap_err();
     assert_eq!(err.limit.map(|l| (l.limit, l.value, l.max)), Some((Limit::InlinedInstructions, 1025, 1000)));
 }
 
@@ -83,9 +69,9 @@ fn inlined_calls_count_as_nesting() {
     // A chain of single calls makes a linear program, but nests as deep
     // as the chain is long.
     let deep = Limits::DEFAULT.max_nesting;
-    let module = build(&chain(deep - 1, 1), &Limits::DEFAULT).expect("within the nesting limit");
+    let module = build(&call_chain(deep - 1, 1), &Limits::DEFAULT).expect("within the nesting limit");
     assert_eq!(adds(&module), 4);
-    let err = build(&chain(deep, 1), &Limits::DEFAULT).unwrap_err();
+    let err = build(&call_chain(deep, 1), &Limits::DEFAULT).unwrap_err();
     let limit = err.limit.expect("a limit error");
     assert_eq!((limit.limit, limit.value, limit.max), (Limit::Nesting, deep as u64 + 1, deep as u64));
     assert!(err.message.ends_with("counting the subroutine calls being inlined"), "{err}");

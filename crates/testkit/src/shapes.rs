@@ -519,6 +519,28 @@ fn labels(body: &[String]) -> Vec<Option<usize>> {
     labels
 }
 
+/// The subroutine call chain of a few hundred bytes whose inlined size
+/// is `calls^k`: main calls subroutine 1, each of the `k` subroutines
+/// calls the next `calls` times, and the last adds. What the inlining
+/// budget of [`tgsi::Limits`] is for.
+///
+/// ```
+/// let text = testkit::shapes::call_chain(3, 2);
+/// assert_eq!(tgsi::parse(&text).unwrap().instructions().count(), 4 + 3 * 4 + 3);
+/// ```
+pub fn call_chain(k: usize, calls: usize) -> String {
+    let stride = calls + 2;
+    let mut lines = vec!["MOV TEMP[0], IN[0]".to_string(), "CAL :4".into(), "MOV OUT[0], TEMP[0]".into(), "END".into()];
+    for i in 0..k {
+        let next = 4 + stride * (i + 1);
+        lines.push("BGNSUB".into());
+        lines.extend(std::iter::repeat_n(format!("CAL :{next}"), calls));
+        lines.push("ENDSUB".into());
+    }
+    lines.extend(["BGNSUB".into(), "ADD TEMP[0], TEMP[0], IN[0]".into(), "ENDSUB".into()]);
+    format!("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n{}\n", lines.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
