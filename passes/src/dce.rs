@@ -36,7 +36,7 @@
 use ir::cfg::Cfg;
 use ir::walk::{construct_operands, for_each_region_post_order_mut};
 use ir::{EntityRef, Exit, Function, Inst, InstData, Node, Op, Region, Value};
-use tgsi::{flags, File, MemoryQualifier};
+use tgsi::{flags, MemoryQualifier};
 
 use crate::rewrite::{apply, get_mut, merge_block, Rewrites};
 use crate::{Pass, PassResult, Stats};
@@ -141,16 +141,10 @@ pub fn has_effect(data: &InstData) -> bool {
                 || volatile
                 // Kept whole for a reason even though it defines nothing.
                 || data.results.is_empty()
-                || inst.dst.iter().any(|d| !is_value_dst(d.reg.file))
+                || inst.dst.iter().any(|d| !ir::is_value_destination(d.reg.file))
         }
         _ => false,
     }
-}
-
-/// Register files whose destinations are SSA values (the others name
-/// resources: writing them is an effect).
-fn is_value_dst(file: File) -> bool {
-    matches!(file, File::Temporary | File::Output | File::Address)
 }
 
 // ----- mark and sweep -----
@@ -247,7 +241,7 @@ fn shrink_channels(func: &mut Function, inst: Inst, used: &[bool]) -> u64 {
     let mut dropped = Vec::new();
     let mut next = 0usize;
     for dst in &template.dst {
-        if !is_value_dst(dst.reg.file) {
+        if !ir::is_value_destination(dst.reg.file) {
             masks.push(dst.write_mask);
             continue;
         }

@@ -404,6 +404,13 @@ impl Function {
     }
 }
 
+/// Whether an [`Op::Opaque`] instruction's destination of `file` is
+/// written as values (its results); the other files name resources and
+/// memory, and writing them is an effect.
+pub fn is_value_destination(file: File) -> bool {
+    matches!(file, File::Temporary | File::Output | File::Address)
+}
+
 /// The operands of an [`Op::Opaque`] instruction whose indirect indices
 /// are arguments (after the value sources' four each): the sources that
 /// are not values (by `value_srcs`) and the destinations of files that
@@ -413,7 +420,7 @@ pub fn opaque_address_operands(
     value_srcs: u8,
 ) -> impl Iterator<Item = &tgsi::Register> + '_ {
     let srcs = template.src.iter().enumerate().filter(move |(i, _)| *i >= 8 || value_srcs & (1 << i) == 0);
-    let dsts = template.dst.iter().filter(|d| !matches!(d.reg.file, File::Temporary | File::Output | File::Address));
+    let dsts = template.dst.iter().filter(|d| !is_value_destination(d.reg.file));
     srcs.map(|(_, s)| &s.reg).chain(dsts.map(|d| &d.reg))
 }
 

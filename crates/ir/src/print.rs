@@ -62,8 +62,8 @@
 //! [`crate::parse()`] reads what [`print_module`] writes (with default
 //! options) back into a module that prints the same text.
 
+use crate::function::{is_value_destination, Function, Inst, InstData, Module, Op, Operand, Origin, Ty, Value};
 use crate::function::{Block, Exit, Region};
-use crate::function::{Function, Inst, InstData, Module, Op, Operand, Origin, Ty, Value};
 use crate::walk::{walk, ConstructRef, Event, RegionKind};
 use std::fmt::Write;
 use tgsi::{Indirect, Register, SWIZZLE_NAMES};
@@ -556,13 +556,16 @@ fn write_opaque(s: &mut String, data: &InstData, template: &tgsi::Instruction, v
         .enumerate()
         .map(|(i, src)| if is_value_src(i) { (None, None) } else { take(&src.reg) })
         .collect();
-    let dst_ops: Vec<IndexOperands<'_>> =
-        template.dst.iter().map(|dst| if value_dst(dst.reg.file) { (None, None) } else { take(&dst.reg) }).collect();
+    let dst_ops: Vec<IndexOperands<'_>> = template
+        .dst
+        .iter()
+        .map(|dst| if is_value_destination(dst.reg.file) { (None, None) } else { take(&dst.reg) })
+        .collect();
     let mut sep = " ";
     for (dst, ops) in template.dst.iter().zip(&dst_ops) {
         s.push_str(sep);
         sep = ", ";
-        if value_dst(dst.reg.file) {
+        if is_value_destination(dst.reg.file) {
             s.push('_');
         } else {
             write_resource(s, &dst.reg, *ops);
@@ -619,13 +622,6 @@ fn write_opaque(s: &mut String, data: &InstData, template: &tgsi::Instruction, v
 
 /// The operands of a register's indirect index and 2-D index.
 type IndexOperands<'a> = (Option<&'a Operand>, Option<&'a Operand>);
-
-/// Whether an instruction kept whole writes a destination of `file` as
-/// values (its results), as [`crate::function::opaque_address_operands`]
-/// decides.
-fn value_dst(file: tgsi::File) -> bool {
-    matches!(file, tgsi::File::Temporary | tgsi::File::Output | tgsi::File::Address)
-}
 
 /// A resource, sampler or reference register: `SAMP[0]`, `IN[v3 + 1](1)`,
 /// `BUFFER[v2]`.

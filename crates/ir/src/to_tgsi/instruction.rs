@@ -106,11 +106,7 @@ impl Emitter<'_> {
             .enumerate()
             .filter(|(i, _)| *i >= 8 || value_srcs & (1 << i) == 0)
             .map(|(_, s)| &mut s.reg);
-        let dsts = t
-            .dst
-            .iter_mut()
-            .filter(|d| !matches!(d.reg.file, File::Temporary | File::Output | File::Address))
-            .map(|d| &mut d.reg);
+        let dsts = t.dst.iter_mut().filter(|d| !is_value_destination(d.reg.file)).map(|d| &mut d.reg);
         let mut referenced: Vec<&mut Register> = srcs.chain(dsts).collect();
         for reg in referenced.iter_mut() {
             let dim_ind = reg.dimension.as_mut().and_then(|d| d.indirect.as_mut());
@@ -129,8 +125,7 @@ impl Emitter<'_> {
         let mut results = data.results.iter().copied();
         for dst in t.dst.iter_mut() {
             let n = dst.write_mask.count_ones() as usize;
-            let value_dst = matches!(dst.reg.file, File::Temporary | File::Output | File::Address);
-            if !value_dst {
+            if !is_value_destination(dst.reg.file) {
                 continue;
             }
             let vals: Vec<Value> = results.by_ref().take(n).collect();

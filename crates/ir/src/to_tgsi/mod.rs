@@ -217,7 +217,7 @@ fn live_instructions(func: &Function) -> SecondaryMap<Inst, ()> {
                 Op::StoreOutput { .. } | Op::ArrayStore { .. } | Op::StoreIndirect { .. } => true,
                 Op::Opaque { inst: t, .. } => {
                     t.opcode.info().has(tgsi::flags::SIDE_EFFECT)
-                        || t.dst.iter().any(|d| !matches!(d.reg.file, File::Temporary | File::Output | File::Address))
+                        || t.dst.iter().any(|d| !is_value_destination(d.reg.file))
                 }
                 _ => false,
             };
