@@ -301,22 +301,45 @@ fn corpus_fragment_shaders_render_the_same_after_o1() {
     assert!(rendered > 200, "only {rendered} fragment shaders rendered");
 }
 
-/// The pictures docs/cli.md shows are what its commands make now.
+/// The pictures docs/cli.md shows, and the bundled texture, are what
+/// their commands make now.
 #[test]
 fn the_documented_pictures_are_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let pictures: [(&str, &[&str]); 2] = [
-        ("fragment_rings", &["--size", "128x128", "--clear", "0.1,0.1,0.1,1"]),
-        ("fragment_plasma", &["--size", "128x128", "-O"]),
+    let checker = root.join("examples/textures/checker16.png");
+    let texture = format!("0={}", checker.display());
+    let pictures: [(&str, &str, &[&str]); 6] = [
+        ("fragment_rings", "docs/images/fragment_rings.png", &["--size", "128x128", "--clear", "0.1,0.1,0.1,1"]),
+        ("fragment_plasma", "docs/images/fragment_plasma.png", &["--size", "128x128", "-O"]),
+        ("fragment_checker", "examples/textures/checker16.png", &["--size", "16x16"]),
+        (
+            "fragment_textured",
+            "docs/images/fragment_textured.png",
+            &["--size", "256x160", "--texture", &texture, "--sampler", "0=linear,repeat"],
+        ),
+        ("fragment_zoneplate", "docs/images/fragment_zoneplate.png", &["--size", "128x128"]),
+        ("fragment_zoneplate", "docs/images/fragment_zoneplate_8x.png", &["--size", "128x128", "--samples", "8"]),
     ];
-    for (name, args) in pictures {
+    for (name, image, args) in pictures {
         let shader = fs::read_to_string(root.join(format!("examples/shaders/{name}.tgsi"))).expect("the example");
-        let dir = scratch_dir(&format!("documented_{name}"));
+        let dir = scratch_dir(&format!("documented_{}", image.replace('/', "_")));
         render_ok(&dir, &shader, args);
         let made = fs::read(dir.join("out.png")).expect("the picture");
-        let shown = fs::read(root.join(format!("docs/images/{name}.png"))).expect("the documented picture");
-        assert!(made == shown, "docs/images/{name}.png is stale: render it again with {args:?}");
+        let shown = fs::read(root.join(image)).expect("the documented picture");
+        assert!(made == shown, "{image} is stale: render {name}.tgsi again with {args:?}");
     }
+}
+
+/// The bundled texture is the checker its shader says: 4x4 squares of
+/// 4x4 pixels, orange where exactly one of column / 4 and row / 4 is odd,
+/// dark blue elsewhere.
+#[test]
+fn the_bundled_texture_is_a_checker() {
+    let picture = Picture::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/textures/checker16.png"));
+    assert_eq!((picture.width, picture.height), (16, 16));
+    let orange = [0.95, 0.6, 0.15, 1.0].map(to_u8);
+    let blue = [0.1, 0.15, 0.35, 1.0].map(to_u8);
+    picture.assert_pixels("checker", |x, y| if (x / 4 + y / 4) % 2 == 1 { orange } else { blue });
 }
 
 /// Writes an 8-bit PNG of `color` type.
