@@ -253,6 +253,27 @@ fn bad_requests_are_clear_errors() {
     let (code, message) = failure(&dir, &fragment, &["--size", "2x2", "--cbufs", "9"]);
     assert_eq!(code, 2, "{message}");
 
+    for (flag, value, says) in [
+        ("--samples", "3", "1, 2, 4, 8 or 16"),
+        ("--texture", "0=t.png:UV", "unknown texture format `UV`"),
+        ("--texture", "x=t.png", "UNIT=FILE[:FORMAT]"),
+        ("--sampler", "0=cubic,repeat", "nearest|linear"),
+        ("--sampler", "0=linear", "nearest|linear"),
+    ] {
+        let (code, message) = failure(&dir, &fragment, &["--size", "2x2", flag, value]);
+        assert_eq!(code, 2, "{flag} {value}: {message}");
+        assert!(message.contains(says), "{flag} {value}: {message}");
+    }
+    let not_png = dir.join("not.png");
+    fs::write(&not_png, "no PNG here").expect("writing a file");
+    for (texture, says) in
+        [(format!("0={}", not_png.display()), "not a readable PNG"), ("0=none.png".into(), "cannot read")]
+    {
+        let (code, message) = failure(&dir, &fragment, &["--size", "2x2", "--texture", &texture]);
+        assert_eq!(code, 1, "{texture}: {message}");
+        assert!(message.contains(says), "{texture}: {message}");
+    }
+
     let vertex = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nMOV OUT[0], IN[0]\nEND\n";
     let (code, message) = failure(&dir, vertex, &["--size", "2x2"]);
     assert_eq!(code, 1, "{message}");

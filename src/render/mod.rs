@@ -31,6 +31,15 @@
 //! discarded. Large targets run in bands of at most [`BAND_LANES`]
 //! invocations, each a run of its own: memory a shader writes starts
 //! afresh in each band.
+//!
+//! Textures come from images ([`texture`]: the founding text's formats,
+//! mipmaps). With several samples ([`samples`]: Direct3D's standard
+//! positions), a shader that reads `SAMPLEID` or `SAMPLEPOS` (or any,
+//! with [`RenderOptions::per_sample`]) runs once per sample index over the
+//! whole target, with `POSITION` and the gradients at the sample; any
+//! other runs once at pixel centres and its colour covers every sample.
+//! Each sample's colour is converted to 8 bits and a pixel is the rounded
+//! mean of its samples. A `POSITION` output's z is the depth image.
 
 use std::io::Write;
 
