@@ -125,3 +125,44 @@ fn check_texels(level: u32, given: &TextureLevel) -> Result<(), TextureLevels> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(width: u32, height: u32) -> TextureLevel {
+        TextureLevel { width, height, texels: vec![[0; 4]; (width * height) as usize] }
+    }
+
+    #[test]
+    fn levels_must_halve_down_to_one_by_one_with_their_texels() {
+        let mut state = State::new(1).unwrap();
+        assert_eq!(state.set_texture(0, vec![]), Err(TextureLevels::Empty));
+        assert_eq!(state.set_texture(0, vec![level(0, 2)]), Err(TextureLevels::Size(0, 2)));
+        let too_wide = TextureLevel { width: MAX_TEXTURE_SIZE + 1, height: 1, texels: Vec::new() };
+        assert_eq!(state.set_texture(0, vec![too_wide]), Err(TextureLevels::Size(MAX_TEXTURE_SIZE + 1, 1)));
+        // 5x3 halves to 2x1, then 1x1, then nothing.
+        assert!(state.set_texture(0, vec![level(5, 3), level(2, 1), level(1, 1)]).is_ok());
+        let past = state.set_texture(0, vec![level(2, 1), level(1, 1), level(1, 1)]);
+        assert_eq!(past, Err(TextureLevels::LevelSize { level: 2, width: 1, height: 1 }));
+        let short = TextureLevel { width: 2, height: 2, texels: vec![[0; 4]; 3] };
+        assert_eq!(state.set_texture(0, vec![short]), Err(TextureLevels::Texels { level: 0, found: 3, expected: 4 }));
+        // A failed call leaves the unit as it was.
+        assert_eq!(state.texture(0).map(Texture::levels), Some(3));
+    }
+
+    #[test]
+    fn a_sampler_set_later_reaches_the_texture() {
+        let mut state = State::new(1).unwrap();
+        state.set_texture(3, vec![level(1, 1)]).unwrap();
+        let linear = Sampler { filter: crate::Filter::Linear, wrap: crate::Wrap::Clamp };
+        state.set_sampler(3, linear);
+        assert_eq!(state.texture(3).map(Texture::sampler), Some(linear));
+        assert_eq!(state.sample_count(), 0);
+        state.set_sample_positions(vec![[0.25, 0.75]]);
+        assert_eq!(
+            (state.sample_count(), state.sample_position(0), state.sample_position(1)),
+            (1, Some([0.25, 0.75]), None)
+        );
+    }
+}
