@@ -298,12 +298,24 @@ fn bad_requests_are_clear_errors() {
 }
 
 /// Every fragment shader of the shared corpus renders (or fails with an
-/// error, never a panic), and -O1 leaves every picture as it was.
+/// error, never a panic) with mipmapped textures bound, and -O1 leaves
+/// every picture as it was.
 #[test]
 fn corpus_fragment_shaders_render_the_same_after_o1() {
     use tgsi_opt::{ir, passes, render, tgsi};
     let Some(files) = testdata::corpus_files() else { return };
-    let options = render::RenderOptions::new(5, 3);
+    // Every unit a mipmapped 8x8 texture, half of them filtered linearly,
+    // so that sampling, level selection, fetches and queries run too.
+    let pixels: Vec<u8> = (0..8 * 8 * 4).map(|k| (k * 37 % 251) as u8).collect();
+    let image = render::RgbaImage { width: 8, height: 8, pixels };
+    let linear = tgsi_opt::exec::Sampler { filter: tgsi_opt::exec::Filter::Linear, wrap: tgsi_opt::exec::Wrap::Clamp };
+    let options = render::RenderOptions {
+        textures: (0..16)
+            .map(|unit| render::BoundTexture { unit, image: image.clone(), format: render::TextureFormat::Rgba })
+            .collect(),
+        samplers: (0..16).step_by(2).map(|unit| (unit, linear)).collect(),
+        ..render::RenderOptions::new(5, 3)
+    };
     let mut rendered = 0;
     for path in files {
         let text = fs::read_to_string(&path).expect("a corpus file");
