@@ -656,7 +656,7 @@ impl tgsi_opt::passes::Pass for Planted {
 fn compare_names_the_first_pixel_a_planted_pass_changes() {
     use tgsi_opt::passes::Pass;
     use tgsi_opt::{ir, render, tgsi};
-    // Red = x * 0.25 before; x + 0.25 after: every pixel but none at x = 1/3.
+    // Red = u * 0.25 before the planted pass, u + 0.25 after: every pixel differs.
     let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nIMM[0] FLT32 { 0.25, 0.0, 0.0, 1.0 }\n\
                 MUL OUT[0].x, IN[0].xxxx, IMM[0].xxxx\nMOV OUT[0].yzw, IMM[0].yyzw\nEND\n";
     let module = ir::from_tgsi(&tgsi::parse(text).expect("parses")).expect("builds");
@@ -671,6 +671,7 @@ fn compare_names_the_first_pixel_a_planted_pass_changes() {
     assert_eq!((first.buffer, first.x, first.y), (0, 0, 0));
     // u = 0.125: 0.03125 before, 0.375 after.
     assert_eq!((first.before, first.after), ([to_u8(0.03125), 0, 0, 255], [to_u8(0.375), 0, 0, 255]));
+    assert_eq!(first.to_string(), "COLOR[0] at (0, 0): [8, 0, 0, 255] before, [96, 0, 0, 255] after");
     assert!(comparison.differences[0].pixels.chunks(4).all(|p| p == [255; 4]));
     assert_eq!(render::compare(&before, &before).differing, 0);
 }
