@@ -35,6 +35,11 @@ pub(crate) enum Loc {
     Folded(Inst),
 }
 
+/// The occupants of each channel of a register: start -> (end, value).
+/// Occupants of one channel never overlap: a value that aliases another
+/// (a split of a pair, a pack of two halves) widens that value's entry
+/// instead of adding its own (see `Allocator::take_alias`), so a search
+/// may stop at the first occupant that ends before what it looks for.
 type Occupancy = [BTreeMap<u32, (u32, Value)>; 4];
 
 /// What `free` can answer from without searching a channel.
@@ -43,6 +48,7 @@ struct Summary {
     max_end: u32,
     /// The main range of the latest value placed in it.
     last: Interval,
+    /// That value (the value it aliases, if it aliases one).
     last_value: Value,
 }
 
@@ -102,17 +108,12 @@ impl Allocation {
         }
         let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
         let occ = &occ[slot.chan as usize & 3];
-        let mut misses = 0;
-        for k in (0..occ.starting_before(pos.saturating_add(1))).rev() {
-            if occ.ends[k] >= pos {
-                return false;
-            }
-            misses += 1;
-            if misses > 4 {
-                break;
-            }
+        // Every occupant starting at or before `pos` that ends at or after
+        // it holds the channel there.
+        match occ.starting_before(pos.saturating_add(1)) {
+            0 => true,
+            n => occ.max_end[n - 1] < pos,
         }
-        true
     }
 
     /// Whether `slot` is never written before `before` (on paths that do not
@@ -164,6 +165,9 @@ struct Allocator<'a> {
     layout: &'a Layout,
     regs: HashMap<(File, u32), Occupancy>,
     summary: HashMap<(File, u32, u8), Summary>,
+    /// The value whose channel an aliasing value shares, by (value,
+    /// channel): a split's whole, a pack's half (followed to the first).
+    alias_of: HashMap<(Value, u8), Value>,
     reserved: Vec<(u32, u32)>,
     loc: SecondaryMap<Value, Loc>,
     also: SecondaryMap<Value, u8>,
@@ -198,6 +202,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         layout,
         regs: HashMap::default(),
         summary: HashMap::default(),
+        alias_of: HashMap::default(),
         reserved,
         loc: SecondaryMap::with_capacity(func.values.len()),
         also: SecondaryMap::default(),
@@ -235,19 +240,26 @@ impl<'a> Allocator<'a> {
         file == File::Temporary && in_ranges(&self.reserved, index)
     }
 
+    /// The value whose entry `v` shares in channel `chan`: `v` itself
+    /// unless it aliases another there.
+    fn occupant(&self, v: Value, chan: u8) -> Value {
+        self.alias_of.get(&(v, chan)).copied().unwrap_or(v)
+    }
+
     /// Whether channel `chan` of a register is free over `ranges`,
-    /// ignoring occupants in `except`.
-    fn free(&self, file: File, index: u32, chan: u8, ranges: &[Interval], except: &[Value]) -> bool {
+    /// ignoring the occupant `except` (a value, or the value it aliases).
+    fn free(&self, file: File, index: u32, chan: u8, ranges: &[Interval], except: Option<Value>) -> bool {
         if self.is_reserved(file, index) {
             return false;
         }
+        let except = except.map(|e| self.occupant(e, chan));
         // Fast answers from a summary of the channel: everything in it ends
         // before the ranges start, or its latest occupant overlaps them.
         if let Some(s) = self.summary.get(&(file, index, chan)) {
             if ranges.iter().all(|r| r.start > s.max_end) {
                 return true;
             }
-            if !except.contains(&s.last_value) && ranges.iter().any(|r| r.overlaps(s.last)) {
+            if except != Some(s.last_value) && ranges.iter().any(|r| r.overlaps(s.last)) {
                 return false;
             }
         } else {
@@ -256,24 +268,51 @@ impl<'a> Allocator<'a> {
         let Some(occ) = self.regs.get(&(file, index)) else { return true };
         let map = &occ[chan as usize & 3];
         ranges.iter().all(|r| {
-            // Occupants of one channel are disjoint apart from values that
-            // alias (a pack and its halves), so the ones overlapping `r` are
-            // the last few starting before its end.
-            let mut misses = 0;
+            // Occupants of one channel are disjoint, so the ones overlapping
+            // `r` are the last ones starting before its end, up to the first
+            // that ends before it starts.
             for (_, &(end, v)) in map.range(..=r.end).rev() {
-                if end >= r.start {
-                    if !except.contains(&v) {
-                        return false;
-                    }
-                } else {
-                    misses += 1;
-                    if misses > 4 {
-                        break;
-                    }
+                if end < r.start {
+                    break;
+                }
+                if except != Some(v) {
+                    return false;
                 }
             }
             true
         })
+    }
+
+    /// Gives channel `chan` of a register to `v`, which aliases `of` there
+    /// (a split of the pair `of`, or a pack with the half `of`): `v`'s
+    /// ranges join the entries of the value `of` shares the channel with,
+    /// so occupants stay disjoint.
+    fn take_alias(&mut self, file: File, index: u32, chan: u8, v: Value, of: Value) {
+        let owner = self.occupant(of, chan);
+        self.alias_of.insert((v, chan), owner);
+        let ranges = self.ranges(v);
+        let slot = &mut self.regs.entry((file, index)).or_default()[chan as usize & 3];
+        for r in ranges {
+            // The owner's entries overlapping or touching `r` merge with it.
+            let (mut start, mut end) = (r.start, r.end);
+            let touching: Vec<u32> = slot
+                .range(..=r.end.saturating_add(1))
+                .rev()
+                .take_while(|(_, &(e, _))| e.saturating_add(1) >= r.start)
+                .filter(|(_, &(_, o))| o == owner)
+                .map(|(&s, _)| s)
+                .collect();
+            for s in touching {
+                if let Some((e, _)) = slot.remove(&s) {
+                    start = start.min(s);
+                    end = end.max(e);
+                }
+            }
+            slot.insert(start, (end, owner));
+        }
+        if let Some(s) = self.summary.get_mut(&(file, index, chan)) {
+            s.max_end = s.max_end.max(ranges.iter().map(|r| r.end).max().unwrap_or(0));
+        }
     }
 
     fn take(&mut self, file: File, index: u32, chan: u8, v: Value) {
@@ -348,8 +387,8 @@ impl<'a> Allocator<'a> {
                 if let Some(Loc::Pair { file, index, pair }) = self.loc.get(&whole).copied() {
                     let chan = 2 * pair + hi as u8;
                     let ranges = self.ranges(v);
-                    if self.free(file, index, chan, ranges, &[whole]) {
-                        self.take(file, index, chan, v);
+                    if self.free(file, index, chan, ranges, Some(whole)) {
+                        self.take_alias(file, index, chan, v, whole);
                         self.loc.insert(v, Loc::Reg(RegChannel { file, index, chan }));
                         return;
                     }
@@ -362,11 +401,11 @@ impl<'a> Allocator<'a> {
                 {
                     if l.file == h.file && l.index == h.index && l.chan % 2 == 0 && h.chan == l.chan + 1 {
                         let ranges = self.ranges(v);
-                        if self.free(l.file, l.index, l.chan, ranges, &[lo])
-                            && self.free(l.file, l.index, h.chan, ranges, &[hi])
+                        if self.free(l.file, l.index, l.chan, ranges, Some(lo))
+                            && self.free(l.file, l.index, h.chan, ranges, Some(hi))
                         {
-                            self.take(l.file, l.index, l.chan, v);
-                            self.take(l.file, l.index, h.chan, v);
+                            self.take_alias(l.file, l.index, l.chan, v, lo);
+                            self.take_alias(l.file, l.index, h.chan, v, hi);
                             self.loc.insert(v, Loc::Pair { file: l.file, index: l.index, pair: l.chan / 2 });
                             return;
                         }
@@ -403,6 +442,7 @@ impl<'a> Allocator<'a> {
         if let Some(s) = self.summary.get_mut(&(slot.file, slot.index, slot.chan)) {
             s.max_end = s.max_end.max(at);
         }
+        let v = self.occupant(v, slot.chan);
         if let Some(occ) = self.regs.get_mut(&(slot.file, slot.index)) {
             for (_, entry) in occ[slot.chan as usize & 3].iter_mut() {
                 if entry.1 == v {
@@ -475,7 +515,7 @@ impl<'a> Allocator<'a> {
         let ranges = self.ranges(v);
         let chans: Vec<u8> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
         let Some(&first) = chans.first() else { return false };
-        if !chans.iter().all(|&c| self.free(File::Output, index, c, ranges, &[])) {
+        if !chans.iter().all(|&c| self.free(File::Output, index, c, ranges, None)) {
             return false;
         }
         for &c in &chans {
@@ -598,7 +638,7 @@ impl<'a> Allocator<'a> {
             }
         }
         for c in candidates {
-            if chans & (1 << c.chan) != 0 && self.allowed(v, c) && self.free(c.file, c.index, c.chan, ranges, &[]) {
+            if chans & (1 << c.chan) != 0 && self.allowed(v, c) && self.free(c.file, c.index, c.chan, ranges, None) {
                 return self.assign(v, c);
             }
         }
@@ -606,7 +646,7 @@ impl<'a> Allocator<'a> {
             if data.origin.dst.is_some_and(|o| o.file == File::Address) { File::Address } else { File::Temporary };
         for index in 0.. {
             for chan in 0..4u8 {
-                if chans & (1 << chan) != 0 && self.free(file, index, chan, ranges, &[]) {
+                if chans & (1 << chan) != 0 && self.free(file, index, chan, ranges, None) {
                     return self.assign(v, RegChannel { file, index, chan });
                 }
             }
@@ -646,7 +686,7 @@ impl<'a> Allocator<'a> {
                     taken & (1 << c) == 0
                         && allowed & (1 << c) != 0
                         && a.allowed(m, RegChannel { file, index, chan: c })
-                        && a.free(file, index, c, ranges, &[])
+                        && a.free(file, index, c, ranges, None)
                 })?;
                 taken |= 1 << c;
                 out.push(RegChannel { file, index, chan: c });
@@ -714,7 +754,7 @@ impl<'a> Allocator<'a> {
             }
         }
         let fits = |a: &Self, (file, index, pair): (File, u32, u8)| {
-            a.free(file, index, 2 * pair, ranges, &[]) && a.free(file, index, 2 * pair + 1, ranges, &[])
+            a.free(file, index, 2 * pair, ranges, None) && a.free(file, index, 2 * pair + 1, ranges, None)
         };
         let choice =
             candidates.into_iter().find(|&c| !self.is_reserved(c.0, c.1) && fits(self, c)).unwrap_or_else(|| {
@@ -754,7 +794,7 @@ impl<'a> Allocator<'a> {
             let fits = |a: &Self, f: File, index: u32| {
                 chans.iter().zip(&vals).all(|(&c, &v)| {
                     let r = RegChannel { file: f, index, chan: c };
-                    a.allowed(v, r) && a.free(f, index, c, a.ranges(v), &[])
+                    a.allowed(v, r) && a.free(f, index, c, a.ranges(v), None)
                 })
             };
             let out_file = if file == File::Address { File::Address } else { File::Temporary };
