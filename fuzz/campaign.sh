@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The fuzzing campaign: every target for SECONDS (default 3600) at once,
 # each with libFuzzer's slow-input report (-report_slow_units: any input
-# taking over a second), a 10 s timeout and a 2 GB memory limit. Logs and
+# taking over a second), a 120 s timeout (a process starved by a busy
+# machine must not count as a hang: replay a timeout alone to judge it)
+# and a 2 GB memory limit. Logs and
 # any crashing, leaking or slow inputs go to campaign/<UTC date>/; the last
 # lines of each log (executions, coverage, corpus) are collected in
 # campaign/<date>/summary.txt. The C ABI target is built with
@@ -25,7 +27,7 @@ bin() {
 for t in $targets; do
     mkdir -p "corpus/$t" "$out/$t"
     # shellcheck disable=SC2046
-    ( /usr/bin/time -v "$(bin "$t")" "corpus/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    ( /usr/bin/time -v "$(bin "$t")" "corpus/$t" -max_total_time="$seconds" -timeout=120 -rss_limit_mb=2048 \
         -report_slow_units=1 -print_final_stats=1 -artifact_prefix="$out/$t/" > "$out/$t.log" 2>&1 || true ) &
 done
 wait
