@@ -28,7 +28,8 @@
 //! - `copies`: the phis' parallel copies and the MOVs everything writes;
 //! - `immediates`: the emitted shader's immediates;
 //! - `interface`: the source's declarations in today's syntax;
-//! - `assemble`: branch labels, declarations and the final shader.
+//! - `assemble`: branch labels, declarations and the final shader, with
+//!   `renumber` numbering the TEMP registers in use densely.
 
 mod alloc;
 mod alu;
@@ -43,6 +44,7 @@ mod instruction;
 mod interface;
 mod layout;
 mod operands;
+mod renumber;
 mod stores;
 
 use crate::entity::SecondaryMap;
