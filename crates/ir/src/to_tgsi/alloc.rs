@@ -972,10 +972,11 @@ struct OutputWrites {
     stores: BTreeMap<(u32, u8), Vec<(u32, Block)>>,
     /// The ends of the blocks that end the invocation (`RET`, `END`).
     returns: Vec<(u32, Block)>,
-    /// Positions of everything else that writes or reads outputs: indirect
-    /// output accesses and instructions with side effects (EMIT, calls,
-    /// barriers, ...).
-    barriers: Vec<u32>,
+    /// Positions of everything else that writes or reads outputs, or
+    /// leaves the straight path: indirect output accesses, instructions
+    /// with side effects (`EMIT`, `KILL`, barriers, ...), `BRK`, `CONT` and
+    /// `RET`; with their blocks and whether they write outputs.
+    barriers: Vec<(u32, Block, bool)>,
     /// The block of each instruction.
     block: SecondaryMap<Inst, Block>,
     /// The region holding each block: a store later in the region of a
@@ -1000,33 +1001,40 @@ impl OutputWrites {
             if let Some(&end) = layout.block_end.get(&b) {
                 match block.exit {
                     Exit::Fallthrough => {}
-                    Exit::Return => w.returns.push((end, b)),
-                    Exit::Break | Exit::Continue => w.barriers.push(end),
+                    Exit::Return => {
+                        w.returns.push((end, b));
+                        w.barriers.push((end, b, false));
+                    }
+                    Exit::Break | Exit::Continue => w.barriers.push((end, b, false)),
                 }
             }
             for &inst in &block.insts {
                 w.block.insert(inst, b);
                 let Some(&at) = layout.inst_pos.get(&inst) else { continue };
                 let data = &func.insts[inst];
-                let barrier = match &data.op {
+                // (a barrier, one that writes outputs)
+                let (barrier, writes) = match &data.op {
                     Op::StoreOutput { index, chan } => {
                         w.stores.entry((*index, *chan)).or_default().push((at, b));
-                        false
+                        (false, false)
                     }
-                    Op::StoreIndirect { reg, .. } | Op::LoadIndirect { reg, .. } => reg.file == File::Output,
-                    Op::ArrayStore { array, .. } | Op::ArrayLoad { array, .. } => output_array(array),
+                    Op::StoreIndirect { reg, .. } => (reg.file == File::Output, true),
+                    Op::LoadIndirect { reg, .. } => (reg.file == File::Output, false),
+                    Op::ArrayStore { array, .. } => (output_array(array), true),
+                    Op::ArrayLoad { array, .. } => (output_array(array), false),
                     Op::Opaque { inst: t, .. } => {
-                        t.opcode.info().has(tgsi::flags::SIDE_EFFECT)
-                            || t.dst.iter().any(|d| !is_value_destination(d.reg.file))
+                        let writes = t.dst.iter().any(|d| d.reg.file == File::Output);
+                        let other = t.dst.iter().any(|d| !is_value_destination(d.reg.file));
+                        (t.opcode.info().has(tgsi::flags::SIDE_EFFECT) || other || writes, writes)
                     }
-                    _ => false,
+                    _ => (false, false),
                 };
                 if barrier {
-                    w.barriers.push(at);
+                    w.barriers.push((at, b, writes));
                 }
             }
         }
-        w.barriers.sort_unstable();
+        w.barriers.sort_unstable_by_key(|&(at, _, _)| at);
         w.returns.sort_unstable_by_key(|&(at, _)| at);
         for list in w.stores.values_mut() {
             list.sort_unstable_by_key(|&(at, _)| at);
@@ -1041,22 +1049,20 @@ impl OutputWrites {
     /// storing each channel, and no own store after that, leaves the
     /// outputs as the source does.
     fn clear_between(&self, index: u32, mask: u8, from: u32, to: u32, own: impl Fn(u32) -> bool) -> bool {
-        let k = self.barriers.partition_point(|&p| p <= from);
-        if self.barriers[k..].iter().take_while(|&&p| p < to).next().is_some() {
-            return false;
-        }
         let chans = || (0..4u8).filter(|c| mask & (1 << c) != 0);
         let stores_in = |c: u8, b: Block| {
             self.stores.get(&(index, c)).into_iter().flatten().filter(move |&&(p, sb)| sb == b && p > from)
         };
         let ends = |b: Block| self.returns.iter().any(|&(_, r)| r == b);
-        // Every return on the way stores each channel first.
-        let k = self.returns.partition_point(|&(p, _)| p <= from);
-        let returns_ok = self.returns[k..]
+        // A barrier that only reads outputs or leaves (EMIT, BRK, RET, ...)
+        // sees what the source has when its block stored each channel
+        // before it (outputs keep their values after EMIT).
+        let k = self.barriers.partition_point(|&(p, _, _)| p <= from);
+        let barriers_ok = self.barriers[k..]
             .iter()
-            .take_while(|&&(p, _)| p < to)
-            .all(|&(_, b)| chans().all(|c| stores_in(c, b).next().is_some()));
-        returns_ok
+            .take_while(|&&(p, _, _)| p < to)
+            .all(|&(at, b, writes)| !writes && chans().all(|c| stores_in(c, b).any(|&(q, _)| q < at)));
+        barriers_ok
             && chans().all(|c| {
                 let list = self.stores.get(&(index, c)).map_or(&[][..], |l| l.as_slice());
                 let k = list.partition_point(|&(p, _)| p <= from);
