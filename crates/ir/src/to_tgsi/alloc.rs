@@ -181,6 +181,8 @@ struct Allocator<'a> {
     /// The values stored by each run of consecutive stores to one output
     /// (emission writes such a run as one MOV when it can).
     store_runs: SecondaryMap<Inst, std::rc::Rc<Vec<Value>>>,
+    /// What writing an output early must not pass: [`OutputWrites`].
+    output_writes: OutputWrites,
 }
 
 pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
@@ -210,6 +212,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         group_reg: HashMap::default(),
         groups: find_groups(func),
         store_runs: find_store_runs(func),
+        output_writes: OutputWrites::new(func, layout),
     };
     let mut order: Vec<(u32, Value)> =
         layout.ranges.iter().map(|(v, r)| (r.first().map_or(0, |i| i.start), v)).collect();
@@ -247,19 +250,20 @@ impl<'a> Allocator<'a> {
     }
 
     /// Whether channel `chan` of a register is free over `ranges`,
-    /// ignoring the occupant `except` (a value, or the value it aliases).
-    fn free(&self, file: File, index: u32, chan: u8, ranges: &[Interval], except: Option<Value>) -> bool {
+    /// ignoring the occupants in `except` (values, or the values they
+    /// alias).
+    fn free(&self, file: File, index: u32, chan: u8, ranges: &[Interval], except: &[Value]) -> bool {
         if self.is_reserved(file, index) {
             return false;
         }
-        let except = except.map(|e| self.occupant(e, chan));
+        let excepted = |v: Value| except.iter().any(|&e| self.occupant(e, chan) == v);
         // Fast answers from a summary of the channel: everything in it ends
         // before the ranges start, or its latest occupant overlaps them.
         if let Some(s) = self.summary.get(&(file, index, chan)) {
             if ranges.iter().all(|r| r.start > s.max_end) {
                 return true;
             }
-            if except != Some(s.last_value) && ranges.iter().any(|r| r.overlaps(s.last)) {
+            if !excepted(s.last_value) && ranges.iter().any(|r| r.overlaps(s.last)) {
                 return false;
             }
         } else {
@@ -275,7 +279,7 @@ impl<'a> Allocator<'a> {
                 if end < r.start {
                     break;
                 }
-                if except != Some(v) {
+                if !excepted(v) {
                     return false;
                 }
             }
@@ -333,7 +337,8 @@ impl<'a> Allocator<'a> {
         }
     }
 
-    /// Whether every use of `v` stores it to output channel `index.chan`.
+    /// Whether every use of `v` stores it to output channel `index.chan`:
+    /// enough for a value the source itself wrote there.
     fn only_stored_to(&self, v: Value, index: u32, chan: u8) -> bool {
         let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
         !uses.is_empty()
@@ -342,10 +347,139 @@ impl<'a> Allocator<'a> {
             })
     }
 
+    /// Whether nothing writes channels `mask` of output `index`, or reads
+    /// outputs, while `v` would be there: from the first write of its
+    /// register to the end of its life, its own stores aside.
+    fn output_clear(&self, v: Value, index: u32, mask: u8) -> bool {
+        let def = self.func.values[v].def;
+        let Some(&def_pos) = self.layout.inst_pos.get(&def) else { return false };
+        let ranges = self.ranges(v);
+        let from = ranges.iter().map(|r| r.start).fold(def_pos, u32::min);
+        let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
+        let last = uses.iter().filter_map(|u| self.layout.inst_pos.get(u)).copied().fold(def_pos, u32::max);
+        let to = ranges.iter().map(|r| r.end).fold(last, u32::max);
+        let own = |pos: u32| uses.iter().any(|u| self.layout.inst_pos.get(u) == Some(&pos));
+        self.output_writes.clear_between(index, mask, from, to, own)
+    }
+
+    /// The output register and channels `v` can be computed straight into:
+    /// every use of `v` stores it, unmodified, to channels of one output,
+    /// later in the region defining it, and nothing from the first write of its
+    /// register (a phi's is at the ends of its predecessors) to the end of
+    /// its life writes those channels or reads outputs (another store, an
+    /// indirect output access, an EMIT or other side effect), so on every
+    /// path the output holds what the stores would leave.
+    fn output_home(&self, v: Value) -> Option<(u32, u8)> {
+        let def = self.func.values[v].def;
+        let &def_pos = self.layout.inst_pos.get(&def)?;
+        let uses = self.uses.get(&v)?;
+        let mut index = None;
+        let mut mask = 0u8;
+        for &u in uses {
+            let data = &self.func.insts[u];
+            let Op::StoreOutput { index: i, chan } = data.op else { return None };
+            if index.is_some_and(|j| j != i) || data.args.first() != Some(&Operand::new(v)) {
+                return None;
+            }
+            let &at = self.layout.inst_pos.get(&u)?;
+            if at <= def_pos || self.region_of(u) != self.region_of(def) {
+                return None;
+            }
+            index = Some(i);
+            mask |= 1 << chan;
+        }
+        let index = index?;
+        self.output_clear(v, index, mask).then_some((index, mask))
+    }
+
+    /// The output channel `v` can be computed straight into as the
+    /// argument of a phi that is stored there ([`Self::output_home`]):
+    /// `v`'s only use is that phi, from predecessors that are the block
+    /// defining `v`, and nothing over `v`'s life writes that channel or
+    /// reads outputs.
+    fn phi_output_home(&self, v: Value) -> Option<(u32, u8)> {
+        let home = self.phi_argument_home(v)?;
+        let &phi = self.uses.get(&v)?.first()?;
+        let phi_value = self.func.insts[phi].results[0];
+        (self.phi_args_fit_output(phi) && self.store_run_fits_output(phi_value)).then_some(home)
+    }
+
+    /// Whether every argument of `phi` can be in its output channel with
+    /// it, or needs a copy whatever the phi's register: otherwise the
+    /// phi is better coalesced with the arguments in registers.
+    fn phi_args_fit_output(&self, phi: Inst) -> bool {
+        self.func.insts[phi].args.iter().all(|arg| match self.loc.get(&arg.value) {
+            Some(Loc::Reg(r)) => r.file == File::Output,
+            Some(Loc::Pair { .. } | Loc::Folded(_)) => false,
+            Some(_) => true,
+            None => self.phi_argument_home(arg.value).is_some(),
+        })
+    }
+
+    /// Whether the other values stored with `v` (its run of stores to one
+    /// output) can be in the output too: else the run needs a MOV anyway,
+    /// and a phi is better left with its arguments.
+    fn store_run_fits_output(&self, v: Value) -> bool {
+        let Some(&store) = self.uses.get(&v).and_then(|u| u.first()) else { return false };
+        let Some(run) = self.store_runs.get(&store) else { return true };
+        run.iter().all(|&w| match self.loc.get(&w) {
+            Some(Loc::Reg(r)) => r.file == File::Output,
+            Some(Loc::Pair { .. } | Loc::Folded(_)) => false,
+            Some(_) => true,
+            None => {
+                let def = self.func.values[w].def;
+                let phi = matches!(self.func.insts[def].op, Op::Phi { .. });
+                self.output_channels(w).is_some() && (!phi || self.phi_args_fit_output(def))
+            }
+        })
+    }
+
+    /// [`Self::phi_output_home`] apart from the phi's other arguments.
+    fn phi_argument_home(&self, v: Value) -> Option<(u32, u8)> {
+        let uses = self.uses.get(&v)?;
+        let &phi = uses.first()?;
+        if uses.iter().any(|&u| u != phi) {
+            return None;
+        }
+        let data = &self.func.insts[phi];
+        let Op::Phi { preds } = &data.op else { return None };
+        let (index, mask) = self.output_home(data.results[0])?;
+        let def = self.func.values[v].def;
+        let def_block = self.block_of(def)?;
+        let from_own_block =
+            data.args.iter().zip(preds).filter(|(a, _)| a.value == v).all(|(a, &p)| !a.neg && !a.abs && p == def_block);
+        if !from_own_block || mask.count_ones() != 1 || matches!(self.func.insts[def].op, Op::Phi { .. }) {
+            return None;
+        }
+        let &def_pos = self.layout.inst_pos.get(&def)?;
+        let to = self.ranges(v).iter().map(|r| r.end).fold(def_pos, u32::max);
+        self.output_writes.clear_between(index, mask, def_pos, to, |_| false).then_some((index, mask))
+    }
+
+    /// Where `v` can be computed straight into an output: the output it
+    /// is stored to, or the one the phi it feeds is stored to.
+    fn output_channels(&self, v: Value) -> Option<(u32, u8)> {
+        self.output_home(v).or_else(|| self.phi_output_home(v))
+    }
+
+    fn block_of(&self, inst: Inst) -> Option<Block> {
+        self.output_writes.block.get(&inst).copied()
+    }
+
+    /// The region (list of nodes) holding `inst`'s block.
+    fn region_of(&self, inst: Inst) -> Option<u32> {
+        self.output_writes.region.get(&self.block_of(inst)?).copied()
+    }
+
     fn allowed(&self, v: Value, reg: RegChannel) -> bool {
         match reg.file {
             File::Temporary => !self.is_reserved(reg.file, reg.index),
-            File::Output => self.only_stored_to(v, reg.index, reg.chan),
+            File::Output => {
+                self.output_channels(v).is_some_and(|(i, m)| i == reg.index && m & (1 << reg.chan) != 0)
+                    || (self.func.def(v).origin.dst == Some(reg)
+                        && self.only_stored_to(v, reg.index, reg.chan)
+                        && self.output_clear(v, reg.index, 1 << reg.chan))
+            }
             File::Address => true,
             _ => false,
         }
@@ -387,7 +521,7 @@ impl<'a> Allocator<'a> {
                 if let Some(Loc::Pair { file, index, pair }) = self.loc.get(&whole).copied() {
                     let chan = 2 * pair + hi as u8;
                     let ranges = self.ranges(v);
-                    if self.free(file, index, chan, ranges, Some(whole)) {
+                    if self.free(file, index, chan, ranges, &[whole]) {
                         self.take_alias(file, index, chan, v, whole);
                         self.loc.insert(v, Loc::Reg(RegChannel { file, index, chan }));
                         return;
@@ -401,8 +535,8 @@ impl<'a> Allocator<'a> {
                 {
                     if l.file == h.file && l.index == h.index && l.chan % 2 == 0 && h.chan == l.chan + 1 {
                         let ranges = self.ranges(v);
-                        if self.free(l.file, l.index, l.chan, ranges, Some(lo))
-                            && self.free(l.file, l.index, h.chan, ranges, Some(hi))
+                        if self.free(l.file, l.index, l.chan, ranges, &[lo])
+                            && self.free(l.file, l.index, h.chan, ranges, &[hi])
                         {
                             self.take_alias(l.file, l.index, l.chan, v, lo);
                             self.take_alias(l.file, l.index, h.chan, v, hi);
@@ -512,10 +646,13 @@ impl<'a> Allocator<'a> {
     /// channels, when they are free.
     fn place_replicated_output(&mut self, v: Value) -> bool {
         let Some((index, mask)) = self.broadcast_output(v) else { return false };
+        if !self.output_clear(v, index, mask) {
+            return false;
+        }
         let ranges = self.ranges(v);
         let chans: Vec<u8> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
         let Some(&first) = chans.first() else { return false };
-        if !chans.iter().all(|&c| self.free(File::Output, index, c, ranges, None)) {
+        if !chans.iter().all(|&c| self.free(File::Output, index, c, ranges, &[])) {
             return false;
         }
         for &c in &chans {
@@ -604,6 +741,7 @@ impl<'a> Allocator<'a> {
         let data = self.func.def(v);
         let chans = self.allowed_chans(v);
         let mut candidates: Vec<RegChannel> = Vec::new();
+        let is_phi = matches!(data.op, Op::Phi { .. });
         // Coalescing: a phi with its arguments (first one in the source's
         // register), an argument with its phi.
         if let Op::Phi { .. } = data.op {
@@ -613,6 +751,16 @@ impl<'a> Allocator<'a> {
                 }
             }
             candidates.sort_by_key(|&r| Some(r) != data.origin.dst);
+        }
+        // Computed straight into the output it is stored to: no copy. A
+        // phi only when its arguments need no register of their own (a
+        // phi coalesced with them costs fewer copies).
+        let def = self.func.values[v].def;
+        let phi_fits = |a: &Self| a.phi_args_fit_output(def) && a.store_run_fits_output(v);
+        if let Some((index, mask)) = self.output_channels(v).filter(|_| !is_phi || phi_fits(self)) {
+            if mask.count_ones() == 1 {
+                candidates.insert(0, RegChannel { file: File::Output, index, chan: mask.trailing_zeros() as u8 });
+            }
         }
         // Beside the values an operand reads with it: no gathering then.
         let preferred = data.origin.dst.map_or(0, |o| o.chan);
@@ -637,8 +785,15 @@ impl<'a> Allocator<'a> {
                 }
             }
         }
+        // Arguments computed into the phi's output for it end where the
+        // phi's copies are: they share the channel.
+        let mut args_in_output: Vec<Value> = Vec::new();
+        if let Op::Phi { .. } = data.op {
+            args_in_output.extend(data.args.iter().map(|a| a.value).filter(|&a| self.phi_output_home(a).is_some()));
+        }
         for c in candidates {
-            if chans & (1 << c.chan) != 0 && self.allowed(v, c) && self.free(c.file, c.index, c.chan, ranges, None) {
+            let except = if c.file == File::Output { &args_in_output[..] } else { &[] };
+            if chans & (1 << c.chan) != 0 && self.allowed(v, c) && self.free(c.file, c.index, c.chan, ranges, except) {
                 return self.assign(v, c);
             }
         }
@@ -646,7 +801,7 @@ impl<'a> Allocator<'a> {
             if data.origin.dst.is_some_and(|o| o.file == File::Address) { File::Address } else { File::Temporary };
         for index in 0.. {
             for chan in 0..4u8 {
-                if chans & (1 << chan) != 0 && self.free(file, index, chan, ranges, None) {
+                if chans & (1 << chan) != 0 && self.free(file, index, chan, ranges, &[]) {
                     return self.assign(v, RegChannel { file, index, chan });
                 }
             }
@@ -686,14 +841,14 @@ impl<'a> Allocator<'a> {
                     taken & (1 << c) == 0
                         && allowed & (1 << c) != 0
                         && a.allowed(m, RegChannel { file, index, chan: c })
-                        && a.free(file, index, c, ranges, None)
+                        && a.free(file, index, c, ranges, &[])
                 })?;
                 taken |= 1 << c;
                 out.push(RegChannel { file, index, chan: c });
             }
             Some(out)
         };
-        let mut choice = None;
+        let mut choice = self.group_output_home(&group);
         let mut partners: Vec<u32> = group.iter().flat_map(|&m| self.partner_registers(m)).collect();
         partners.dedup();
         for index in partners {
@@ -725,6 +880,30 @@ impl<'a> Allocator<'a> {
         true
     }
 
+    /// The output channels a group can be computed straight into: each
+    /// member's [`Self::output_channels`], one channel of one output register,
+    /// when they are free.
+    fn group_output_home(&self, group: &[Value]) -> Option<Vec<RegChannel>> {
+        let mut out = Vec::with_capacity(group.len());
+        let mut taken = 0u8;
+        for &m in group {
+            let (index, mask) = self.output_channels(m)?;
+            let chan = mask.trailing_zeros() as u8;
+            let same_reg = out.first().is_none_or(|r: &RegChannel| r.index == index);
+            let ok = mask.count_ones() == 1
+                && same_reg
+                && taken & mask == 0
+                && self.allowed_chans(m) & mask != 0
+                && self.free(File::Output, index, chan, self.ranges(m), &[]);
+            if !ok {
+                return None;
+            }
+            taken |= mask;
+            out.push(RegChannel { file: File::Output, index, chan });
+        }
+        Some(out)
+    }
+
     /// How far to look for a register before giving a value a fresh one.
     fn max_scan(&self) -> u32 {
         self.regs.keys().filter(|(f, _)| *f == File::Temporary).map(|&(_, i)| i + 2).max().unwrap_or(1)
@@ -734,7 +913,10 @@ impl<'a> Allocator<'a> {
     fn assign(&mut self, v: Value, r: RegChannel) {
         self.take(r.file, r.index, r.chan, v);
         self.loc.insert(v, Loc::Reg(r));
-        if let Some(src_inst) = self.func.def(v).origin.inst {
+        // An output taken as a value's home is no register for the rest
+        // of its source instruction to follow.
+        let home = r.file == File::Output && self.func.def(v).origin.dst.is_none_or(|o| o.file != File::Output);
+        if let Some(src_inst) = self.func.def(v).origin.inst.filter(|_| !home) {
             self.group_reg.entry(src_inst).or_insert((r.file, r.index));
         }
     }
@@ -754,7 +936,7 @@ impl<'a> Allocator<'a> {
             }
         }
         let fits = |a: &Self, (file, index, pair): (File, u32, u8)| {
-            a.free(file, index, 2 * pair, ranges, None) && a.free(file, index, 2 * pair + 1, ranges, None)
+            a.free(file, index, 2 * pair, ranges, &[]) && a.free(file, index, 2 * pair + 1, ranges, &[])
         };
         let choice =
             candidates.into_iter().find(|&c| !self.is_reserved(c.0, c.1) && fits(self, c)).unwrap_or_else(|| {
@@ -794,25 +976,163 @@ impl<'a> Allocator<'a> {
             let fits = |a: &Self, f: File, index: u32| {
                 chans.iter().zip(&vals).all(|(&c, &v)| {
                     let r = RegChannel { file: f, index, chan: c };
-                    a.allowed(v, r) && a.free(f, index, c, a.ranges(v), None)
+                    a.allowed(v, r) && a.free(f, index, c, a.ranges(v), &[])
                 })
             };
             let out_file = if file == File::Address { File::Address } else { File::Temporary };
             // Beside the values an operand reads with them, first.
             let partners: Vec<u32> = vals.iter().flat_map(|&v| self.partner_registers(v)).collect();
             let beside = partners.into_iter().find(|&i| file == File::Temporary && fits(self, File::Temporary, i));
-            let choice = match (beside, origin_reg) {
-                (Some(i), _) => (File::Temporary, i),
-                (None, Some(i))
-                    if matches!(file, File::Temporary | File::Output | File::Address) && fits(self, file, i) =>
-                {
-                    (file, i)
-                }
-                _ => (0..).map(|i| (out_file, i)).find(|&(f, i)| fits(self, f, i)).unwrap_or((out_file, 0)),
+            // Straight into the output every result is stored to, first.
+            let home = vals.first().and_then(|&v| self.output_channels(v)).map(|(i, _)| i);
+            let home = home.filter(|&i| fits(self, File::Output, i));
+            let choice = match (home, beside, origin_reg) {
+                (Some(i), _, _) => (File::Output, i),
+                (None, beside, origin_reg) => match (beside, origin_reg) {
+                    (Some(i), _) => (File::Temporary, i),
+                    (None, Some(i))
+                        if matches!(file, File::Temporary | File::Output | File::Address) && fits(self, file, i) =>
+                    {
+                        (file, i)
+                    }
+                    _ => (0..).map(|i| (out_file, i)).find(|&(f, i)| fits(self, f, i)).unwrap_or((out_file, 0)),
+                },
             };
             for (&c, &v) in chans.iter().zip(&vals) {
                 self.take(choice.0, choice.1, c, v);
                 self.loc.insert(v, Loc::Reg(RegChannel { file: choice.0, index: choice.1, chan: c }));
+            }
+        }
+    }
+}
+
+/// Where outputs are written or read other than by a value computed into
+/// them: what a value written to an output early must not pass.
+struct OutputWrites {
+    /// Positions of stores to each output channel, with their blocks.
+    stores: BTreeMap<(u32, u8), Vec<(u32, Block)>>,
+    /// The ends of the blocks that end the invocation (`RET`, `END`).
+    returns: Vec<(u32, Block)>,
+    /// Positions of everything else that writes or reads outputs, or
+    /// leaves the straight path: indirect output accesses, instructions
+    /// with side effects (`EMIT`, `KILL`, barriers, ...), `BRK`, `CONT` and
+    /// `RET`; with their blocks and whether they write outputs.
+    barriers: Vec<(u32, Block, bool)>,
+    /// The block of each instruction.
+    block: SecondaryMap<Inst, Block>,
+    /// The region holding each block: a store later in the region of a
+    /// value's definition is reached on every path from it that does not
+    /// leave early (a `BRK`, `CONT` or `RET` between them, a barrier).
+    region: SecondaryMap<Block, u32>,
+}
+
+impl OutputWrites {
+    fn new(func: &Function, layout: &Layout) -> OutputWrites {
+        let mut w = OutputWrites {
+            stores: BTreeMap::new(),
+            returns: Vec::new(),
+            barriers: Vec::new(),
+            block: SecondaryMap::default(),
+            region: SecondaryMap::default(),
+        };
+        let mut next_region = 0;
+        number_regions(&func.body, &mut next_region, &mut w.region);
+        let output_array = |a: &Array| func.arrays.get(*a).is_some_and(|d| d.file == File::Output);
+        for (b, block) in func.blocks.iter() {
+            if let Some(&end) = layout.block_end.get(&b) {
+                match block.exit {
+                    Exit::Fallthrough => {}
+                    Exit::Return => {
+                        w.returns.push((end, b));
+                        w.barriers.push((end, b, false));
+                    }
+                    Exit::Break | Exit::Continue => w.barriers.push((end, b, false)),
+                }
+            }
+            for &inst in &block.insts {
+                w.block.insert(inst, b);
+                let Some(&at) = layout.inst_pos.get(&inst) else { continue };
+                let data = &func.insts[inst];
+                // (a barrier, one that writes outputs)
+                let (barrier, writes) = match &data.op {
+                    Op::StoreOutput { index, chan } => {
+                        w.stores.entry((*index, *chan)).or_default().push((at, b));
+                        (false, false)
+                    }
+                    Op::StoreIndirect { reg, .. } => (reg.file == File::Output, true),
+                    Op::LoadIndirect { reg, .. } => (reg.file == File::Output, false),
+                    Op::ArrayStore { array, .. } => (output_array(array), true),
+                    Op::ArrayLoad { array, .. } => (output_array(array), false),
+                    Op::Opaque { inst: t, .. } => {
+                        let writes = t.dst.iter().any(|d| d.reg.file == File::Output);
+                        let other = t.dst.iter().any(|d| !is_value_destination(d.reg.file));
+                        (t.opcode.info().has(tgsi::flags::SIDE_EFFECT) || other || writes, writes)
+                    }
+                    _ => (false, false),
+                };
+                if barrier {
+                    w.barriers.push((at, b, writes));
+                }
+            }
+        }
+        w.barriers.sort_unstable_by_key(|&(at, _, _)| at);
+        w.returns.sort_unstable_by_key(|&(at, _)| at);
+        for list in w.stores.values_mut() {
+            list.sort_unstable_by_key(|&(at, _)| at);
+        }
+        w
+    }
+
+    /// Whether nothing after `from` and before `to` writes a channel of
+    /// `mask` of output `index` (apart from stores at positions `own`) or
+    /// reads or writes outputs otherwise, on a path that goes on to need
+    /// the value there: a path that ends the invocation (`RET`) after
+    /// storing each channel, and no own store after that, leaves the
+    /// outputs as the source does.
+    fn clear_between(&self, index: u32, mask: u8, from: u32, to: u32, own: impl Fn(u32) -> bool) -> bool {
+        let chans = || (0..4u8).filter(|c| mask & (1 << c) != 0);
+        let stores_in = |c: u8, b: Block| {
+            self.stores.get(&(index, c)).into_iter().flatten().filter(move |&&(p, sb)| sb == b && p > from)
+        };
+        let ends = |b: Block| self.returns.iter().any(|&(_, r)| r == b);
+        // A barrier that only reads outputs or leaves (EMIT, BRK, RET, ...)
+        // sees what the source has when its block stored each channel
+        // before it (outputs keep their values after EMIT).
+        let k = self.barriers.partition_point(|&(p, _, _)| p <= from);
+        let barriers_ok = self.barriers[k..]
+            .iter()
+            .take_while(|&&(p, _, _)| p < to)
+            .all(|&(at, b, writes)| !writes && chans().all(|c| stores_in(c, b).any(|&(q, _)| q < at)));
+        barriers_ok
+            && chans().all(|c| {
+                let list = self.stores.get(&(index, c)).map_or(&[][..], |l| l.as_slice());
+                let k = list.partition_point(|&(p, _)| p <= from);
+                list[k..]
+                    .iter()
+                    .take_while(|&&(p, _)| p <= to)
+                    .all(|&(p, b)| own(p) || (ends(b) && !stores_in(c, b).any(|&(q, _)| q > p && own(q))))
+            })
+    }
+}
+
+/// Numbers the regions of `region`'s tree, each block with its own.
+fn number_regions(region: &Region, next: &mut u32, out: &mut SecondaryMap<Block, u32>) {
+    let id = *next;
+    *next += 1;
+    for node in region {
+        match node {
+            Node::Block(b) => {
+                out.insert(*b, id);
+            }
+            Node::If(n) => {
+                number_regions(&n.then_region, next, out);
+                number_regions(&n.else_region, next, out);
+            }
+            Node::Loop(n) => number_regions(&n.body, next, out),
+            Node::Switch(n) => {
+                for case in &n.cases {
+                    number_regions(&case.body, next, out);
+                }
             }
         }
     }
