@@ -4,13 +4,17 @@
 # arrays, SWITCH), shapes written here (a subroutine call chain, deep
 # nesting, a large SWITCH), and, when ../shared is present, Mesa's
 # conformance shaders, token streams and execution cases and the corpus of
-# real shaders.
+# real shaders. The minimized corpora kept in the tree (fuzz/seeds/<target>,
+# made by fuzz/keep-seeds.sh) come first.
 set -euo pipefail
 cd "$(dirname "$0")"
 root=..
 shared=$root/../shared
 targets="parse_text decode_tokens run_shader parse_state pipeline generated capi"
-for t in $targets; do mkdir -p "corpus/$t"; done
+for t in $targets; do
+    mkdir -p "corpus/$t"
+    if [ -d "seeds/$t" ]; then cp seeds/"$t"/* "corpus/$t/"; fi
+done
 
 # Text seeds: every shader the project has, and the shapes below.
 texts=$(mktemp -d)
