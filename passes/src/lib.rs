@@ -19,6 +19,7 @@
 //! ```
 
 pub mod coalesce;
+pub mod combine;
 pub mod constfold;
 pub mod dce;
 pub mod legalize_doubles;
@@ -66,7 +67,8 @@ pub struct PassResult {
 /// follow.
 pub fn registry() -> &'static [&'static dyn Pass] {
     static LEGALIZE_DOUBLES: legalize_doubles::LegalizeDoubles = legalize_doubles::LegalizeDoubles::unconfigured();
-    static REGISTRY: [&dyn Pass; 4] = [&constfold::Constfold, &dce::Dce, &coalesce::Coalesce, &LEGALIZE_DOUBLES];
+    static REGISTRY: [&dyn Pass; 5] =
+        [&constfold::Constfold, &dce::Dce, &combine::Combine, &coalesce::Coalesce, &LEGALIZE_DOUBLES];
     &REGISTRY
 }
 
