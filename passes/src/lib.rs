@@ -27,6 +27,7 @@ mod manager;
 mod pipeline;
 mod rewrite;
 mod stats;
+pub mod undef;
 
 pub use manager::{Options, PassManager, PassRun, PrintFormat, PrintOptions, Report, RunError, Timing};
 pub use pipeline::{Config, ConfigError, Pipeline, PipelineError, UnknownPass, O1_PASSES};
@@ -67,8 +68,14 @@ pub struct PassResult {
 /// follow.
 pub fn registry() -> &'static [&'static dyn Pass] {
     static LEGALIZE_DOUBLES: legalize_doubles::LegalizeDoubles = legalize_doubles::LegalizeDoubles::unconfigured();
-    static REGISTRY: [&dyn Pass; 5] =
-        [&constfold::Constfold, &dce::Dce, &combine::Combine, &coalesce::Coalesce, &LEGALIZE_DOUBLES];
+    static REGISTRY: [&dyn Pass; 6] = [
+        &constfold::Constfold,
+        &dce::Dce,
+        &combine::Combine,
+        &coalesce::Coalesce,
+        &LEGALIZE_DOUBLES,
+        &undef::UndefReads,
+    ];
     &REGISTRY
 }
 

@@ -69,6 +69,7 @@ mod values;
 
 pub use identity::{identity, Outcome, Pat};
 pub use known::is_signalling_nan;
+pub(crate) use known::is_quiet;
 
 use ir::Module;
 
