@@ -148,20 +148,21 @@ impl Pipeline {
     }
 
     /// `-O1` with pass options: with `undef: Undef::Any` the `undef` pass
-    /// runs after `constfold` in every round.
+    /// runs first in every round.
     ///
     /// ```
     /// use passes::{undef::Undef, Config, Pipeline};
     /// let any = Config { undef: Undef::Any, ..Config::default() };
-    /// assert_eq!(Pipeline::o1_with(&any).names()[..2], ["constfold", "undef"]);
+    /// assert_eq!(Pipeline::o1_with(&any).names()[..2], ["undef", "constfold"]);
     /// assert_eq!(Pipeline::o1_with(&Config::default()).names(), Pipeline::o1().names());
     /// ```
     pub fn o1_with(config: &Config) -> Pipeline {
         let mut pipeline = Self::o1();
         if config.undef == Undef::Any {
+            // First: constant folding would fold operations on
+            // never-written channels as zeros before it sees them.
             if let Some(undef) = find("undef") {
-                let at = pipeline.passes.iter().position(|p| p.get().name() == "constfold").map_or(0, |i| i + 1);
-                pipeline.passes.insert(at, Slot::Registered(undef));
+                pipeline.passes.insert(0, Slot::Registered(undef));
             }
         }
         pipeline
