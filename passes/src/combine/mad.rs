@@ -20,11 +20,15 @@ pub(super) fn fuse(func: &mut Function) -> u64 {
     let uses = uses(func);
     let groups = Groups::new(func);
     let mut pairs: HashMap<Inst, Inst> = HashMap::default();
+    // The ADDs in program order: what is iterated (the map only answers
+    // lookups, so nothing depends on hash order).
+    let mut order: Vec<Inst> = Vec::new();
     for b in func.blocks_in_order() {
         let Some(bd) = func.blocks.get(b) else { continue };
         for &add in &bd.insts {
             if let Some(mul) = fusable(func, &uses, add) {
                 pairs.insert(add, mul);
+                order.push(add);
             }
         }
     }
@@ -32,8 +36,9 @@ pub(super) fn fuse(func: &mut Function) -> u64 {
     // only when all of its go: a part left would be an extra instruction.
     loop {
         let fused_muls: HashSet<Inst> = pairs.values().copied().collect();
-        let dropped: Vec<Inst> = pairs
+        let dropped: Vec<Inst> = order
             .iter()
+            .filter_map(|add| pairs.get(add).map(|mul| (add, mul)))
             .filter(|&(&add, &mul)| {
                 !groups.of(add).iter().all(|m| pairs.contains_key(m))
                     || !groups.of(mul).iter().all(|m| fused_muls.contains(m))
@@ -48,7 +53,7 @@ pub(super) fn fuse(func: &mut Function) -> u64 {
         }
     }
     let mut dead = Vec::with_capacity(pairs.len());
-    for (&add, &mul) in &pairs {
+    for (&add, &mul) in order.iter().filter_map(|add| pairs.get(add).map(|mul| (add, mul))) {
         let Some(m) = func.insts.get(mul) else { continue };
         let (a, b) = (m.args[0], m.args[1]);
         let Some(d) = crate::rewrite::get_mut(&mut func.insts, add) else { continue };

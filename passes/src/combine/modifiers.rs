@@ -9,8 +9,8 @@ use rustc_hash::FxHashMap as HashMap;
 use tgsi::{Opcode, OperandType};
 
 use super::groups::{source_of, Groups};
-use super::uses::{uses, Use};
 use super::remove_placed;
+use super::uses::{uses, Use};
 
 /// What a reader reading `outer` of a copy of `inner` reads.
 pub(super) fn compose(inner: Operand, outer: Operand) -> Operand {
@@ -36,6 +36,9 @@ pub(super) fn fold(func: &mut Function) -> u64 {
     let uses = uses(func);
     let groups = Groups::new(func);
     let mut copies: HashMap<Value, (Inst, Operand)> = HashMap::default();
+    // The copies in program order: what is iterated (the map only answers
+    // lookups, so nothing depends on hash order).
+    let mut order: Vec<Value> = Vec::new();
     for b in func.blocks_in_order() {
         let Some(bd) = func.blocks.get(b) else { continue };
         for &inst in &bd.insts {
@@ -53,6 +56,7 @@ pub(super) fn fold(func: &mut Function) -> u64 {
                 && readers.iter().all(|u| matches!(*u, Use::Arg(i, k) if float_read(func, i, k).is_some()));
             if all_float {
                 copies.insert(*r, (inst, *a));
+                order.push(*r);
             }
         }
     }
@@ -65,7 +69,7 @@ pub(super) fn fold(func: &mut Function) -> u64 {
             None => *o,
         };
         let mut dropped = Vec::new();
-        for (&r, &(_, a)) in &copies {
+        for (r, a) in order.iter().filter_map(|r| copies.get(r).map(|&(_, a)| (*r, a))) {
             if copies.contains_key(&a.value) {
                 dropped.push(r);
                 continue;
@@ -108,7 +112,7 @@ pub(super) fn fold(func: &mut Function) -> u64 {
             }
         }
     }
-    let dead: Vec<Inst> = copies.values().map(|&(i, _)| i).collect();
+    let dead: Vec<Inst> = order.iter().filter_map(|r| copies.get(r).map(|&(i, _)| i)).collect();
     remove_placed(func, &dead);
     dead.len() as u64
 }

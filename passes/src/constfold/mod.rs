@@ -68,8 +68,8 @@ mod special_bits;
 mod values;
 
 pub use identity::{identity, Outcome, Pat};
-pub use known::is_signalling_nan;
 pub(crate) use known::is_quiet;
+pub use known::is_signalling_nan;
 
 use ir::Module;
 
