@@ -10,9 +10,10 @@
 //!   `ADD y, -x, z`; `-(-x)` becomes `x`). Float negation and absolute
 //!   value only touch the sign bit, so composing them is exact;
 //! - **multiply-add** (`mad`): `MUL t, a, b` whose one use is the first
-//!   operand of `ADD y, t, c` becomes `MAD y, a, b, c`: the backend's `MAD`
-//!   rounds the product before the addition (unfused), in that operand
-//!   order, so it is the same computation;
+//!   operand of `ADD y, t, c` (or the second, when `c` is never a NaN)
+//!   becomes `MAD y, a, b, c`: the backend's `MAD` rounds the product
+//!   before the addition (unfused), in that operand order, so it is the
+//!   same computation;
 //! - **saturate** (`saturate`): `_SAT` on a value already in [+0.0, 1.0]
 //!   (a set-on-compare result, a `_SAT` result, a constant in range, and
 //!   `MOV`, `MIN`, `MAX`, `MUL`, `CMP`, `UCMP` of such values) is dropped;
@@ -48,7 +49,7 @@ impl Pass for Combine {
     }
 
     fn run(&self, module: &mut ir::Module) -> PassResult {
-        let counts = combine(&mut module.function);
+        let counts = combine(&mut module.function, &module.immediates);
         PassResult { changed: counts.changed(), stats: counts.stats() }
     }
 }
@@ -96,11 +97,11 @@ impl Counts {
 /// let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
 ///             MUL TEMP[0], IN[0], IN[0]\nADD OUT[0], TEMP[0], IN[0]\nEND\n";
 /// let mut module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
-/// let counts = passes::combine::combine(&mut module.function);
+/// let counts = passes::combine::combine(&mut module.function, &module.immediates);
 /// assert_eq!(counts.mads, 4);
 /// ir::verify::verify(&module.function).unwrap();
 /// ```
-pub fn combine(func: &mut Function) -> Counts {
+pub fn combine(func: &mut Function, immediates: &[tgsi::Immediate]) -> Counts {
     let mut total = Counts::default();
     // Every round that changes something removes an instruction or a
     // flag for good; the bound only guards the loop.
@@ -109,7 +110,7 @@ pub fn combine(func: &mut Function) -> Counts {
         round.saturates += saturate::drop_saturates(func);
         round.negations += negation::cancel(func);
         round.modifiers += modifiers::fold(func);
-        round.mads += mad::fuse(func);
+        round.mads += mad::fuse(func, immediates);
         if !round.changed() {
             break;
         }
