@@ -259,7 +259,7 @@ pub struct PipelineArgs {
     pub passes: Vec<String>,
 
     /// The optimization level, also written `-O0`, `-O1` and `-O` (= `-O1`):
-    /// 0 runs no pass; 1 runs constfold, dce, coalesce, dce again and again
+    /// 0 runs no pass; 1 runs constfold, dce, combine, coalesce, dce again and again
     /// until nothing changes (at most 16 rounds). There is no level 2, 3
     /// or s (`-O2` is a usage error).
     #[arg(long, value_name = "LEVEL", value_parser = parse_opt_level)]
@@ -275,6 +275,13 @@ pub struct PipelineArgs {
     /// opcode names and `one-double`, separated by commas.
     #[arg(long, value_name = "LIST")]
     pub caps: Option<String>,
+
+    /// How passes may read a register channel nothing wrote before:
+    /// `exact` (the default) as the zero Mesa's interpreter reads, every
+    /// result bit-identical; `any` as an undefined value, as NIR and
+    /// hardware do (-O then runs the `undef` pass; docs/passes.md).
+    #[arg(long, value_name = "MODE", default_value = "exact", value_parser = parse_undef)]
+    pub undef: passes::undef::Undef,
 }
 
 impl PipelineArgs {
@@ -283,7 +290,7 @@ impl PipelineArgs {
     pub fn pipeline(&self) -> Result<passes::Pipeline, Failure> {
         let config = self.config()?;
         match self.opt_level {
-            Some(level) => Ok(passes::Pipeline::opt_level(level)),
+            Some(level) => Ok(passes::Pipeline::opt_level_with(level, &config)),
             None => passes::Pipeline::named_with(&self.passes, &config).map_err(pipeline_failure),
         }
     }
@@ -300,7 +307,7 @@ impl PipelineArgs {
             (None, Some(list)) => Some(Caps::parse(list).map_err(|e| Failure::Usage(e.to_string()))?),
             (None, None) => None,
         };
-        Ok(passes::Config { caps })
+        Ok(passes::Config { caps, undef: self.undef })
     }
 }
 
@@ -324,6 +331,12 @@ fn parse_opt_level(level: &str) -> Result<u8, String> {
              and 1 (-O1 or -O: the pipeline `--list-passes` shows)"
         )),
     }
+}
+
+/// Parses `--undef`.
+fn parse_undef(mode: &str) -> Result<passes::undef::Undef, String> {
+    passes::undef::Undef::parse(mode)
+        .ok_or_else(|| format!("unknown --undef mode `{mode}`; modes: {}", passes::undef::Undef::NAMES))
 }
 
 /// Parses `check --count`: at least one state (none would check nothing).

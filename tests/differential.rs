@@ -181,6 +181,11 @@ fn every_registered_pass_is_checked() {
     assert_eq!(names.first().map(String::as_str), Some("-O0"));
     assert_eq!(names.last().map(String::as_str), Some("-O1"));
     for pass in tgsi_opt::passes::registry() {
+        // `undef` may change what reads of never-written channels give (it
+        // runs only with --undef=any); passes/tests/undef.rs checks it.
+        if pass.name() == "undef" {
+            continue;
+        }
         let checked = |n: &String| n.split(' ').next() == Some(pass.name());
         assert!(names.iter().any(checked), "{} is not checked", pass.name());
     }

@@ -38,8 +38,11 @@
 //! operations in blocks neither of which dominates the other (the two arms
 //! of an `IF`), and derivatives (DDX, DDY) in different blocks: they read
 //! the operand in the other invocations of the quad, which may not run the
-//! same code. Operands are not reordered for commutative opcodes (the NaN
-//! a float addition returns depends on the order).
+//! same code. Operands of commutative float opcodes are not reordered (the
+//! NaN a float addition returns depends on the order); those of the
+//! integer opcodes that commute bit for bit (`UADD`, `UMUL`, `AND`, `OR`,
+//! `XOR`, the integer minimum and maximum, `USEQ`, `USNE`, the high
+//! products) are.
 
 use ir::cfg::{Cfg, DomTree};
 use ir::{Block, EntityRef, Function, Inst, InstData, Op, Operand, Source, Ty, Value};
@@ -149,7 +152,7 @@ fn key_of(func: &Function, block: Block, data: &InstData) -> Option<Key> {
         Op::Alu { opcode, chan } if pure_alu(*opcode) => Some(Key::Alu {
             opcode: *opcode,
             chan: *chan,
-            args: data.args.clone(),
+            args: ordered_args(*opcode, &data.args),
             saturate: data.saturate,
             precise: data.precise,
             ty,
@@ -168,6 +171,23 @@ fn key_of(func: &Function, block: Block, data: &InstData) -> Option<Key> {
         }
         _ => None,
     }
+}
+
+/// Integer opcodes whose two operands commute bit for bit (no NaN to
+/// choose between, wrapping arithmetic).
+fn commutes(opcode: Opcode) -> bool {
+    use Opcode::*;
+    matches!(opcode, Uadd | Umul | ImulHi | UmulHi | And | Or | Xor | Imin | Imax | Umin | Umax | Useq | Usne)
+}
+
+/// The operands as the key compares them: for a commuting integer opcode
+/// in a fixed order, so `UADD a, b` and `UADD b, a` are one computation.
+fn ordered_args(opcode: Opcode, args: &SmallVec<[Operand; 3]>) -> SmallVec<[Operand; 3]> {
+    let mut args = args.clone();
+    if commutes(opcode) && args.len() == 2 {
+        args.sort_by_key(|a| (a.value.index(), a.neg, a.abs));
+    }
+    args
 }
 
 /// Merges equal computations of `func` (see the module documentation).

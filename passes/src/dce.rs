@@ -4,7 +4,8 @@
 //!
 //! 1. **Dead values.** A mark-and-sweep from the roots: every instruction
 //!    with an effect in a reachable block ([`has_effect`]: output and array
-//!    stores, and whole TGSI instructions that kill, emit, store, do
+//!    stores, except stores to a TEMP array nothing loads from, and whole
+//!    TGSI instructions that kill, emit, store, do
 //!    atomics, barriers or anything else the opcode table flags, or write
 //!    a resource), and the condition, selector and case values of every
 //!    construct left in the tree. Everything no root reaches through
@@ -69,6 +70,8 @@ pub struct Counts {
     pub phis: u64,
     /// Instructions with effects removed from blocks that never run.
     pub unreachable: u64,
+    /// Stores to TEMP arrays nothing loads from.
+    pub array_stores: u64,
     /// Result channels dropped from texture and sample instructions.
     pub channels: u64,
     /// Removed `IF` constructs.
@@ -95,6 +98,7 @@ impl Counts {
         s.add("values removed", self.values);
         s.add("phis removed", self.phis);
         s.add("unreachable effects removed", self.unreachable);
+        s.add("unread array stores removed", self.array_stores);
         s.add("texture channels removed", self.channels);
         s.add("ifs removed", self.ifs);
         s.add("loops removed", self.loops);
@@ -119,7 +123,15 @@ pub fn eliminate(func: &mut Function) -> Counts {
     // Each round of structure removal takes at least one construct out of
     // the finite tree, so this ends.
     loop {
-        sweep(func, &mut counts);
+        // A sweep that removes the last load of an array makes its stores
+        // dead: sweep again until nothing more goes.
+        loop {
+            let before = counts;
+            sweep(func, &mut counts);
+            if counts == before {
+                break;
+            }
+        }
         if !remove_structures(func, &mut counts) {
             break;
         }
@@ -149,12 +161,35 @@ pub fn has_effect(data: &InstData) -> bool {
 
 // ----- mark and sweep -----
 
+/// The TEMP arrays no placed instruction loads from: a TEMP array is
+/// private to the invocation, so stores nothing can read are dead (arrays
+/// of outputs are outputs, and stay).
+fn unread_temp_arrays(func: &Function, order: &[ir::Block]) -> Vec<ir::Array> {
+    let mut loaded = vec![false; func.arrays.len()];
+    for &b in order {
+        let Some(block) = func.blocks.get(b) else { continue };
+        for data in block.insts.iter().filter_map(|&i| func.insts.get(i)) {
+            if let Op::ArrayLoad { array, .. } = data.op {
+                if let Some(l) = loaded.get_mut(array.index()) {
+                    *l = true;
+                }
+            }
+        }
+    }
+    func.arrays
+        .iter()
+        .filter(|(a, d)| d.file == tgsi::File::Temporary && !loaded.get(a.index()).copied().unwrap_or(true))
+        .map(|(a, _)| a)
+        .collect()
+}
+
 fn sweep(func: &mut Function, counts: &mut Counts) {
     let cfg = Cfg::new(func);
     let order = func.blocks_in_order();
     let mut live = vec![false; func.insts.len()];
     let mut used = vec![false; func.values.len()];
     let mut work: Vec<Value> = Vec::new();
+    let unread = unread_temp_arrays(func, &order);
     for &b in &order {
         if !cfg.is_reachable(b) {
             continue;
@@ -162,7 +197,8 @@ fn sweep(func: &mut Function, counts: &mut Counts) {
         let Some(block) = func.blocks.get(b) else { continue };
         for &inst in &block.insts {
             let Some(data) = func.insts.get(inst) else { continue };
-            if has_effect(data) {
+            let unread_store = matches!(data.op, Op::ArrayStore { array, .. } if unread.contains(&array));
+            if has_effect(data) && !unread_store {
                 set(&mut live, inst.index());
                 work.extend(data.args.iter().map(|a| a.value));
             }
@@ -193,6 +229,8 @@ fn sweep(func: &mut Function, counts: &mut Counts) {
             let Some(data) = func.insts.get(inst) else { continue };
             if matches!(data.op, Op::Phi { .. }) {
                 counts.phis += 1;
+            } else if matches!(data.op, Op::ArrayStore { array, .. } if unread.contains(&array)) {
+                counts.array_stores += 1;
             } else if has_effect(data) {
                 debug_assert!(!reachable, "an effect in a reachable block is a root");
                 counts.unreachable += 1;

@@ -19,6 +19,7 @@
 //! ```
 
 pub mod coalesce;
+pub mod combine;
 pub mod constfold;
 pub mod dce;
 pub mod legalize_doubles;
@@ -26,6 +27,7 @@ mod manager;
 mod pipeline;
 mod rewrite;
 mod stats;
+pub mod undef;
 
 pub use manager::{Options, PassManager, PassRun, PrintFormat, PrintOptions, Report, RunError, Timing};
 pub use pipeline::{Config, ConfigError, Pipeline, PipelineError, UnknownPass, O1_PASSES};
@@ -66,7 +68,14 @@ pub struct PassResult {
 /// follow.
 pub fn registry() -> &'static [&'static dyn Pass] {
     static LEGALIZE_DOUBLES: legalize_doubles::LegalizeDoubles = legalize_doubles::LegalizeDoubles::unconfigured();
-    static REGISTRY: [&dyn Pass; 4] = [&constfold::Constfold, &dce::Dce, &coalesce::Coalesce, &LEGALIZE_DOUBLES];
+    static REGISTRY: [&dyn Pass; 6] = [
+        &constfold::Constfold,
+        &dce::Dce,
+        &combine::Combine,
+        &coalesce::Coalesce,
+        &LEGALIZE_DOUBLES,
+        &undef::UndefReads,
+    ];
     &REGISTRY
 }
 

@@ -4,13 +4,14 @@
 use std::sync::Arc;
 
 use crate::legalize_doubles::{preset_names, Caps};
+use crate::undef::Undef;
 use crate::{find, known_names, Pass};
 
 /// The passes `-O1` asks for, in order. Names not (yet) in the registry
 /// are left out, and a pass that would then run twice in a row runs once,
 /// so `-O1` grows as passes are added to the registry (today it is
-/// `constfold, dce, coalesce, dce`).
-pub const O1_PASSES: &[&str] = &["constfold", "dce", "coalesce", "dce"];
+/// `constfold, dce, combine, coalesce, dce`).
+pub const O1_PASSES: &[&str] = &["constfold", "dce", "combine", "coalesce", "dce"];
 
 /// How many times at most a fixed-point pipeline repeats its passes.
 const MAX_ITERATIONS: usize = 16;
@@ -23,11 +24,16 @@ pub struct UnknownPass {
     pub name: String,
 }
 
-/// Options of the passes that take any: what `--target`/`--caps` give.
+/// Options of the passes that take any: what `--target`/`--caps` and
+/// `--undef` give.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
     /// The target `legalize-doubles` legalizes for.
     pub caps: Option<Caps>,
+    /// How reads of never-written register channels may be taken: as the
+    /// zero Mesa's interpreter reads (the default, exact), or as any
+    /// value (`-O` then runs the `undef` pass, see [`crate::undef`]).
+    pub undef: Undef,
 }
 
 /// A pass cannot run with the configuration given.
@@ -36,6 +42,13 @@ pub enum ConfigError {
     /// The pass needs a target.
     #[error("pass `{pass}` needs a target: --target=NAME (one of {}) or --caps=LIST", preset_names())]
     NeedsTarget {
+        /// The pass.
+        pass: &'static str,
+    },
+    /// The pass takes never-written channels as undefined, which the
+    /// configuration does not allow.
+    #[error("pass `{pass}` changes what reads of never-written channels give: it needs --undef=any")]
+    NeedsUndefAny {
         /// The pass.
         pass: &'static str,
     },
@@ -88,7 +101,7 @@ impl Slot {
 /// // legalize-doubles needs a target.
 /// assert!(Pipeline::named(&["legalize-doubles"]).is_err());
 /// let caps = passes::legalize_doubles::preset("fp64-basic").unwrap().caps();
-/// let config = passes::Config { caps: Some(caps) };
+/// let config = passes::Config { caps: Some(caps), ..passes::Config::default() };
 /// assert_eq!(Pipeline::named_with(&["legalize-doubles"], &config).unwrap().names(), ["legalize-doubles"]);
 /// ```
 #[derive(Clone, Default)]
@@ -134,13 +147,39 @@ impl Pipeline {
         Pipeline { passes, max_iterations: MAX_ITERATIONS }
     }
 
+    /// `-O1` with pass options: with `undef: Undef::Any` the `undef` pass
+    /// runs first in every round.
+    ///
+    /// ```
+    /// use passes::{undef::Undef, Config, Pipeline};
+    /// let any = Config { undef: Undef::Any, ..Config::default() };
+    /// assert_eq!(Pipeline::o1_with(&any).names()[..2], ["undef", "constfold"]);
+    /// assert_eq!(Pipeline::o1_with(&Config::default()).names(), Pipeline::o1().names());
+    /// ```
+    pub fn o1_with(config: &Config) -> Pipeline {
+        let mut pipeline = Self::o1();
+        if config.undef == Undef::Any {
+            // First: constant folding would fold operations on
+            // never-written channels as zeros before it sees them.
+            if let Some(undef) = find("undef") {
+                pipeline.passes.insert(0, Slot::Registered(undef));
+            }
+        }
+        pipeline
+    }
+
     /// The pipeline of an optimization level: 0 is [`Pipeline::o0`], any
     /// other [`Pipeline::o1`].
     pub fn opt_level(level: u8) -> Pipeline {
+        Self::opt_level_with(level, &Config::default())
+    }
+
+    /// [`Pipeline::opt_level`] with pass options (see [`Pipeline::o1_with`]).
+    pub fn opt_level_with(level: u8, config: &Config) -> Pipeline {
         if level == 0 {
             Self::o0()
         } else {
-            Self::o1()
+            Self::o1_with(config)
         }
     }
 

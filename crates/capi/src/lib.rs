@@ -120,7 +120,8 @@ fn pipeline(passes: Option<&str>, target: Option<&str>) -> Result<Pipeline, Erro
         Some("-O0") => Ok(Pipeline::o0()),
         Some(list) => {
             let names: Vec<&str> = list.split(',').map(str::trim).collect();
-            Pipeline::named_with(&names, &Config { caps }).map_err(|e| Error::BadPasses(e.to_string()))
+            Pipeline::named_with(&names, &Config { caps, ..Config::default() })
+                .map_err(|e| Error::BadPasses(e.to_string()))
         }
     }
 }

@@ -144,7 +144,7 @@ pub fn pipelines() -> Vec<(String, passes::Pipeline)> {
             list.push((pass.name().to_string(), p));
         } else {
             for preset in passes::legalize_doubles::PRESETS {
-                let config = passes::Config { caps: Some(preset.caps()) };
+                let config = passes::Config { caps: Some(preset.caps()), ..passes::Config::default() };
                 if let Ok(p) = passes::Pipeline::named_with(&[pass.name()], &config) {
                     list.push((format!("{} --target={}", pass.name(), preset.name), p));
                 }

@@ -102,7 +102,14 @@ pub fn identity(opcode: Opcode, args: &[Pat]) -> Option<Outcome> {
         if a.same(b) {
             match opcode {
                 And | Or | Umin | Umax | Imin | Imax if a.plain() => return Some(Outcome::Operand(0)),
+                // C's fmin/fmax of a value and itself return it, a quiet
+                // NaN untouched (glibc quiets a signalling one).
+                Min | Max if a.plain_quiet() => return Some(Outcome::Operand(0)),
                 Xor => return Some(Outcome::Const(0)),
+                // Integer comparisons of a value with itself (float ones
+                // are not: NaN is not equal to itself).
+                Islt | Uslt | Usne => return Some(Outcome::Const(0)),
+                Isge | Usge | Useq => return Some(Outcome::Const(u64::from(u32::MAX))),
                 _ => {}
             }
         }
@@ -313,6 +320,20 @@ mod tests {
         holds(Opcode::Ucmp, &[X(1, true, false), X0, X0], false);
     }
 
+    #[test]
+    fn float_min_max_of_self() {
+        holds(Opcode::Min, &[X0, X0], true);
+        holds(Opcode::Max, &[X0, X0], true);
+    }
+
+    #[test]
+    fn integer_comparisons_with_self() {
+        for op in [Opcode::Islt, Opcode::Isge, Opcode::Uslt, Opcode::Usge, Opcode::Useq, Opcode::Usne] {
+            holds(op, &[X0, X0], false);
+            holds(op, &[X(0, true, true), X(0, true, true)], false);
+        }
+    }
+
     /// Rules that must not fire, and values showing why.
     #[test]
     fn inexact_rules_do_not_fire() {
@@ -322,7 +343,11 @@ mod tests {
         never(Opcode::Add, &[q, Pat::Unknown { id: 0, neg: true, abs: false, quiet: true }]);
         never(Opcode::Mul, &[x(false), Pat::Known(u64::from(ONE))]);
         never(Opcode::Add, &[x(false), Pat::Known(u64::from(NEG_ZERO))]);
-        never(Opcode::Min, &[q, q]);
+        never(Opcode::Min, &[q, Pat::Unknown { id: 0, neg: true, abs: false, quiet: true }]);
+        never(Opcode::Min, &[x(false), x(false)]);
+        never(Opcode::Fseq, &[q, q]);
+        never(Opcode::Seq, &[q, q]);
+        never(Opcode::Fsne, &[q, q]);
         never(Opcode::Mul, &[Pat::Unknown { id: 0, neg: true, abs: false, quiet: true }, Pat::Known(u64::from(ONE))]);
         never(Opcode::Shl, &[x(false), Pat::Known(1)]);
         let f = |b: f32| u64::from(b.to_bits());

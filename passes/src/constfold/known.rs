@@ -91,7 +91,7 @@ pub fn is_signalling_nan(bits: u32) -> bool {
 /// Whether `v` is known never to be a signalling NaN: a constant that is
 /// not one, a saturated result, or the result of an opcode of
 /// [`QUIET_OPS`].
-pub(super) fn is_quiet(func: &Function, immediates: &[tgsi::Immediate], v: Value) -> bool {
+pub(crate) fn is_quiet(func: &Function, immediates: &[tgsi::Immediate], v: Value) -> bool {
     if let Some(bits) = const_of(func, immediates, v) {
         return !is_signalling_nan(bits as u32);
     }

@@ -68,6 +68,7 @@ mod special_bits;
 mod values;
 
 pub use identity::{identity, Outcome, Pat};
+pub(crate) use known::is_quiet;
 pub use known::is_signalling_nan;
 
 use ir::Module;

@@ -34,6 +34,10 @@ impl Emitter<'_> {
                 continue;
             }
             let src = self.loc(arg)?;
+            // An undefined value (--undef=any) needs no copy.
+            if src == Loc::Any {
+                continue;
+            }
             if src != Loc::Reg(dst) && !pending.iter().any(|&(d, _)| d == dst) {
                 pending.push((dst, src));
             }

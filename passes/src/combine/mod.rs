@@ -1,0 +1,134 @@
+//! `combine`: exact instruction combining.
+//!
+//! Rewrites that read through the definition of an operand, each exact bit
+//! for bit under the backend's semantics (NaNs, -0.0, infinities and
+//! denormals included):
+//!
+//! - **modifier copies** (`modifiers`): `MOV t, -x` (or `|x|`, `-|x|`)
+//!   whose every use is an ALU operand read as a float (or untyped, as
+//!   `MOV` reads) is folded into those operands (`ADD y, t, z` becomes
+//!   `ADD y, -x, z`; `-(-x)` becomes `x`). Float negation and absolute
+//!   value only touch the sign bit, so composing them is exact;
+//! - **multiply-add** (`mad`): `MUL t, a, b` whose one use is the first
+//!   operand of `ADD y, t, c` (or the second, when `c` is never a NaN)
+//!   becomes `MAD y, a, b, c`: the backend's `MAD` rounds the product
+//!   before the addition (unfused), in that operand order, so it is the
+//!   same computation;
+//! - **saturate** (`saturate`): `_SAT` on a value already in [+0.0, 1.0]
+//!   (a set-on-compare result, a `_SAT` result, a constant in range, and
+//!   `MOV`, `MIN`, `MAX`, `MUL`, `CMP`, `UCMP` of such values) is dropped;
+//! - **integer negations** (`negation`): `INEG` of `INEG x`, or of `-x`,
+//!   and `NOT` of `NOT x`, are `x` (wrapping negation is an involution).
+//!
+//! A rewrite that would make emission split a TGSI instruction (one
+//! channel of a vector operand folded, another not) is not made: every
+//! rule applies to all channels of an instruction or to none.
+
+mod groups;
+mod mad;
+mod modifiers;
+mod negation;
+mod saturate;
+mod uses;
+
+use ir::Function;
+
+use crate::{Pass, PassResult, Stats};
+
+/// The `combine` pass; see the module documentation.
+pub struct Combine;
+
+impl Pass for Combine {
+    fn name(&self) -> &'static str {
+        "combine"
+    }
+
+    fn description(&self) -> &'static str {
+        "Exact instruction combining: folds negated and absolute copies into their readers, MUL then ADD into \
+         MAD, drops _SAT of values already in [0, 1], cancels double integer negations"
+    }
+
+    fn run(&self, module: &mut ir::Module) -> PassResult {
+        let counts = combine(&mut module.function, &module.immediates);
+        PassResult { changed: counts.changed(), stats: counts.stats() }
+    }
+}
+
+/// What one [`combine`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Copies with modifiers folded into their readers.
+    pub modifiers: u64,
+    /// `MUL` and `ADD` pairs fused into `MAD`.
+    pub mads: u64,
+    /// `_SAT` flags dropped.
+    pub saturates: u64,
+    /// Double integer negations cancelled.
+    pub negations: u64,
+}
+
+impl Counts {
+    /// Whether anything changed.
+    pub fn changed(&self) -> bool {
+        *self != Counts::default()
+    }
+
+    /// The counters, in a fixed order, zeros included.
+    pub fn stats(&self) -> Stats {
+        let mut s = Stats::default();
+        s.add("copies folded", self.modifiers);
+        s.add("mads fused", self.mads);
+        s.add("saturates dropped", self.saturates);
+        s.add("negations cancelled", self.negations);
+        s
+    }
+
+    fn add(&mut self, other: Counts) {
+        self.modifiers += other.modifiers;
+        self.mads += other.mads;
+        self.saturates += other.saturates;
+        self.negations += other.negations;
+    }
+}
+
+/// Combines until nothing more changes.
+///
+/// ```
+/// let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+///             MUL TEMP[0], IN[0], IN[0]\nADD OUT[0], TEMP[0], IN[0]\nEND\n";
+/// let mut module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+/// let counts = passes::combine::combine(&mut module.function, &module.immediates);
+/// assert_eq!(counts.mads, 4);
+/// ir::verify::verify(&module.function).unwrap();
+/// ```
+pub fn combine(func: &mut Function, immediates: &[tgsi::Immediate]) -> Counts {
+    let mut total = Counts::default();
+    // Every round that changes something removes an instruction or a
+    // flag for good; the bound only guards the loop.
+    for _ in 0..func.insts.len() + 1 {
+        let mut round = Counts::default();
+        round.saturates += saturate::drop_saturates(func);
+        round.negations += negation::cancel(func);
+        round.modifiers += modifiers::fold(func);
+        round.mads += mad::fuse(func, immediates);
+        if !round.changed() {
+            break;
+        }
+        total.add(round);
+    }
+    total
+}
+
+/// Takes the instructions `dead` (whose results nothing reads any more)
+/// out of their blocks.
+fn remove_placed(func: &mut Function, dead: &[ir::Inst]) {
+    if dead.is_empty() {
+        return;
+    }
+    let dead: rustc_hash::FxHashSet<ir::Inst> = dead.iter().copied().collect();
+    for b in func.blocks_in_order() {
+        if let Some(bd) = crate::rewrite::get_mut(&mut func.blocks, b) {
+            bd.insts.retain(|i| !dead.contains(i));
+        }
+    }
+}
