@@ -7,11 +7,13 @@
 //! no register: instructions read them where they are.
 
 use super::layout::{Interval, Layout};
+use super::use_lists::UseLists;
 use crate::channels::{formula_chan, replicated_reads};
 use crate::entity::SecondaryMap;
 use crate::from_tgsi::is_value_file;
 use crate::function::*;
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use tgsi::File;
 
@@ -41,6 +43,9 @@ pub(crate) enum Loc {
 /// instead of adding its own (see `Allocator::take_alias`), so a search
 /// may stop at the first occupant that ends before what it looks for.
 type Occupancy = [BTreeMap<u32, (u32, Value)>; 4];
+
+/// The register channels chosen for a group's members (at most four).
+type Slots = SmallVec<[RegChannel; 4]>;
 
 /// What `free` can answer from without searching a channel.
 struct Summary {
@@ -171,7 +176,7 @@ struct Allocator<'a> {
     reserved: Vec<(u32, u32)>,
     loc: SecondaryMap<Value, Loc>,
     also: SecondaryMap<Value, u8>,
-    uses: SecondaryMap<Value, Vec<Inst>>,
+    uses: UseLists,
     /// Register chosen for each source instruction's results.
     group_reg: HashMap<u32, (File, u32)>,
     /// The values computed by consecutive ALU operations of one source
@@ -186,12 +191,9 @@ struct Allocator<'a> {
 }
 
 pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
-    let mut uses: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::default();
-    for inst in layout.inst_pos.keys() {
-        for arg in &func.insts[inst].args {
-            uses.get_or_default(arg.value).push(inst);
-        }
-    }
+    let placed: Vec<Inst> = layout.inst_pos.keys().collect();
+    let uses = UseLists::new(func, &placed);
+    drop(placed);
     let reserved = merged_ranges(
         func.arrays
             .iter()
@@ -340,7 +342,7 @@ impl<'a> Allocator<'a> {
     /// Whether every use of `v` stores it to output channel `index.chan`:
     /// enough for a value the source itself wrote there.
     fn only_stored_to(&self, v: Value, index: u32, chan: u8) -> bool {
-        let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
+        let uses = self.uses.get(&v).unwrap_or_default();
         !uses.is_empty()
             && uses.iter().all(|&i| {
                 matches!(self.func.insts[i].op, Op::StoreOutput { index: oi, chan: oc } if oi == index && oc == chan)
@@ -355,7 +357,7 @@ impl<'a> Allocator<'a> {
         let Some(&def_pos) = self.layout.inst_pos.get(&def) else { return false };
         let ranges = self.ranges(v);
         let from = ranges.iter().map(|r| r.start).fold(def_pos, u32::min);
-        let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
+        let uses = self.uses.get(&v).unwrap_or_default();
         let last = uses.iter().filter_map(|u| self.layout.inst_pos.get(u)).copied().fold(def_pos, u32::max);
         let to = ranges.iter().map(|r| r.end).fold(last, u32::max);
         let own = |pos: u32| uses.iter().any(|u| self.layout.inst_pos.get(u) == Some(&pos));
@@ -507,7 +509,7 @@ impl<'a> Allocator<'a> {
             Op::LoadIndirect { .. } | Op::ArrayLoad { .. } if self.foldable(v) => {
                 self.loc.insert(v, Loc::Folded(def));
                 // The index must stay in its register until the user reads.
-                let user = self.uses[&v][0];
+                let user = self.uses.of(v)[0];
                 let at = self.layout.inst_pos.get(&user).copied().unwrap_or(0);
                 for arg in self.func.insts[def].args.clone() {
                     if let Some(Loc::Reg(r)) = self.loc.get(&arg.value).copied() {
@@ -558,7 +560,7 @@ impl<'a> Allocator<'a> {
     fn foldable(&self, v: Value) -> bool {
         let def = self.func.def(v);
         let Some(uses) = self.uses.get(&v) else { return false };
-        let [user] = uses.as_slice() else { return false };
+        let [user] = uses else { return false };
         let u = &self.func.insts[*user];
         let same_source = u.origin.inst.is_some() && u.origin.inst == def.origin.inst;
         // A store reads it too, unless it may write what it loads: the
@@ -618,7 +620,7 @@ impl<'a> Allocator<'a> {
         if info.mode != tgsi::ChannelMode::Replicate && !componentwise && !dependent {
             return None;
         }
-        let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
+        let uses = self.uses.get(&v).unwrap_or_default();
         let mut index = None;
         let mut mask = 0u8;
         for &u in uses {
@@ -668,7 +670,7 @@ impl<'a> Allocator<'a> {
     /// there too, `v` needs no gathering copy for that use.
     fn partner_registers(&self, v: Value) -> Vec<u32> {
         let mut out: Vec<u32> = Vec::new();
-        for &u in self.uses.get(&v).map_or(&[][..], |u| u.as_slice()) {
+        for &u in self.uses.get(&v).unwrap_or_default() {
             let mut regs: Vec<u32> = Vec::new();
             for p in self.operand_partners(u, v) {
                 match self.loc.get(&p) {
@@ -770,7 +772,7 @@ impl<'a> Allocator<'a> {
         if let Some(o) = data.origin.dst {
             candidates.push(o);
         }
-        for &u in self.uses.get(&v).map_or(&[][..], |u| u.as_slice()) {
+        for &u in self.uses.get(&v).unwrap_or_default() {
             if let Op::Phi { .. } = self.func.insts[u].op {
                 if let Some(Loc::Reg(r)) = self.loc.get(&self.func.insts[u].results[0]) {
                     candidates.push(*r);
@@ -825,15 +827,16 @@ impl<'a> Allocator<'a> {
         let same_origin_reg = origins
             .iter()
             .all(|o| o.is_some_and(|o| origins[0].is_some_and(|f| (f.file, f.index) == (o.file, o.index))));
-        let try_reg = |a: &Self, file: File, index: u32, keep_chans: bool| -> Option<Vec<RegChannel>> {
+        let try_reg = |a: &Self, file: File, index: u32, keep_chans: bool| -> Option<Slots> {
             let mut taken = 0u8;
-            let mut out = Vec::with_capacity(group.len());
+            let mut out = Slots::new();
             for (k, &m) in group.iter().enumerate() {
                 let ranges = a.ranges(m);
                 let allowed = a.allowed_chans(m);
                 let preferred = origins[k].map(|o| o.chan);
-                let chans: Vec<u8> = match (keep_chans, preferred) {
-                    (true, Some(c)) => vec![c],
+                // Tried for every register scanned: kept off the heap.
+                let chans: SmallVec<[u8; 5]> = match (keep_chans, preferred) {
+                    (true, Some(c)) => smallvec::smallvec![c],
                     (true, None) => return None,
                     (false, p) => p.into_iter().chain(0..4).collect(),
                 };
@@ -883,8 +886,8 @@ impl<'a> Allocator<'a> {
     /// The output channels a group can be computed straight into: each
     /// member's [`Self::output_channels`], one channel of one output register,
     /// when they are free.
-    fn group_output_home(&self, group: &[Value]) -> Option<Vec<RegChannel>> {
-        let mut out = Vec::with_capacity(group.len());
+    fn group_output_home(&self, group: &[Value]) -> Option<Slots> {
+        let mut out = Slots::new();
         let mut taken = 0u8;
         for &m in group {
             let (index, mask) = self.output_channels(m)?;
