@@ -241,6 +241,22 @@ impl<'a> Allocator<'a> {
         self.layout.ranges.get(&v).map_or(&[], |r| r.as_slice())
     }
 
+    /// TEMP indices from 0 up, skipping the ranges arrays hold (no value
+    /// may take them): a search for a free register steps over a thousand
+    /// arrays at once rather than trying each of their registers.
+    fn unreserved_temps(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut next = Some(0u32);
+        std::iter::from_fn(move || {
+            let mut i = next?;
+            let after = self.reserved.partition_point(|&(first, _)| first <= i);
+            if let Some(&(_, last)) = after.checked_sub(1).and_then(|k| self.reserved.get(k)).filter(|r| r.1 >= i) {
+                i = last.checked_add(1)?;
+            }
+            next = i.checked_add(1);
+            Some(i)
+        })
+    }
+
     fn is_reserved(&self, file: File, index: u32) -> bool {
         file == File::Temporary && in_ranges(&self.reserved, index)
     }
@@ -867,7 +883,8 @@ impl<'a> Allocator<'a> {
             }
         }
         if choice.is_none() {
-            for index in 0..self.max_scan() {
+            let max = self.max_scan();
+            for index in self.unreserved_temps().take_while(|&i| i < max) {
                 if let Some(c) =
                     try_reg(self, File::Temporary, index, true).or_else(|| try_reg(self, File::Temporary, index, false))
                 {
@@ -943,7 +960,7 @@ impl<'a> Allocator<'a> {
         };
         let choice =
             candidates.into_iter().find(|&c| !self.is_reserved(c.0, c.1) && fits(self, c)).unwrap_or_else(|| {
-                (0..)
+                self.unreserved_temps()
                     .flat_map(|i| [(File::Temporary, i, 0u8), (File::Temporary, i, 1)])
                     .find(|&c| fits(self, c))
                     .unwrap_or((File::Temporary, 0, 0))
@@ -998,7 +1015,13 @@ impl<'a> Allocator<'a> {
                     {
                         (file, i)
                     }
-                    _ => (0..).map(|i| (out_file, i)).find(|&(f, i)| fits(self, f, i)).unwrap_or((out_file, 0)),
+                    _ => {
+                        let any: Box<dyn Iterator<Item = u32>> = match out_file {
+                            File::Temporary => Box::new(self.unreserved_temps()),
+                            _ => Box::new(0..),
+                        };
+                        any.map(|i| (out_file, i)).find(|&(f, i)| fits(self, f, i)).unwrap_or((out_file, 0))
+                    }
                 },
             };
             for (&c, &v) in chans.iter().zip(&vals) {
