@@ -74,7 +74,8 @@ impl Builder<'_> {
             // Every register access asks: a scan of a thousand arrays for
             // each made building quadratic in the shader's size.
             Some(sorted) => {
-                let after = sorted.partition_point(|&(f, first, _, _)| (file_rank(f), first as i64) <= (file_rank(file), index));
+                let after = sorted
+                    .partition_point(|&(f, first, _, _)| (file_rank(f), first as i64) <= (file_rank(file), index));
                 after.checked_sub(1).and_then(|k| sorted.get(k)).filter(holds)
             }
             None => self.arrays.iter().find(holds),

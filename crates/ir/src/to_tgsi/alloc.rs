@@ -242,19 +242,9 @@ impl<'a> Allocator<'a> {
     }
 
     /// TEMP indices from 0 up, skipping the ranges arrays hold (no value
-    /// may take them): a search for a free register steps over a thousand
-    /// arrays at once rather than trying each of their registers.
+    /// may take them).
     fn unreserved_temps(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut next = Some(0u32);
-        std::iter::from_fn(move || {
-            let mut i = next?;
-            let after = self.reserved.partition_point(|&(first, _)| first <= i);
-            if let Some(&(_, last)) = after.checked_sub(1).and_then(|k| self.reserved.get(k)).filter(|r| r.1 >= i) {
-                i = last.checked_add(1)?;
-            }
-            next = i.checked_add(1);
-            Some(i)
-        })
+        unreserved(&self.reserved)
     }
 
     fn is_reserved(&self, file: File, index: u32) -> bool {
@@ -1247,6 +1237,22 @@ fn merged_ranges(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
     out
 }
 
+/// Indices from 0 up outside `ranges` (merged, sorted): a search for a
+/// free register steps over a thousand arrays at once rather than trying
+/// each of their registers.
+fn unreserved(ranges: &[(u32, u32)]) -> impl Iterator<Item = u32> + '_ {
+    let mut next = Some(0u32);
+    std::iter::from_fn(move || {
+        let mut i = next?;
+        let after = ranges.partition_point(|&(first, _)| first <= i);
+        if let Some(&(_, last)) = after.checked_sub(1).and_then(|k| ranges.get(k)).filter(|r| r.1 >= i) {
+            i = last.checked_add(1)?;
+        }
+        next = i.checked_add(1);
+        Some(i)
+    })
+}
+
 /// Whether `index` is in one of the sorted, disjoint `ranges`: a binary
 /// search, since a shader may hold a thousand arrays and every register
 /// the allocator considers is checked.
@@ -1258,6 +1264,20 @@ fn in_ranges(ranges: &[(u32, u32)], index: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_search_for_a_register_tries_none_an_array_holds() {
+        let merged = merged_ranges(vec![(10, 12), (11, 20), (30, 30), (21, 22), (40, 43)]);
+        let tried: Vec<u32> = unreserved(&merged).take_while(|&i| i < 50).collect();
+        let scan: Vec<u32> = (0..50).filter(|&i| !in_ranges(&merged, i)).collect();
+        assert_eq!(tried, scan);
+        // A thousand arrays of four registers from TEMP[0]: the first
+        // register tried is the first free one.
+        let arrays = merged_ranges((0..1000).map(|k| (4 * k, 4 * k + 3)).collect());
+        let tried: Vec<u32> = unreserved(&arrays).take_while(|&i| i < 4004).collect();
+        assert_eq!(tried, [4000, 4001, 4002, 4003]);
+        assert_eq!(unreserved(&[(0, u32::MAX)]).next(), None);
+    }
 
     #[test]
     fn reserved_ranges_answer_as_a_scan_does() {
