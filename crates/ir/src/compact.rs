@@ -99,10 +99,8 @@ impl Function {
                 *inst_map.get_mut(i.index())? = 0;
             }
         }
-        let mut next = 0;
-        for n in inst_map.iter_mut().filter(|n| **n != DROPPED) {
-            *n = next;
-            next += 1;
+        for (next, n) in inst_map.iter_mut().filter(|n| **n != DROPPED).enumerate() {
+            *n = next as u32;
         }
         let mut value_map = vec![DROPPED; self.values.len()];
         for (i, data) in self.insts.iter() {
@@ -116,10 +114,8 @@ impl Function {
                 }
             }
         }
-        let mut next = 0;
-        for n in value_map.iter_mut().filter(|n| **n != DROPPED) {
-            *n = next;
-            next += 1;
+        for (next, n) in value_map.iter_mut().filter(|n| **n != DROPPED).enumerate() {
+            *n = next as u32;
         }
         let kept = |v: Value| value_map.get(v.index()).is_some_and(|&n| n != DROPPED);
         let kept_inst = |i: Inst| inst_map[i.index()] != DROPPED;
@@ -133,5 +129,38 @@ impl Function {
             tree_kept &= r.iter_mut().flat_map(Node::operands_mut).all(|op| kept(op.value));
         });
         (reads_kept && tree_kept).then_some((inst_map, value_map))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::function::*;
+
+    fn module(text: &str) -> Module {
+        crate::from_tgsi(&tgsi::parse(text).expect("parses")).expect("builds")
+    }
+
+    #[test]
+    fn a_read_of_a_value_no_block_defines_leaves_the_function_as_it_is() {
+        let mut m = module("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n");
+        let func = &mut m.function;
+        // Take the reads of IN[0] out of their block: the stores still
+        // read their values (invalid IR, which compaction must not break
+        // further).
+        let reads: Vec<Inst> = func.insts.iter().filter(|(_, d)| matches!(d.op, Op::Read(_))).map(|(i, _)| i).collect();
+        for (_, block) in func.blocks.iter_mut() {
+            block.insts.retain(|i| !reads.contains(i));
+        }
+        let before = format!("{func:?}");
+        assert!(!func.compact());
+        assert_eq!(format!("{func:?}"), before);
+    }
+
+    #[test]
+    fn nothing_to_drop_changes_nothing() {
+        let mut m = module("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n");
+        let before = format!("{:?}", m.function);
+        assert!(!m.function.compact());
+        assert_eq!(format!("{:?}", m.function), before);
     }
 }
