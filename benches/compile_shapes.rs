@@ -2,7 +2,8 @@
 //! (`testkit::shapes`) at 1,000, 10,000 and 100,000 instructions, stage by
 //! stage: `tgsi::parse`, `ir::from_tgsi`, each pass of `-O1` (constfold,
 //! dce, coalesce; summed over the pipeline's rounds), `ir::to_tgsi` of the
-//! optimized module (`emit`) and of the unoptimized one (`emit -O0`), and
+//! optimized module (`emit`) and of the unoptimized one (`emit -O0`), each
+//! compacted first as `opt` does (`Function::compact`, timed with it), and
 //! `tgsi::print`. Compile time is linear when a stage's time per
 //! instruction at 100,000 instructions is within 1.5 times its time at
 //! 1,000; the last column gives the worst such ratio of the shape's stages.
@@ -128,10 +129,15 @@ fn measure(text: &str, budget: Duration) -> Result<Measured, String> {
         }
     }
     times[2..5].copy_from_slice(&pass_times);
-    let (time, emitted) = fastest(budget, || (), |()| ir::to_tgsi(&optimized));
+    // Emission as `opt` does it: the module compacted first (timed too).
+    let emit = |mut m: ir::Module| {
+        m.function.compact();
+        ir::to_tgsi(&m)
+    };
+    let (time, emitted) = fastest(budget, || optimized.clone(), emit);
     let emitted = emitted.map_err(|e| e.to_string())?;
     times[5] = time;
-    let (time, unoptimized) = fastest(budget, || (), |()| ir::to_tgsi(&module));
+    let (time, unoptimized) = fastest(budget, || module.clone(), emit);
     unoptimized.map_err(|e| e.to_string())?;
     times[6] = time;
     let (time, _) = fastest(budget, || (), |()| tgsi::print(&emitted, tgsi::Style::Exact));
@@ -150,6 +156,7 @@ fn peak_of_one_compile(text: &str) -> usize {
         let mut module = ir::from_tgsi_with_limits(&shader, &shapes::LIMITS).ok()?;
         drop(shader);
         passes::PassManager::new(passes::Options::default()).run(&passes::Pipeline::o1(), &mut module).ok()?;
+        module.function.compact();
         let emitted = ir::to_tgsi(&module).ok()?;
         drop(module);
         Some(tgsi::print(&emitted, tgsi::Style::Exact))

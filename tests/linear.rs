@@ -16,7 +16,10 @@
 //! - many immediates: emission searched every immediate for each constant;
 //! - a large SWITCH: the verifier and the CFG compared every predecessor
 //!   of the join with every other, emission rescanned the pending phi
-//!   copies for each one it wrote.
+//!   copies for each one it wrote;
+//! - many arrays: the builder and emission's TEMP renumbering scanned
+//!   every array for each register access, and the allocator tried every
+//!   register of every array for each value it placed.
 
 use std::thread;
 use testkit::shapes::{Shape, LIMITS};
@@ -85,5 +88,11 @@ fn many_immediates() {
 #[test]
 fn large_switch() {
     let rounds = compile("large switch", Shape::LargeSwitch.generate(10_000));
+    assert!(rounds <= MAX_ROUNDS, "{rounds} rounds");
+}
+
+#[test]
+fn many_arrays() {
+    let rounds = compile("many arrays", Shape::ManyArrays.generate(20_000));
     assert!(rounds <= MAX_ROUNDS, "{rounds} rounds");
 }

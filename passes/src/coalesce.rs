@@ -247,7 +247,7 @@ fn visit_block(
     counts: &mut Counts,
 ) {
     let Some(insts) = func.blocks.get(b).map(|bd| bd.insts.clone()) else { return };
-    let mut siblings: HashMap<u32, Vec<Inst>> = HashMap::default();
+    let mut siblings: HashMap<u32, SmallVec<[Inst; 4]>> = HashMap::default();
     for &inst in &insts {
         if let Some(origin) =
             func.insts.get(inst).filter(|d| matches!(d.op, Op::Alu { .. })).and_then(|d| d.origin.inst)
@@ -315,9 +315,16 @@ fn visit_block(
     }
 }
 
+/// The blocks whose phis read a value (few: inline, as a heap vector per
+/// value was a large share of the pass's time).
+type PhiBlocks = SmallVec<[Block; 2]>;
+
+/// The ALU instructions reading a value (most values have a few).
+type Readers = SmallVec<[Inst; 4]>;
+
 /// The blocks whose phis read each value.
-fn phi_uses(func: &Function) -> HashMap<Value, Vec<Block>> {
-    let mut uses: HashMap<Value, Vec<Block>> = HashMap::default();
+fn phi_uses(func: &Function) -> HashMap<Value, PhiBlocks> {
+    let mut uses: HashMap<Value, PhiBlocks> = HashMap::default();
     for (b, bd) in func.blocks.iter() {
         for &inst in &bd.insts {
             if let Some(data) = func.insts.get(inst).filter(|d| matches!(d.op, Op::Phi { .. })) {
@@ -338,7 +345,7 @@ fn whole_instruction_merges(
     b: Block,
     rw: &Rewrites,
     table: &HashMap<Key, Value>,
-    siblings: &HashMap<u32, Vec<Inst>>,
+    siblings: &HashMap<u32, SmallVec<[Inst; 4]>>,
     inst: Inst,
     first: Value,
 ) -> bool {
@@ -365,8 +372,8 @@ fn stored_values(func: &Function) -> HashSet<Value> {
 }
 
 /// The ALU instructions reading each value.
-fn alu_readers(func: &Function) -> HashMap<Value, Vec<Inst>> {
-    let mut readers: HashMap<Value, Vec<Inst>> = HashMap::default();
+fn alu_readers(func: &Function) -> HashMap<Value, Readers> {
+    let mut readers: HashMap<Value, Readers> = HashMap::default();
     for (inst, data) in func.insts.iter().filter(|(_, d)| matches!(d.op, Op::Alu { .. })) {
         for a in &data.args {
             readers.entry(a.value).or_default().push(inst);
@@ -378,11 +385,11 @@ fn alu_readers(func: &Function) -> HashMap<Value, Vec<Inst>> {
 /// The uses that decide whether a merge pays.
 struct Uses<'a> {
     /// The blocks whose phis read each value.
-    phis: &'a mut HashMap<Value, Vec<Block>>,
+    phis: &'a mut HashMap<Value, PhiBlocks>,
     /// The values stored to outputs.
     stored: &'a mut HashSet<Value>,
     /// The ALU instructions reading each value.
-    readers: &'a mut HashMap<Value, Vec<Inst>>,
+    readers: &'a mut HashMap<Value, Readers>,
 }
 
 impl Uses<'_> {

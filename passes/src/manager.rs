@@ -240,14 +240,35 @@ impl<'h> PassManager<'h> {
 
     /// Runs `pipeline` over `module`: each pass in order, the sequence
     /// again while some pass changes something (up to the pipeline's
-    /// iteration cap).
+    /// iteration cap). An iterated pipeline stops as soon as every one of
+    /// its passes has run on the module as it is now and changed nothing
+    /// (the fixed point), and skips a pass that already did: run again on
+    /// the same module it would change nothing again.
     pub fn run(&mut self, pipeline: &Pipeline, module: &mut ir::Module) -> Result<Report, RunError> {
         let mut report = Report::default();
-        for iteration in 1..=pipeline.max_iterations() {
+        let iterated = pipeline.max_iterations() > 1;
+        let mut distinct: Vec<&str> = pipeline.passes().map(|p| p.name()).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        // The passes that ran on the module as it is and changed nothing.
+        let mut settled: Vec<&str> = Vec::new();
+        'rounds: for iteration in 1..=pipeline.max_iterations() {
             report.iterations = iteration;
             let mut changed = false;
             for pass in pipeline.passes() {
-                changed |= self.run_one(pass, iteration, module, &mut report)?;
+                let name = pass.name();
+                if iterated && settled.contains(&name) {
+                    continue;
+                }
+                if self.run_one(pass, iteration, module, &mut report)? {
+                    changed = true;
+                    settled.clear();
+                } else {
+                    settled.push(name);
+                    if iterated && settled.len() == distinct.len() {
+                        break 'rounds;
+                    }
+                }
             }
             if !changed {
                 break;

@@ -154,10 +154,13 @@ fn optimize(input: &Input, args: &OptArgs, pipeline: &passes::Pipeline) -> Resul
     };
     let report = run_pipeline(pipeline, &mut module, options, input)?;
     let output = match args.emit {
-        OptEmit::Tgsi => tgsi::print(&emit(&module, input)?, args.style.into()),
+        OptEmit::Tgsi => {
+            let shader = emit_compacted(module, input)?;
+            tgsi::print(&shader, args.style.into())
+        }
         OptEmit::Ir => ir::print::print_module_with(&module, &ir::print::PrintOptions { origins: args.origins }),
         OptEmit::Tokens => {
-            let shader = emit(&module, input)?;
+            let shader = emit_compacted(module, input)?;
             let words = tokens::encode(&shader).map_err(|source| Failure::Encode { what: input.describe(), source })?;
             tokens::to_hex(&words)
         }
@@ -347,6 +350,16 @@ fn verify(module: &ir::Module, input: &Input, after: &str) -> Result<(), Failure
         after: after.to_string(),
         source,
     })
+}
+
+/// The module as a TGSI shader, emitted from its live instructions only
+/// and dropped before the shader is printed: what the passes deleted no
+/// longer sizes emission's tables, and the IR and the printed text are
+/// not held at once. (The printed IR keeps its numbering: only emission
+/// sees the compacted module.)
+fn emit_compacted(mut module: ir::Module, input: &Input) -> Result<Shader, Failure> {
+    module.function.compact();
+    emit(&module, input)
 }
 
 /// The module as a TGSI shader.

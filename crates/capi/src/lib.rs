@@ -93,11 +93,16 @@ pub fn optimize_with_limits(
 ) -> Result<Vec<u32>, Error> {
     let shader = tgsi::tokens::decode_with_limits(words, limits)?;
     let mut module = ir::from_tgsi_with_limits(&shader, limits)?;
+    // The IR holds all it needs: the decoded shader need not stay beside it.
+    drop(shader);
     let pipeline = pipeline(passes, target)?;
     PassManager::new(Options { verify_each: true, ..Options::default() })
         .run(&pipeline, &mut module)
         .map_err(|e| Error::Internal(e.to_string()))?;
+    // What the passes deleted need not size emission's tables.
+    module.function.compact();
     let emitted = ir::to_tgsi(&module).map_err(|e| Error::Unsupported(e.to_string()))?;
+    drop(module);
     tgsi::tokens::encode(&emitted).map_err(|e| Error::Unsupported(e.to_string()))
 }
 

@@ -61,6 +61,16 @@ impl<K: EntityRef, V> Arena<K, V> {
         Self::default()
     }
 
+    /// An arena holding `items`, the first with key 0.
+    pub(crate) fn from_vec(items: Vec<V>) -> Self {
+        Arena { items, _key: PhantomData }
+    }
+
+    /// The items, in key order.
+    pub(crate) fn into_vec(self) -> Vec<V> {
+        self.items
+    }
+
     /// Adds `value`; returns its key.
     pub fn push(&mut self, value: V) -> K {
         let k = K::new(self.items.len());

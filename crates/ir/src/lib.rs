@@ -7,6 +7,7 @@
 pub mod bitset;
 pub mod cfg;
 pub mod channels;
+mod compact;
 pub mod dot;
 mod entity;
 pub mod from_tgsi;

@@ -6,6 +6,7 @@
 use ir::{EntityRef, Function, Inst, Module, Op, Operand, Ty, Value};
 use rustc_hash::FxHashMap as HashMap;
 use semantics::apply_modifiers;
+use smallvec::SmallVec;
 use tgsi::{File, Opcode};
 
 use super::identity::{identity, Outcome, Pat};
@@ -50,7 +51,7 @@ pub(super) fn fold_values(module: &mut Module, counts: &mut Counts) {
     let mut rw = Rewrites::default();
     for b in func.blocks_in_order() {
         let insts = func.blocks.get(b).map(|bd| bd.insts.clone()).unwrap_or_default();
-        let mut siblings: HashMap<u32, Vec<Inst>> = HashMap::default();
+        let mut siblings: Siblings = HashMap::default();
         for &inst in &insts {
             if let Some(d) = func.insts.get(inst).filter(|d| matches!(d.op, Op::Alu { .. })) {
                 if let Some(origin) = d.origin.inst {
@@ -102,6 +103,15 @@ pub(super) fn fold_values(module: &mut Module, counts: &mut Counts) {
     apply(func, &rw);
 }
 
+/// The `Alu` instructions of a block by the TGSI instruction they came
+/// from (up to four channels: inline, no allocation per instruction).
+type Siblings = HashMap<u32, SmallVec<[Inst; 4]>>;
+
+/// Per-operand facts of one instruction (at most a few operands): kept
+/// inline, as a heap vector per instruction was a large share of the
+/// pass's time.
+type PerOperand<T> = SmallVec<[T; 4]>;
+
 /// What simplification reads besides the function.
 pub(super) struct Ctx<'a> {
     pub(super) func: &'a mut Function,
@@ -109,7 +119,7 @@ pub(super) struct Ctx<'a> {
     pub(super) interface: &'a [tgsi::Item],
     /// The `Alu` instructions of the block by the TGSI instruction they
     /// came from.
-    siblings: &'a HashMap<u32, Vec<Inst>>,
+    siblings: &'a Siblings,
 }
 
 impl Ctx<'_> {
@@ -176,8 +186,8 @@ impl Ctx<'_> {
     fn alu(self, inst: Inst, opcode: Opcode) -> Action {
         let Some(data) = self.func.insts.get(inst) else { return Action::Keep };
         let info = opcode.info();
-        let args: Vec<Operand> = data.args.to_vec();
-        let known: Vec<Option<u64>> = args
+        let args: PerOperand<Operand> = data.args.iter().copied().collect();
+        let known: PerOperand<Option<u64>> = args
             .iter()
             .enumerate()
             .map(|(i, a)| self.konst(a.value).map(|bits| apply_modifiers(opcode.src_type(i), bits, a.neg, a.abs)))
@@ -248,13 +258,13 @@ impl Ctx<'_> {
         if result_ty != Ty::B32 {
             return None;
         }
-        let known: Vec<Option<u64>> = data
+        let known: PerOperand<Option<u64>> = data
             .args
             .iter()
             .enumerate()
             .map(|(i, a)| self.konst(a.value).map(|bits| apply_modifiers(opcode.src_type(i), bits, a.neg, a.abs)))
             .collect();
-        let pats: Vec<Pat> = data
+        let pats: PerOperand<Pat> = data
             .args
             .iter()
             .zip(&known)
@@ -281,7 +291,7 @@ impl Ctx<'_> {
         let Some(data) = self.func.insts.get(inst) else { return Action::Keep };
         let Some(&result) = data.results.first() else { return Action::Keep };
         // Arguments that are the phi itself (around a loop) add nothing.
-        let others: Vec<Value> = data.args.iter().map(|a| a.value).filter(|&v| v != result).collect();
+        let others: PerOperand<Value> = data.args.iter().map(|a| a.value).filter(|&v| v != result).collect();
         let Some(&first) = others.first() else { return Action::Keep };
         if others.iter().all(|&v| v == first) {
             // `first` dominates every predecessor, so it dominates the phi.

@@ -61,14 +61,43 @@ impl Builder<'_> {
                 add(self, File::Output, first, last, None);
             }
         }
+        self.arrays_sorted = sorted_disjoint(&self.arrays);
         Ok(())
     }
 
     /// The memory array holding `file[index]`, if it is kept in memory.
     pub(super) fn array_of(&self, file: File, index: i64) -> Option<(Array, u32)> {
-        self.arrays
-            .iter()
-            .find(|&&(f, first, last, _)| f == file && (first as i64..=last as i64).contains(&index))
-            .map(|&(_, first, _, a)| (a, first))
+        let holds = |&&(f, first, last, _): &&(File, u32, u32, Array)| {
+            f == file && (first as i64..=last as i64).contains(&index)
+        };
+        let found = match &self.arrays_sorted {
+            // Every register access asks: a scan of a thousand arrays for
+            // each made building quadratic in the shader's size.
+            Some(sorted) => {
+                let after = sorted
+                    .partition_point(|&(f, first, _, _)| (file_rank(f), first as i64) <= (file_rank(file), index));
+                after.checked_sub(1).and_then(|k| sorted.get(k)).filter(holds)
+            }
+            None => self.arrays.iter().find(holds),
+        };
+        found.map(|&(_, first, _, a)| (a, first))
     }
+}
+
+/// An order of the files arrays are kept for.
+fn file_rank(file: File) -> u8 {
+    match file {
+        File::Temporary => 0,
+        File::Output => 1,
+        _ => 2,
+    }
+}
+
+/// `arrays` sorted by file and first register, or `None` when two of one
+/// file overlap (a register in both belongs to the first declared).
+fn sorted_disjoint(arrays: &[(File, u32, u32, Array)]) -> Option<Vec<(File, u32, u32, Array)>> {
+    let mut sorted = arrays.to_vec();
+    sorted.sort_by_key(|&(f, first, _, _)| (file_rank(f), first));
+    let disjoint = sorted.windows(2).all(|w| file_rank(w[0].0) != file_rank(w[1].0) || w[0].2 < w[1].1);
+    disjoint.then_some(sorted)
 }

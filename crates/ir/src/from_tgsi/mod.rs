@@ -158,6 +158,10 @@ struct Builder<'a> {
     breakables: Vec<Breakable>,
     /// TEMP and OUT registers kept in memory.
     arrays: Vec<(File, u32, u32, Array)>,
+    /// `arrays` by file and first register, for a binary search per
+    /// register access (`None` when two arrays of a file overlap: then
+    /// the first declared that holds a register is searched for in order).
+    arrays_sorted: Option<Vec<(File, u32, u32, Array)>>,
     /// Output variables, in first-write order.
     outputs: Vec<Var>,
     /// Subroutines being inlined (their BGNSUB index), to refuse recursion.
@@ -203,6 +207,7 @@ impl<'a> Builder<'a> {
             regions: vec![vec![Node::Block(entry)]],
             breakables: Vec::new(),
             arrays: Vec::new(),
+            arrays_sorted: None,
             outputs: Vec::new(),
             calls: Vec::new(),
             phis: Vec::new(),

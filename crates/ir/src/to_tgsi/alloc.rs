@@ -7,11 +7,13 @@
 //! no register: instructions read them where they are.
 
 use super::layout::{Interval, Layout};
+use super::use_lists::UseLists;
 use crate::channels::{formula_chan, replicated_reads};
 use crate::entity::SecondaryMap;
 use crate::from_tgsi::is_value_file;
 use crate::function::*;
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use tgsi::File;
 
@@ -41,6 +43,9 @@ pub(crate) enum Loc {
 /// instead of adding its own (see `Allocator::take_alias`), so a search
 /// may stop at the first occupant that ends before what it looks for.
 type Occupancy = [BTreeMap<u32, (u32, Value)>; 4];
+
+/// The register channels chosen for a group's members (at most four).
+type Slots = SmallVec<[RegChannel; 4]>;
 
 /// What `free` can answer from without searching a channel.
 struct Summary {
@@ -171,7 +176,7 @@ struct Allocator<'a> {
     reserved: Vec<(u32, u32)>,
     loc: SecondaryMap<Value, Loc>,
     also: SecondaryMap<Value, u8>,
-    uses: SecondaryMap<Value, Vec<Inst>>,
+    uses: UseLists,
     /// Register chosen for each source instruction's results.
     group_reg: HashMap<u32, (File, u32)>,
     /// The values computed by consecutive ALU operations of one source
@@ -186,12 +191,9 @@ struct Allocator<'a> {
 }
 
 pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
-    let mut uses: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::default();
-    for inst in layout.inst_pos.keys() {
-        for arg in &func.insts[inst].args {
-            uses.get_or_default(arg.value).push(inst);
-        }
-    }
+    let placed: Vec<Inst> = layout.inst_pos.keys().collect();
+    let uses = UseLists::new(func, &placed);
+    drop(placed);
     let reserved = merged_ranges(
         func.arrays
             .iter()
@@ -237,6 +239,12 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
 impl<'a> Allocator<'a> {
     fn ranges(&self, v: Value) -> &'a [Interval] {
         self.layout.ranges.get(&v).map_or(&[], |r| r.as_slice())
+    }
+
+    /// TEMP indices from 0 up, skipping the ranges arrays hold (no value
+    /// may take them).
+    fn unreserved_temps(&self) -> impl Iterator<Item = u32> + '_ {
+        unreserved(&self.reserved)
     }
 
     fn is_reserved(&self, file: File, index: u32) -> bool {
@@ -340,7 +348,7 @@ impl<'a> Allocator<'a> {
     /// Whether every use of `v` stores it to output channel `index.chan`:
     /// enough for a value the source itself wrote there.
     fn only_stored_to(&self, v: Value, index: u32, chan: u8) -> bool {
-        let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
+        let uses = self.uses.get(&v).unwrap_or_default();
         !uses.is_empty()
             && uses.iter().all(|&i| {
                 matches!(self.func.insts[i].op, Op::StoreOutput { index: oi, chan: oc } if oi == index && oc == chan)
@@ -355,7 +363,7 @@ impl<'a> Allocator<'a> {
         let Some(&def_pos) = self.layout.inst_pos.get(&def) else { return false };
         let ranges = self.ranges(v);
         let from = ranges.iter().map(|r| r.start).fold(def_pos, u32::min);
-        let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
+        let uses = self.uses.get(&v).unwrap_or_default();
         let last = uses.iter().filter_map(|u| self.layout.inst_pos.get(u)).copied().fold(def_pos, u32::max);
         let to = ranges.iter().map(|r| r.end).fold(last, u32::max);
         let own = |pos: u32| uses.iter().any(|u| self.layout.inst_pos.get(u) == Some(&pos));
@@ -507,7 +515,7 @@ impl<'a> Allocator<'a> {
             Op::LoadIndirect { .. } | Op::ArrayLoad { .. } if self.foldable(v) => {
                 self.loc.insert(v, Loc::Folded(def));
                 // The index must stay in its register until the user reads.
-                let user = self.uses[&v][0];
+                let user = self.uses.of(v)[0];
                 let at = self.layout.inst_pos.get(&user).copied().unwrap_or(0);
                 for arg in self.func.insts[def].args.clone() {
                     if let Some(Loc::Reg(r)) = self.loc.get(&arg.value).copied() {
@@ -558,7 +566,7 @@ impl<'a> Allocator<'a> {
     fn foldable(&self, v: Value) -> bool {
         let def = self.func.def(v);
         let Some(uses) = self.uses.get(&v) else { return false };
-        let [user] = uses.as_slice() else { return false };
+        let [user] = uses else { return false };
         let u = &self.func.insts[*user];
         let same_source = u.origin.inst.is_some() && u.origin.inst == def.origin.inst;
         // A store reads it too, unless it may write what it loads: the
@@ -618,7 +626,7 @@ impl<'a> Allocator<'a> {
         if info.mode != tgsi::ChannelMode::Replicate && !componentwise && !dependent {
             return None;
         }
-        let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
+        let uses = self.uses.get(&v).unwrap_or_default();
         let mut index = None;
         let mut mask = 0u8;
         for &u in uses {
@@ -668,7 +676,7 @@ impl<'a> Allocator<'a> {
     /// there too, `v` needs no gathering copy for that use.
     fn partner_registers(&self, v: Value) -> Vec<u32> {
         let mut out: Vec<u32> = Vec::new();
-        for &u in self.uses.get(&v).map_or(&[][..], |u| u.as_slice()) {
+        for &u in self.uses.get(&v).unwrap_or_default() {
             let mut regs: Vec<u32> = Vec::new();
             for p in self.operand_partners(u, v) {
                 match self.loc.get(&p) {
@@ -770,7 +778,7 @@ impl<'a> Allocator<'a> {
         if let Some(o) = data.origin.dst {
             candidates.push(o);
         }
-        for &u in self.uses.get(&v).map_or(&[][..], |u| u.as_slice()) {
+        for &u in self.uses.get(&v).unwrap_or_default() {
             if let Op::Phi { .. } = self.func.insts[u].op {
                 if let Some(Loc::Reg(r)) = self.loc.get(&self.func.insts[u].results[0]) {
                     candidates.push(*r);
@@ -825,15 +833,16 @@ impl<'a> Allocator<'a> {
         let same_origin_reg = origins
             .iter()
             .all(|o| o.is_some_and(|o| origins[0].is_some_and(|f| (f.file, f.index) == (o.file, o.index))));
-        let try_reg = |a: &Self, file: File, index: u32, keep_chans: bool| -> Option<Vec<RegChannel>> {
+        let try_reg = |a: &Self, file: File, index: u32, keep_chans: bool| -> Option<Slots> {
             let mut taken = 0u8;
-            let mut out = Vec::with_capacity(group.len());
+            let mut out = Slots::new();
             for (k, &m) in group.iter().enumerate() {
                 let ranges = a.ranges(m);
                 let allowed = a.allowed_chans(m);
                 let preferred = origins[k].map(|o| o.chan);
-                let chans: Vec<u8> = match (keep_chans, preferred) {
-                    (true, Some(c)) => vec![c],
+                // Tried for every register scanned: kept off the heap.
+                let chans: SmallVec<[u8; 5]> = match (keep_chans, preferred) {
+                    (true, Some(c)) => smallvec::smallvec![c],
                     (true, None) => return None,
                     (false, p) => p.into_iter().chain(0..4).collect(),
                 };
@@ -864,7 +873,8 @@ impl<'a> Allocator<'a> {
             }
         }
         if choice.is_none() {
-            for index in 0..self.max_scan() {
+            let max = self.max_scan();
+            for index in self.unreserved_temps().take_while(|&i| i < max) {
                 if let Some(c) =
                     try_reg(self, File::Temporary, index, true).or_else(|| try_reg(self, File::Temporary, index, false))
                 {
@@ -883,8 +893,8 @@ impl<'a> Allocator<'a> {
     /// The output channels a group can be computed straight into: each
     /// member's [`Self::output_channels`], one channel of one output register,
     /// when they are free.
-    fn group_output_home(&self, group: &[Value]) -> Option<Vec<RegChannel>> {
-        let mut out = Vec::with_capacity(group.len());
+    fn group_output_home(&self, group: &[Value]) -> Option<Slots> {
+        let mut out = Slots::new();
         let mut taken = 0u8;
         for &m in group {
             let (index, mask) = self.output_channels(m)?;
@@ -940,7 +950,7 @@ impl<'a> Allocator<'a> {
         };
         let choice =
             candidates.into_iter().find(|&c| !self.is_reserved(c.0, c.1) && fits(self, c)).unwrap_or_else(|| {
-                (0..)
+                self.unreserved_temps()
                     .flat_map(|i| [(File::Temporary, i, 0u8), (File::Temporary, i, 1)])
                     .find(|&c| fits(self, c))
                     .unwrap_or((File::Temporary, 0, 0))
@@ -995,7 +1005,13 @@ impl<'a> Allocator<'a> {
                     {
                         (file, i)
                     }
-                    _ => (0..).map(|i| (out_file, i)).find(|&(f, i)| fits(self, f, i)).unwrap_or((out_file, 0)),
+                    _ => {
+                        let any: Box<dyn Iterator<Item = u32>> = match out_file {
+                            File::Temporary => Box::new(self.unreserved_temps()),
+                            _ => Box::new(0..),
+                        };
+                        any.map(|i| (out_file, i)).find(|&(f, i)| fits(self, f, i)).unwrap_or((out_file, 0))
+                    }
                 },
             };
             for (&c, &v) in chans.iter().zip(&vals) {
@@ -1221,6 +1237,22 @@ fn merged_ranges(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
     out
 }
 
+/// Indices from 0 up outside `ranges` (merged, sorted): a search for a
+/// free register steps over a thousand arrays at once rather than trying
+/// each of their registers.
+fn unreserved(ranges: &[(u32, u32)]) -> impl Iterator<Item = u32> + '_ {
+    let mut next = Some(0u32);
+    std::iter::from_fn(move || {
+        let mut i = next?;
+        let after = ranges.partition_point(|&(first, _)| first <= i);
+        if let Some(&(_, last)) = after.checked_sub(1).and_then(|k| ranges.get(k)).filter(|r| r.1 >= i) {
+            i = last.checked_add(1)?;
+        }
+        next = i.checked_add(1);
+        Some(i)
+    })
+}
+
 /// Whether `index` is in one of the sorted, disjoint `ranges`: a binary
 /// search, since a shader may hold a thousand arrays and every register
 /// the allocator considers is checked.
@@ -1232,6 +1264,20 @@ fn in_ranges(ranges: &[(u32, u32)], index: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_search_for_a_register_tries_none_an_array_holds() {
+        let merged = merged_ranges(vec![(10, 12), (11, 20), (30, 30), (21, 22), (40, 43)]);
+        let tried: Vec<u32> = unreserved(&merged).take_while(|&i| i < 50).collect();
+        let scan: Vec<u32> = (0..50).filter(|&i| !in_ranges(&merged, i)).collect();
+        assert_eq!(tried, scan);
+        // A thousand arrays of four registers from TEMP[0]: the first
+        // register tried is the first free one.
+        let arrays = merged_ranges((0..1000).map(|k| (4 * k, 4 * k + 3)).collect());
+        let tried: Vec<u32> = unreserved(&arrays).take_while(|&i| i < 4004).collect();
+        assert_eq!(tried, [4000, 4001, 4002, 4003]);
+        assert_eq!(unreserved(&[(0, u32::MAX)]).next(), None);
+    }
 
     #[test]
     fn reserved_ranges_answer_as_a_scan_does() {

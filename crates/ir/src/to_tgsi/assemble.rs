@@ -71,11 +71,17 @@ impl Emitter<'_> {
         items.extend(decls.into_iter().map(tgsi::Item::Declaration));
         items.extend(imms.into_iter().map(tgsi::Item::Immediate));
         items.append(&mut tail);
-        for mut inst in out {
-            remap_immediates(&mut inst, &map);
-            items.push(tgsi::Item::Instruction(inst));
+        for inst in &mut out {
+            remap_immediates(inst, &map);
         }
-        tgsi::Shader { processor: module.processor, items }
+        // The instructions become the items in their own buffer (an item
+        // is the size of an instruction, so the collect reuses it), with
+        // room made first for the declarations before them: a large
+        // shader's instructions are never held twice.
+        out.reserve_exact(items.len());
+        let mut all: Vec<tgsi::Item> = out.into_iter().map(tgsi::Item::Instruction).collect();
+        all.splice(0..0, items);
+        tgsi::Shader { processor: module.processor, items: all }
     }
 
     /// How many scratch registers the output uses beyond the allocation.

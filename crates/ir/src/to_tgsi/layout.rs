@@ -17,6 +17,11 @@
 use crate::entity::SecondaryMap;
 use crate::function::*;
 use crate::walk::{walk, ConstructRef, Event, RegionKind};
+use smallvec::{smallvec, SmallVec};
+
+/// A value's live ranges: most values have one or two, kept inline (a
+/// heap vector per value was a large share of emission's allocations).
+pub(crate) type Ranges = SmallVec<[Interval; 2]>;
 
 /// A closed range of positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +47,7 @@ pub(crate) struct Layout {
     pub context: SecondaryMap<Block, (Vec<Interval>, Option<u32>)>,
     /// Every value's live range: its main interval first, then the points
     /// where a phi's register is written.
-    pub ranges: SecondaryMap<Value, Vec<Interval>>,
+    pub ranges: SecondaryMap<Value, Ranges>,
 }
 
 impl Layout {
@@ -132,17 +137,17 @@ impl Layout {
                 // Breaks out of the loop carry the value to its uses after
                 // it: on the then path they count as uses.
                 Some(&(a, b, id)) => {
-                    let mut reads: Vec<u32> = value_uses.to_vec();
+                    let mut reads: SmallVec<[u32; 8]> = value_uses.iter().copied().collect();
                     reads.extend(breaks_of[id].iter().copied().filter(|&at| at >= iv.start));
                     (split_at_ifs(a, &reads, ifs, loops), split_at_ifs(b, value_uses, ifs, loops))
                 }
-                None => (split_at_ifs(iv, value_uses, ifs, loops), Vec::new()),
+                None => (split_at_ifs(iv, value_uses, ifs, loops), Ranges::new()),
             };
             let mut ranges = head;
             ranges.extend(tail);
             if let Some(p) = points.remove(&v) {
                 let outside = |p: &Interval, ranges: &[Interval]| !ranges.iter().any(|r| r.overlaps(*p));
-                let extra: Vec<Interval> = p.into_iter().filter(|p| outside(p, &ranges)).collect();
+                let extra: Ranges = p.into_iter().filter(|p| outside(p, &ranges)).collect();
                 ranges.extend(extra);
             }
             self.ranges.insert(v, ranges);
@@ -291,9 +296,9 @@ struct Spans {
     main: SecondaryMap<Value, Interval>,
     /// The points where a phi's register is written (its predecessors'
     /// ends).
-    points: SecondaryMap<Value, Vec<Interval>>,
+    points: SecondaryMap<Value, Ranges>,
     /// Every position the value is read at.
-    uses: SecondaryMap<Value, Vec<u32>>,
+    uses: SecondaryMap<Value, SmallVec<[u32; 4]>>,
 }
 
 impl Spans {
@@ -428,9 +433,9 @@ fn split_at_loop_exits(
 /// left out. Applied again to what remains: the last read on the then path
 /// may itself be in the else arm of an if nested there. `ifs` are the
 /// (then, else) arms of every if, sorted by the start of the else arm.
-fn split_at_ifs(iv: Interval, reads: &[u32], ifs: &[(Interval, Interval)], loops: &[Interval]) -> Vec<Interval> {
+fn split_at_ifs(iv: Interval, reads: &[u32], ifs: &[(Interval, Interval)], loops: &[Interval]) -> Ranges {
     let mut main_part = iv;
-    let mut else_parts: Vec<Interval> = Vec::new();
+    let mut else_parts = Ranges::new();
     let first_after = ifs.partition_point(|(_, e)| e.start <= iv.end);
     for &(t, e) in ifs[first_after.saturating_sub(64)..first_after].iter().rev() {
         if e.start <= iv.start {
@@ -446,7 +451,7 @@ fn split_at_ifs(iv: Interval, reads: &[u32], ifs: &[(Interval, Interval)], loops
             main_part.end = last_in_then.max(iv.start);
         }
     }
-    let mut ranges = vec![main_part];
+    let mut ranges: Ranges = smallvec![main_part];
     ranges.extend(else_parts);
     ranges
 }

@@ -46,6 +46,7 @@ mod layout;
 mod operands;
 mod renumber;
 mod stores;
+mod use_lists;
 
 use crate::entity::SecondaryMap;
 use crate::function::*;

@@ -37,8 +37,17 @@ pub(super) fn renumber_temps(out: &mut [Instruction], arrays: &[TempArray], temp
     if overlapping || sorted.iter().any(|a| a.id.is_none()) {
         return unchanged(&sorted, temp_count);
     }
-    let array_of = |index: i32| sorted.iter().position(|a| (a.first as i64..=a.last as i64).contains(&(index as i64)));
-    let by_id = |id: u16| sorted.iter().position(|a| a.id == Some(id));
+    // Binary searches: every register of the output asks, and a scan of
+    // a thousand arrays each made emission quadratic.
+    let array_of = |index: i32| {
+        let k = sorted.partition_point(|a| a.first as i64 <= index as i64).checked_sub(1)?;
+        (index as i64 <= sorted[k].last as i64).then_some(k)
+    };
+    let mut ids: Vec<(u16, usize)> = sorted.iter().enumerate().filter_map(|(k, a)| a.id.map(|id| (id, k))).collect();
+    // The first array with an id, as a scan in order finds it.
+    ids.sort();
+    ids.dedup_by_key(|&mut (id, _)| id);
+    let by_id = |id: u16| ids.binary_search_by_key(&id, |&(i, _)| i).ok().map(|p| ids[p].1);
     // Which plain registers and arrays are used.
     let mut plain_used: Vec<u32> = Vec::new();
     let mut array_used = vec![false; sorted.len()];
