@@ -243,6 +243,42 @@ fn live_instructions(func: &Function) -> SecondaryMap<Inst, ()> {
 mod tests {
     use super::*;
 
+    /// The emitted shader's instruction count and TEMP registers.
+    fn sizes(text: &str) -> (usize, u32, String) {
+        let module = crate::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+        let shader = to_tgsi(&module).unwrap();
+        let temps = shader
+            .declarations()
+            .filter(|d| d.file == File::Temporary)
+            .map(|d| d.last as u32 - d.first as u32 + 1)
+            .sum();
+        let printed = tgsi::print(&shader, tgsi::Style::Exact);
+        (shader.instructions().count(), temps, printed)
+    }
+
+    /// Values scattered over no register (an input channel, a constant) are
+    /// gathered into the free channels of a register in use, not into a
+    /// register of their own.
+    #[test]
+    fn scattered_values_are_gathered_into_free_channels() {
+        let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0]\nDCL SAMP[0]\nDCL SAMP[1]\nDCL TEMP[0..1]\n\
+                    IMM[0] FLT32 { 0.5, 0.0, 0.0, 0.0 }\nMOV TEMP[0].y, IMM[0].xxxx\nMOV TEMP[0].x, IN[1].zzzz\n\
+                    TEX TEMP[1], IN[1], SAMP[1], 2D\nTEX TEMP[0], TEMP[0], SAMP[0], 2D\n\
+                    MUL OUT[0], TEMP[1], TEMP[0]\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (6, 2), "{printed}");
+    }
+
+    /// A second operand reading the values the first one gathered reads
+    /// the copies again.
+    #[test]
+    fn a_gathered_operand_is_read_again() {
+        let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0]\nDCL TEMP[0]\n\
+                    MOV TEMP[0].xy, IN[0].zwww\nMOV TEMP[0].z, IN[1].xxxx\nDP3 OUT[0], TEMP[0], TEMP[0]\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (4, 1), "{printed}");
+    }
+
     /// Two channels of one source instruction where one comes to read the
     /// other's result (as a pass rewriting operands can make them) are
     /// not written as one vector instruction, which would read the old
