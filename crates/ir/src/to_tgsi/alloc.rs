@@ -6,6 +6,8 @@
 //! Constants and direct reads of inputs, constants and system values need
 //! no register: instructions read them where they are.
 
+mod pack;
+
 use super::layout::{Interval, Layout};
 use crate::channels::{formula_chan, replicated_reads};
 use crate::entity::SecondaryMap;
@@ -185,7 +187,16 @@ struct Allocator<'a> {
     output_writes: OutputWrites,
 }
 
-pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
+/// Whether allocation packs registers once every value has a place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Packing {
+    None,
+    /// Values of a TEMP register move into free channels of a lower one
+    /// (`pack`).
+    Registers,
+}
+
+pub(crate) fn allocate(func: &Function, layout: &Layout, packing: Packing) -> Allocation {
     let mut uses: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::default();
     for inst in layout.inst_pos.keys() {
         for arg in &func.insts[inst].args {
@@ -221,6 +232,9 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         if !a.loc.contains_key(&v) {
             a.place(v);
         }
+    }
+    if packing == Packing::Registers {
+        a.pack_registers();
     }
     let temp_count = a
         .regs

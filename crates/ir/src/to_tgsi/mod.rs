@@ -71,6 +71,22 @@ pub struct EmitError(pub String);
 /// assert_eq!(shader.instructions().count(), 2);
 /// ```
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
+    // Packing registers saves TEMPs, but can take from gathering the free
+    // channels it would have copied into: the packed shader is kept when
+    // it is no larger either way.
+    let packed = emit(module, alloc::Packing::Registers)?;
+    let plain = emit(module, alloc::Packing::None)?;
+    let size = |s: &tgsi::Shader| (s.instructions().count(), temp_registers(s));
+    let (p, u) = (size(&packed), size(&plain));
+    Ok(if p.0 <= u.0 && p.1 <= u.1 { packed } else { plain })
+}
+
+/// How many TEMP registers a shader declares.
+fn temp_registers(shader: &tgsi::Shader) -> u32 {
+    shader.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1).sum()
+}
+
+fn emit(module: &Module, packing: alloc::Packing) -> Result<tgsi::Shader, EmitError> {
     let prepared = constant_phis::constant_phis(&module.function);
     let func = prepared.as_ref().unwrap_or(&module.function);
     let live = live_instructions(func);
@@ -86,7 +102,7 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
             }
         }
     }
-    let mut e = Emitter::new(module, func, &layout, copies);
+    let mut e = Emitter::new(module, func, &layout, copies, packing);
     e.region(&func.body)?;
     if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
         e.out.push(tgsi::Instruction::new(Opcode::End));
@@ -143,6 +159,7 @@ impl<'a> Emitter<'a> {
         func: &'a Function,
         layout: &'a Layout,
         copies: SecondaryMap<Block, Vec<(Value, Value)>>,
+        packing: alloc::Packing,
     ) -> Self {
         let mut imms = ImmediatePool::new(&module.immediates);
         // Indirectly addressed immediates are read by their source numbers.
@@ -158,7 +175,7 @@ impl<'a> Emitter<'a> {
         Emitter {
             func,
             layout,
-            alloc: alloc::allocate(func, layout),
+            alloc: alloc::allocate(func, layout, packing),
             imms,
             out: Vec::new(),
             copies,
@@ -247,11 +264,7 @@ mod tests {
     fn sizes(text: &str) -> (usize, u32, String) {
         let module = crate::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
         let shader = to_tgsi(&module).unwrap();
-        let temps = shader
-            .declarations()
-            .filter(|d| d.file == File::Temporary)
-            .map(|d| d.last as u32 - d.first as u32 + 1)
-            .sum();
+        let temps = temp_registers(&shader);
         let printed = tgsi::print(&shader, tgsi::Style::Exact);
         (shader.instructions().count(), temps, printed)
     }
@@ -277,6 +290,17 @@ mod tests {
                     MOV TEMP[0].xy, IN[0].zwww\nMOV TEMP[0].z, IN[1].xxxx\nDP3 OUT[0], TEMP[0], TEMP[0]\nEND\n";
         let (insts, temps, printed) = sizes(text);
         assert_eq!((insts, temps), (4, 1), "{printed}");
+    }
+
+    /// Scalars the source kept in channel x of registers of their own share
+    /// one register, in channels moved for them.
+    #[test]
+    fn scalars_live_together_are_packed_into_one_register() {
+        let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0..2]\nADD TEMP[0].x, IN[0].xxxx, IN[0].yyyy\n\
+                    MUL TEMP[1].x, IN[0].zzzz, IN[0].wwww\nSUB TEMP[2].x, IN[0].xxxx, IN[0].wwww\n\
+                    MAD TEMP[0].x, TEMP[0].xxxx, TEMP[1].xxxx, TEMP[2].xxxx\nMUL OUT[0], TEMP[0].xxxx, TEMP[2].xxxx\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (6, 1), "{printed}");
     }
 
     /// Two channels of one source instruction where one comes to read the
