@@ -355,10 +355,11 @@ impl<'a> Allocator<'a> {
     /// enough for a value the source itself wrote there.
     fn only_stored_to(&self, v: Value, index: u32, chan: u8) -> bool {
         let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
-        !uses.is_empty()
-            && uses.iter().all(|&i| {
-                matches!(self.func.insts[i].op, Op::StoreOutput { index: oi, chan: oc } if oi == index && oc == chan)
-            })
+        !uses.is_empty() && uses.iter().all(|&i| {
+            let plain = self.func.insts[i].args.first() == Some(&Operand::new(v));
+            plain
+                && matches!(self.func.insts[i].op, Op::StoreOutput { index: oi, chan: oc } if oi == index && oc == chan)
+        })
     }
 
     /// Whether nothing writes channels `mask` of output `index`, or reads
@@ -636,8 +637,10 @@ impl<'a> Allocator<'a> {
         let mut index = None;
         let mut mask = 0u8;
         for &u in uses {
+            // A store with modifiers writes another value than `v`.
+            let plain = self.func.insts[u].args.first() == Some(&Operand::new(v));
             match self.func.insts[u].op {
-                Op::StoreOutput { index: i, chan } if index.is_none_or(|j| j == i) => {
+                Op::StoreOutput { index: i, chan } if plain && index.is_none_or(|j| j == i) => {
                     index = Some(i);
                     mask |= 1 << chan;
                 }

@@ -16,8 +16,12 @@
 //! in the order they run:
 //!
 //! - `constant_phis`: constants stored beside phis of constants made phis;
+//! - `modifier_copies`: copies with modifiers read through their readers'
+//!   modifiers (an emission of its own, kept when it is smaller);
 //! - `layout`: positions in emission order and live intervals;
-//! - `alloc`: a register channel for every value;
+//! - `alloc`: a register channel for every value, and (`alloc/pack`)
+//!   registers packed into the free channels of others, an emission of
+//!   its own kept when it is smaller;
 //! - `control`: the control-flow tree, block by block, as structured TGSI;
 //! - `instruction`: one IR instruction (or a run written together), by
 //!   kind: `alu` (vector ALU instructions from scalar operations),
@@ -43,6 +47,7 @@ mod indirect;
 mod instruction;
 mod interface;
 mod layout;
+mod modifier_copies;
 mod operands;
 mod renumber;
 mod stores;
@@ -71,14 +76,30 @@ pub struct EmitError(pub String);
 /// assert_eq!(shader.instructions().count(), 2);
 /// ```
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
-    // Packing registers saves TEMPs, but can take from gathering the free
-    // channels it would have copied into: the packed shader is kept when
-    // it is no larger either way.
-    let packed = emit(module, alloc::Packing::Registers)?;
-    let plain = emit(module, alloc::Packing::None)?;
+    let prepared = constant_phis::constant_phis(&module.function);
+    let func = prepared.as_ref().unwrap_or(&module.function);
+    let folded = modifier_copies::fold_modifier_copies(func);
+    // The plain emission first: the others are kept only when they are no
+    // larger, in instructions and TEMPs, than it. Packing registers saves
+    // TEMPs but can take from gathering the free channels it would copy
+    // into; a folded modifier copy saves a MOV but makes its source live
+    // longer and can mix modifiers in an operand.
     let size = |s: &tgsi::Shader| (s.instructions().count(), temp_registers(s));
-    let (p, u) = (size(&packed), size(&plain));
-    Ok(if p.0 <= u.0 && p.1 <= u.1 { packed } else { plain })
+    let plain = emit(module, func, alloc::Packing::None)?;
+    let bound = size(&plain);
+    let mut best = (bound, plain);
+    let mut consider = |shader: tgsi::Shader| {
+        let s = size(&shader);
+        if s.0 <= bound.0 && s.1 <= bound.1 && s < best.0 {
+            best = (s, shader);
+        }
+    };
+    consider(emit(module, func, alloc::Packing::Registers)?);
+    if let Some(folded) = &folded {
+        consider(emit(module, folded, alloc::Packing::Registers)?);
+        consider(emit(module, folded, alloc::Packing::None)?);
+    }
+    Ok(best.1)
 }
 
 /// How many TEMP registers a shader declares.
@@ -86,9 +107,8 @@ fn temp_registers(shader: &tgsi::Shader) -> u32 {
     shader.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1).sum()
 }
 
-fn emit(module: &Module, packing: alloc::Packing) -> Result<tgsi::Shader, EmitError> {
-    let prepared = constant_phis::constant_phis(&module.function);
-    let func = prepared.as_ref().unwrap_or(&module.function);
+/// `func` (the module's function, or one prepared from it) written as TGSI.
+fn emit(module: &Module, func: &Function, packing: alloc::Packing) -> Result<tgsi::Shader, EmitError> {
     let live = live_instructions(func);
     let layout = Layout::new(func, &live);
     let mut copies: SecondaryMap<Block, Vec<(Value, Value)>> = SecondaryMap::default();
@@ -301,6 +321,22 @@ mod tests {
                     MAD TEMP[0].x, TEMP[0].xxxx, TEMP[1].xxxx, TEMP[2].xxxx\nMUL OUT[0], TEMP[0].xxxx, TEMP[2].xxxx\nEND\n";
         let (insts, temps, printed) = sizes(text);
         assert_eq!((insts, temps), (6, 1), "{printed}");
+    }
+
+    /// A negated copy read by a float operation is read through the
+    /// operation's own negation; an integer operation, which negates in
+    /// two's complement, reads the copy.
+    #[test]
+    fn modifier_copies_fold_into_float_readers_only() {
+        let float = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nMOV TEMP[0], -IN[0]\n\
+                     ADD OUT[0], |TEMP[0].wzyx|, -TEMP[0]\nEND\n";
+        let (insts, temps, printed) = sizes(float);
+        assert_eq!((insts, temps), (2, 0), "{printed}");
+        assert!(printed.contains("ADD OUT[0], |IN[0].wzyx|, IN[0]"), "{printed}");
+        let int = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nMOV TEMP[0], -IN[0]\n\
+                   UADD OUT[0], TEMP[0], IN[0]\nEND\n";
+        let (insts, temps, printed) = sizes(int);
+        assert_eq!((insts, temps), (3, 1), "{printed}");
     }
 
     /// Two channels of one source instruction where one comes to read the
