@@ -583,7 +583,34 @@ impl<'a> Allocator<'a> {
         let reads_it = matches!(u.op, Op::Alu { .. } | Op::Opaque { .. }) || store_of_other_memory;
         let index_in_addr =
             def.args.iter().all(|a| matches!(self.loc.get(&a.value), Some(Loc::Reg(r)) if r.file == File::Address));
-        same_source && reads_it && index_in_addr && self.layout.inst_pos.contains_key(user)
+        let read_later = !same_source && reads_it && self.read_later_unchanged(self.func.values[v].def, *user);
+        (same_source || read_later) && reads_it && index_in_addr && self.layout.inst_pos.contains_key(user)
+    }
+
+    /// Whether a load of a file nothing writes (constants, inputs,
+    /// immediates, system values) reads the same at `user`, later in its
+    /// block, as where it is: no address register is written between.
+    fn read_later_unchanged(&self, load: Inst, user: Inst) -> bool {
+        let Op::LoadIndirect { reg, .. } = self.func.insts[load].op else { return false };
+        let read_only = matches!(reg.file, File::Constant | File::Input | File::Immediate | File::SystemValue);
+        let (Some(block), Some(user_block)) = (self.block_of(load), self.block_of(user)) else { return false };
+        if !read_only || block != user_block {
+            return false;
+        }
+        let insts = &self.func.blocks[block].insts;
+        let (Some(from), Some(to)) = (insts.iter().position(|&i| i == load), insts.iter().position(|&i| i == user))
+        else {
+            return false;
+        };
+        from < to
+            && insts[from + 1..to].iter().all(|&i| {
+                let d = &self.func.insts[i];
+                d.origin.dst.is_none_or(|o| o.file != File::Address)
+                    && !matches!(
+                        d.op,
+                        Op::Alu { opcode: tgsi::Opcode::Arl | tgsi::Opcode::Uarl | tgsi::Opcode::Arr, .. }
+                    )
+            })
     }
 
     /// Extends `v`'s hold on `slot` up to position `at`.

@@ -339,6 +339,25 @@ mod tests {
         assert_eq!((insts, temps), (3, 1), "{printed}");
     }
 
+    /// A constant read indirectly once is read by its user directly, later
+    /// in the block, while the address stays; an address written between
+    /// keeps the copy.
+    #[test]
+    fn single_indirect_reads_are_read_in_their_user() {
+        let read = |between: &str| {
+            format!(
+                "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL OUT[1]\nDCL CONST[0..7]\nDCL TEMP[0..1]\nDCL ADDR[0]\n\
+                 ARL ADDR[0].x, IN[0].xxxx\nMOV TEMP[0], CONST[ADDR[0].x+3]\n{between}\
+                 MUL TEMP[1], IN[0], IN[0]\nADD OUT[0], TEMP[0], TEMP[1]\nEND\n"
+            )
+        };
+        let (insts, temps, printed) = sizes(&read(""));
+        assert_eq!((insts, temps), (4, 1), "{printed}");
+        assert!(printed.contains("ADD OUT[0], CONST[ADDR[0].x+3], TEMP[0]"), "{printed}");
+        let (insts, _, printed) = sizes(&read("ARL ADDR[0].x, IN[0].yyyy\nMOV OUT[1], CONST[ADDR[0].x]\n"));
+        assert_eq!(insts, 7, "{printed}");
+    }
+
     /// Two channels of one source instruction where one comes to read the
     /// other's result (as a pass rewriting operands can make them) are
     /// not written as one vector instruction, which would read the old
