@@ -185,18 +185,24 @@ struct Allocator<'a> {
     store_runs: SecondaryMap<Inst, std::rc::Rc<Vec<Value>>>,
     /// What writing an output early must not pass: [`OutputWrites`].
     output_writes: OutputWrites,
+    /// [`Policy::whole_groups`].
+    whole_groups: bool,
 }
 
-/// Whether allocation packs registers once every value has a place.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Packing {
-    None,
-    /// Values of a TEMP register move into free channels of a lower one
-    /// (`pack`).
-    Registers,
+/// Choices of allocation that emission tries in turn, keeping the
+/// smallest shader.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Policy {
+    /// Values of a TEMP register move into free channels of a lower one,
+    /// once every value has a place (`pack`).
+    pub pack: bool,
+    /// The channels of one source instruction stay in one register: none
+    /// goes alone into an output it is stored to, which would split the
+    /// instruction.
+    pub whole_groups: bool,
 }
 
-pub(crate) fn allocate(func: &Function, layout: &Layout, packing: Packing) -> Allocation {
+pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allocation {
     let mut uses: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::default();
     for inst in layout.inst_pos.keys() {
         for arg in &func.insts[inst].args {
@@ -224,6 +230,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, packing: Packing) -> Al
         groups: find_groups(func),
         store_runs: find_store_runs(func),
         output_writes: OutputWrites::new(func, layout),
+        whole_groups: policy.whole_groups,
     };
     let mut order: Vec<(u32, Value)> =
         layout.ranges.iter().map(|(v, r)| (r.first().map_or(0, |i| i.start), v)).collect();
@@ -233,7 +240,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, packing: Packing) -> Al
             a.place(v);
         }
     }
-    if packing == Packing::Registers {
+    if policy.pack {
         a.pack_registers();
     }
     let temp_count = a
@@ -775,7 +782,8 @@ impl<'a> Allocator<'a> {
     }
 
     fn place_scalar(&mut self, v: Value) {
-        if self.place_replicated_output(v) {
+        let in_group = self.whole_groups && self.groups.contains_key(&v);
+        if !in_group && self.place_replicated_output(v) {
             return;
         }
         if self.place_group(v) {
@@ -862,7 +870,7 @@ impl<'a> Allocator<'a> {
         }
         // A member written straight to several output channels is placed
         // on its own, and the others beside it where they can.
-        if group.iter().any(|&m| self.broadcast_output(m).is_some()) {
+        if !self.whole_groups && group.iter().any(|&m| self.broadcast_output(m).is_some()) {
             return false;
         }
         let origins: Vec<Option<RegChannel>> = group.iter().map(|&m| self.func.def(m).origin.dst).collect();

@@ -78,27 +78,36 @@ pub struct EmitError(pub String);
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     let prepared = constant_phis::constant_phis(&module.function);
     let func = prepared.as_ref().unwrap_or(&module.function);
-    let folded = modifier_copies::fold_modifier_copies(func);
+    let folded_func = modifier_copies::fold_modifier_copies(func);
     // The plain emission first: the others are kept only when they are no
     // larger, in instructions and TEMPs, than it. Packing registers saves
     // TEMPs but can take from gathering the free channels it would copy
     // into; a folded modifier copy saves a MOV but makes its source live
     // longer and can mix modifiers in an operand.
     let size = |s: &tgsi::Shader| (s.instructions().count(), temp_registers(s));
-    let plain = emit(module, func, alloc::Packing::None)?;
+    let plain = emit(module, func, alloc::Policy::default())?;
     let bound = size(&plain);
-    let mut best = (bound, plain);
-    let mut consider = |shader: tgsi::Shader| {
+    // (size, shader, folded function, policy)
+    let mut best = (bound, plain, false, alloc::Policy::default());
+    let consider = |best: &mut (_, tgsi::Shader, bool, alloc::Policy), folded: bool, policy: alloc::Policy| {
+        let from = if folded { folded_func.as_ref().unwrap_or(func) } else { func };
+        let shader = emit(module, from, policy)?;
         let s = size(&shader);
         if s.0 <= bound.0 && s.1 <= bound.1 && s < best.0 {
-            best = (s, shader);
+            *best = (s, shader, folded, policy);
         }
+        Ok::<(), EmitError>(())
     };
-    consider(emit(module, func, alloc::Packing::Registers)?);
-    if let Some(folded) = &folded {
-        consider(emit(module, folded, alloc::Packing::Registers)?);
-        consider(emit(module, folded, alloc::Packing::None)?);
+    let pack = alloc::Policy { pack: true, whole_groups: false };
+    consider(&mut best, false, pack)?;
+    if folded_func.is_some() {
+        consider(&mut best, true, pack)?;
+        consider(&mut best, true, alloc::Policy::default())?;
     }
+    // Channels written straight into outputs one by one can split a
+    // vector instruction: the best so far again, with groups kept whole.
+    let (folded, policy) = (best.2, alloc::Policy { whole_groups: true, ..best.3 });
+    consider(&mut best, folded, policy)?;
     Ok(best.1)
 }
 
@@ -108,7 +117,7 @@ fn temp_registers(shader: &tgsi::Shader) -> u32 {
 }
 
 /// `func` (the module's function, or one prepared from it) written as TGSI.
-fn emit(module: &Module, func: &Function, packing: alloc::Packing) -> Result<tgsi::Shader, EmitError> {
+fn emit(module: &Module, func: &Function, policy: alloc::Policy) -> Result<tgsi::Shader, EmitError> {
     let live = live_instructions(func);
     let layout = Layout::new(func, &live);
     let mut copies: SecondaryMap<Block, Vec<(Value, Value)>> = SecondaryMap::default();
@@ -122,7 +131,7 @@ fn emit(module: &Module, func: &Function, packing: alloc::Packing) -> Result<tgs
             }
         }
     }
-    let mut e = Emitter::new(module, func, &layout, copies, packing);
+    let mut e = Emitter::new(module, func, &layout, copies, policy);
     e.region(&func.body)?;
     if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
         e.out.push(tgsi::Instruction::new(Opcode::End));
@@ -179,7 +188,7 @@ impl<'a> Emitter<'a> {
         func: &'a Function,
         layout: &'a Layout,
         copies: SecondaryMap<Block, Vec<(Value, Value)>>,
-        packing: alloc::Packing,
+        policy: alloc::Policy,
     ) -> Self {
         let mut imms = ImmediatePool::new(&module.immediates);
         // Indirectly addressed immediates are read by their source numbers.
@@ -195,7 +204,7 @@ impl<'a> Emitter<'a> {
         Emitter {
             func,
             layout,
-            alloc: alloc::allocate(func, layout, packing),
+            alloc: alloc::allocate(func, layout, policy),
             imms,
             out: Vec::new(),
             copies,
@@ -356,6 +365,17 @@ mod tests {
         assert!(printed.contains("ADD OUT[0], CONST[ADDR[0].x+3], TEMP[0]"), "{printed}");
         let (insts, _, printed) = sizes(&read("ARL ADDR[0].x, IN[0].yyyy\nMOV OUT[1], CONST[ADDR[0].x]\n"));
         assert_eq!(insts, 7, "{printed}");
+    }
+
+    /// A vector instruction whose channels are stored to outputs in
+    /// several ways is written once into a TEMP and copied, rather than
+    /// split into one instruction per output channel it could go to.
+    #[test]
+    fn a_vector_instruction_stays_whole_when_splitting_costs_more() {
+        let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL OUT[1]\nDCL CONST[0]\nDCL TEMP[0]\n\
+                    MUL TEMP[0], CONST[0].zwzw, IN[0]\nMOV OUT[0], TEMP[0].yyzx\nMOV OUT[1], TEMP[0].xyww\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (4, 1), "{printed}");
     }
 
     /// Two channels of one source instruction where one comes to read the
