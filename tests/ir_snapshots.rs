@@ -20,9 +20,15 @@ use tgsi_opt::tgsi::{self, Style};
 /// Random states each input and its emitted TGSI run on.
 const STATES: u64 = 3;
 
-/// Inputs that run on a state of their own instead: their loops count with
-/// their inputs, and random inputs rarely end them.
-const OWN_STATES: &[(&str, &str)] = &[(
+/// Inputs that run on a state of their own instead: random inputs rarely
+/// end their loops, or miss the case they are about.
+const OWN_STATES: &[(&str, &str)] = &[
+    (
+        "whole_temp_file_indirect.tgsi",
+        // Lane 3 addresses one past the TEMP file.
+        "invocations 4\ninput 1 * 1.5 2 3 4\ninput 0 0 0 1 0 0\ninput 0 1 1 0 0 0\ninput 0 2 2 1 0 0\ninput 0 3 3 0 0 0\n",
+    ),
+    (
     "undefined_temp_reads.tgsi",
     // IN[0].w counts up to IN[0].x: a few steps in every lane.
     "invocations 4\ninput 0 0 1 2 3 0.5\ninput 0 1 -1 0.25 0 1\ninput 0 2 3.5 -2 1 0.75\ninput 0 3 0 0 0 2\n",

@@ -6,6 +6,8 @@
 //! Constants and direct reads of inputs, constants and system values need
 //! no register: instructions read them where they are.
 
+mod pack;
+
 use super::layout::{Interval, Layout};
 use super::use_lists::UseLists;
 use crate::channels::{formula_chan, replicated_reads};
@@ -188,9 +190,24 @@ struct Allocator<'a> {
     store_runs: SecondaryMap<Inst, std::rc::Rc<Vec<Value>>>,
     /// What writing an output early must not pass: [`OutputWrites`].
     output_writes: OutputWrites,
+    /// [`Policy::whole_groups`].
+    whole_groups: bool,
 }
 
-pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
+/// Choices of allocation that emission tries in turn, keeping the
+/// smallest shader.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Policy {
+    /// Values of a TEMP register move into free channels of a lower one,
+    /// once every value has a place (`pack`).
+    pub pack: bool,
+    /// The channels of one source instruction stay in one register: none
+    /// goes alone into an output it is stored to, which would split the
+    /// instruction.
+    pub whole_groups: bool,
+}
+
+pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allocation {
     let placed: Vec<Inst> = layout.inst_pos.keys().collect();
     let uses = UseLists::new(func, &placed);
     drop(placed);
@@ -215,6 +232,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         groups: find_groups(func),
         store_runs: find_store_runs(func),
         output_writes: OutputWrites::new(func, layout),
+        whole_groups: policy.whole_groups,
     };
     let mut order: Vec<(u32, Value)> =
         layout.ranges.iter().map(|(v, r)| (r.first().map_or(0, |i| i.start), v)).collect();
@@ -223,6 +241,9 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         if !a.loc.contains_key(&v) {
             a.place(v);
         }
+    }
+    if policy.pack {
+        a.pack_registers();
     }
     let temp_count = a
         .regs
@@ -351,7 +372,9 @@ impl<'a> Allocator<'a> {
         let uses = self.uses.get(&v).unwrap_or_default();
         !uses.is_empty()
             && uses.iter().all(|&i| {
-                matches!(self.func.insts[i].op, Op::StoreOutput { index: oi, chan: oc } if oi == index && oc == chan)
+                let plain = self.func.insts[i].args.first() == Some(&Operand::new(v));
+                plain
+                    && matches!(self.func.insts[i].op, Op::StoreOutput { index: oi, chan: oc } if oi == index && oc == chan)
             })
     }
 
@@ -576,7 +599,34 @@ impl<'a> Allocator<'a> {
         let reads_it = matches!(u.op, Op::Alu { .. } | Op::Opaque { .. }) || store_of_other_memory;
         let index_in_addr =
             def.args.iter().all(|a| matches!(self.loc.get(&a.value), Some(Loc::Reg(r)) if r.file == File::Address));
-        same_source && reads_it && index_in_addr && self.layout.inst_pos.contains_key(user)
+        let read_later = !same_source && reads_it && self.read_later_unchanged(self.func.values[v].def, *user);
+        (same_source || read_later) && reads_it && index_in_addr && self.layout.inst_pos.contains_key(user)
+    }
+
+    /// Whether a load of a file nothing writes (constants, inputs,
+    /// immediates, system values) reads the same at `user`, later in its
+    /// block, as where it is: no address register is written between.
+    fn read_later_unchanged(&self, load: Inst, user: Inst) -> bool {
+        let Op::LoadIndirect { reg, .. } = self.func.insts[load].op else { return false };
+        let read_only = matches!(reg.file, File::Constant | File::Input | File::Immediate | File::SystemValue);
+        let (Some(block), Some(user_block)) = (self.block_of(load), self.block_of(user)) else { return false };
+        if !read_only || block != user_block {
+            return false;
+        }
+        let insts = &self.func.blocks[block].insts;
+        let (Some(from), Some(to)) = (insts.iter().position(|&i| i == load), insts.iter().position(|&i| i == user))
+        else {
+            return false;
+        };
+        from < to
+            && insts[from + 1..to].iter().all(|&i| {
+                let d = &self.func.insts[i];
+                d.origin.dst.is_none_or(|o| o.file != File::Address)
+                    && !matches!(
+                        d.op,
+                        Op::Alu { opcode: tgsi::Opcode::Arl | tgsi::Opcode::Uarl | tgsi::Opcode::Arr, .. }
+                    )
+            })
     }
 
     /// Extends `v`'s hold on `slot` up to position `at`.
@@ -630,8 +680,10 @@ impl<'a> Allocator<'a> {
         let mut index = None;
         let mut mask = 0u8;
         for &u in uses {
+            // A store with modifiers writes another value than `v`.
+            let plain = self.func.insts[u].args.first() == Some(&Operand::new(v));
             match self.func.insts[u].op {
-                Op::StoreOutput { index: i, chan } if index.is_none_or(|j| j == i) => {
+                Op::StoreOutput { index: i, chan } if plain && index.is_none_or(|j| j == i) => {
                     index = Some(i);
                     mask |= 1 << chan;
                 }
@@ -739,7 +791,8 @@ impl<'a> Allocator<'a> {
     }
 
     fn place_scalar(&mut self, v: Value) {
-        if self.place_replicated_output(v) {
+        let in_group = self.whole_groups && self.groups.contains_key(&v);
+        if !in_group && self.place_replicated_output(v) {
             return;
         }
         if self.place_group(v) {
@@ -826,7 +879,7 @@ impl<'a> Allocator<'a> {
         }
         // A member written straight to several output channels is placed
         // on its own, and the others beside it where they can.
-        if group.iter().any(|&m| self.broadcast_output(m).is_some()) {
+        if !self.whole_groups && group.iter().any(|&m| self.broadcast_output(m).is_some()) {
             return false;
         }
         let origins: Vec<Option<RegChannel>> = group.iter().map(|&m| self.func.def(m).origin.dst).collect();

@@ -42,7 +42,10 @@ impl Emitter<'_> {
             .arrays
             .iter()
             .filter(|(_, a)| a.file == File::Temporary)
-            .map(|(_, a)| TempArray { first: a.first, last: a.first + a.len - 1, id: a.array_id })
+            .map(|(_, a)| {
+                let id = Some(indirect::emitted_array_id(self.func, a)).filter(|&id| id != 0);
+                TempArray { first: a.first, last: a.first + a.len - 1, id }
+            })
             .collect();
         let mut out = self.out;
         let layout = renumber::renumber_temps(&mut out, &arrays, temp_count);

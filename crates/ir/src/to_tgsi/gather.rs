@@ -45,7 +45,8 @@ impl GatherPlan {
 
 impl Emitter<'_> {
     /// The cheapest way to gather `wanted` into a TEMP register holding
-    /// some of its values, if there is one.
+    /// some of its values, or else into free channels of any allocated
+    /// register, if there is one.
     pub(super) fn gather_plan(&self, wanted: &[(usize, Operand)]) -> Result<Option<GatherPlan>, EmitError> {
         let Some(pos) = self.pos else { return Ok(None) };
         let locs: Vec<(usize, Value, Loc)> =
@@ -66,6 +67,11 @@ impl Emitter<'_> {
             if better {
                 best = Some(plan);
             }
+        }
+        if best.is_none() {
+            // No register holds any of them: the first whose free channels
+            // take them all, rather than a scratch register past the others.
+            best = (0..self.alloc.temp_count).find_map(|index| self.plan_into(index, pos, &locs));
         }
         Ok(best)
     }

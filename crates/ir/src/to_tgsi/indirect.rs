@@ -211,10 +211,27 @@ impl Emitter<'_> {
         let base = data.first as i32 + offset;
         let mut reg = Register::new(data.file, base);
         if let Some(ix) = index {
-            reg.indirect = Some(self.address(ix, data.array_id.unwrap_or(0))?);
+            reg.indirect = Some(self.address(ix, emitted_array_id(self.func, &data))?);
         }
         Ok(reg)
     }
+}
+
+/// The array id an array's accesses are written with. A TEMP array
+/// without one stands for the whole file as the source declared it, and
+/// indirect accesses must stay bounded to that range: emission adds
+/// registers past it (values, scratch), which an index one past the end
+/// would otherwise read. So it gets the lowest id no other array has.
+pub(super) fn emitted_array_id(func: &Function, data: &ArrayData) -> u16 {
+    if let Some(id) = data.array_id {
+        return id;
+    }
+    if data.file != File::Temporary {
+        return 0;
+    }
+    let taken = |id: u16| func.arrays.iter().any(|(_, a)| a.file == File::Temporary && a.array_id == Some(id));
+    // 1023: the largest id the token format holds.
+    (1..=1023u16).find(|&id| !taken(id)).unwrap_or(0)
 }
 
 /// Where a store writes, apart from its channel: stores with equal targets

@@ -16,8 +16,12 @@
 //! in the order they run:
 //!
 //! - `constant_phis`: constants stored beside phis of constants made phis;
+//! - `modifier_copies`: copies with modifiers read through their readers'
+//!   modifiers (an emission of its own, kept when it is smaller);
 //! - `layout`: positions in emission order and live intervals;
-//! - `alloc`: a register channel for every value;
+//! - `alloc`: a register channel for every value, and (`alloc/pack`)
+//!   registers packed into the free channels of others, an emission of
+//!   its own kept when it is smaller;
 //! - `control`: the control-flow tree, block by block, as structured TGSI;
 //! - `instruction`: one IR instruction (or a run written together), by
 //!   kind: `alu` (vector ALU instructions from scalar operations),
@@ -43,6 +47,7 @@ mod indirect;
 mod instruction;
 mod interface;
 mod layout;
+mod modifier_copies;
 mod operands;
 mod renumber;
 mod stores;
@@ -74,6 +79,46 @@ pub struct EmitError(pub String);
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     let prepared = constant_phis::constant_phis(&module.function);
     let func = prepared.as_ref().unwrap_or(&module.function);
+    let folded_func = modifier_copies::fold_modifier_copies(func);
+    // The plain emission first: the others are kept only when they are no
+    // larger, in instructions and TEMPs, than it. Packing registers saves
+    // TEMPs but can take from gathering the free channels it would copy
+    // into; a folded modifier copy saves a MOV but makes its source live
+    // longer and can mix modifiers in an operand.
+    let size = |s: &tgsi::Shader| (s.instructions().count(), temp_registers(s));
+    let plain = emit(module, func, alloc::Policy::default())?;
+    let bound = size(&plain);
+    // (size, shader, folded function, policy)
+    let mut best = (bound, plain, false, alloc::Policy::default());
+    let consider = |best: &mut (_, tgsi::Shader, bool, alloc::Policy), folded: bool, policy: alloc::Policy| {
+        let from = if folded { folded_func.as_ref().unwrap_or(func) } else { func };
+        let shader = emit(module, from, policy)?;
+        let s = size(&shader);
+        if s.0 <= bound.0 && s.1 <= bound.1 && s < best.0 {
+            *best = (s, shader, folded, policy);
+        }
+        Ok::<(), EmitError>(())
+    };
+    let pack = alloc::Policy { pack: true, whole_groups: false };
+    consider(&mut best, false, pack)?;
+    if folded_func.is_some() {
+        consider(&mut best, true, pack)?;
+        consider(&mut best, true, alloc::Policy::default())?;
+    }
+    // Channels written straight into outputs one by one can split a
+    // vector instruction: the best so far again, with groups kept whole.
+    let (folded, policy) = (best.2, alloc::Policy { whole_groups: true, ..best.3 });
+    consider(&mut best, folded, policy)?;
+    Ok(best.1)
+}
+
+/// How many TEMP registers a shader declares.
+fn temp_registers(shader: &tgsi::Shader) -> u32 {
+    shader.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1).sum()
+}
+
+/// `func` (the module's function, or one prepared from it) written as TGSI.
+fn emit(module: &Module, func: &Function, policy: alloc::Policy) -> Result<tgsi::Shader, EmitError> {
     let live = live_instructions(func);
     let layout = Layout::new(func, &live);
     let mut copies: SecondaryMap<Block, Vec<(Value, Value)>> = SecondaryMap::default();
@@ -87,7 +132,7 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
             }
         }
     }
-    let mut e = Emitter::new(module, func, &layout, copies);
+    let mut e = Emitter::new(module, func, &layout, copies, policy);
     e.region(&func.body)?;
     if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
         e.out.push(tgsi::Instruction::new(Opcode::End));
@@ -144,6 +189,7 @@ impl<'a> Emitter<'a> {
         func: &'a Function,
         layout: &'a Layout,
         copies: SecondaryMap<Block, Vec<(Value, Value)>>,
+        policy: alloc::Policy,
     ) -> Self {
         let mut imms = ImmediatePool::new(&module.immediates);
         // Indirectly addressed immediates are read by their source numbers.
@@ -159,7 +205,7 @@ impl<'a> Emitter<'a> {
         Emitter {
             func,
             layout,
-            alloc: alloc::allocate(func, layout),
+            alloc: alloc::allocate(func, layout, policy),
             imms,
             out: Vec::new(),
             copies,
@@ -243,6 +289,95 @@ fn live_instructions(func: &Function) -> SecondaryMap<Inst, ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The emitted shader's instruction count and TEMP registers.
+    fn sizes(text: &str) -> (usize, u32, String) {
+        let module = crate::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+        let shader = to_tgsi(&module).unwrap();
+        let temps = temp_registers(&shader);
+        let printed = tgsi::print(&shader, tgsi::Style::Exact);
+        (shader.instructions().count(), temps, printed)
+    }
+
+    /// Values scattered over no register (an input channel, a constant) are
+    /// gathered into the free channels of a register in use, not into a
+    /// register of their own.
+    #[test]
+    fn scattered_values_are_gathered_into_free_channels() {
+        let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0]\nDCL SAMP[0]\nDCL SAMP[1]\nDCL TEMP[0..1]\n\
+                    IMM[0] FLT32 { 0.5, 0.0, 0.0, 0.0 }\nMOV TEMP[0].y, IMM[0].xxxx\nMOV TEMP[0].x, IN[1].zzzz\n\
+                    TEX TEMP[1], IN[1], SAMP[1], 2D\nTEX TEMP[0], TEMP[0], SAMP[0], 2D\n\
+                    MUL OUT[0], TEMP[1], TEMP[0]\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (6, 2), "{printed}");
+    }
+
+    /// A second operand reading the values the first one gathered reads
+    /// the copies again.
+    #[test]
+    fn a_gathered_operand_is_read_again() {
+        let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0]\nDCL TEMP[0]\n\
+                    MOV TEMP[0].xy, IN[0].zwww\nMOV TEMP[0].z, IN[1].xxxx\nDP3 OUT[0], TEMP[0], TEMP[0]\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (4, 1), "{printed}");
+    }
+
+    /// Scalars the source kept in channel x of registers of their own share
+    /// one register, in channels moved for them.
+    #[test]
+    fn scalars_live_together_are_packed_into_one_register() {
+        let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0..2]\nADD TEMP[0].x, IN[0].xxxx, IN[0].yyyy\n\
+                    MUL TEMP[1].x, IN[0].zzzz, IN[0].wwww\nSUB TEMP[2].x, IN[0].xxxx, IN[0].wwww\n\
+                    MAD TEMP[0].x, TEMP[0].xxxx, TEMP[1].xxxx, TEMP[2].xxxx\nMUL OUT[0], TEMP[0].xxxx, TEMP[2].xxxx\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (6, 1), "{printed}");
+    }
+
+    /// A negated copy read by a float operation is read through the
+    /// operation's own negation; an integer operation, which negates in
+    /// two's complement, reads the copy.
+    #[test]
+    fn modifier_copies_fold_into_float_readers_only() {
+        let float = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nMOV TEMP[0], -IN[0]\n\
+                     ADD OUT[0], |TEMP[0].wzyx|, -TEMP[0]\nEND\n";
+        let (insts, temps, printed) = sizes(float);
+        assert_eq!((insts, temps), (2, 0), "{printed}");
+        assert!(printed.contains("ADD OUT[0], |IN[0].wzyx|, IN[0]"), "{printed}");
+        let int = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nMOV TEMP[0], -IN[0]\n\
+                   UADD OUT[0], TEMP[0], IN[0]\nEND\n";
+        let (insts, temps, printed) = sizes(int);
+        assert_eq!((insts, temps), (3, 1), "{printed}");
+    }
+
+    /// A constant read indirectly once is read by its user directly, later
+    /// in the block, while the address stays; an address written between
+    /// keeps the copy.
+    #[test]
+    fn single_indirect_reads_are_read_in_their_user() {
+        let read = |between: &str| {
+            format!(
+                "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL OUT[1]\nDCL CONST[0..7]\nDCL TEMP[0..1]\nDCL ADDR[0]\n\
+                 ARL ADDR[0].x, IN[0].xxxx\nMOV TEMP[0], CONST[ADDR[0].x+3]\n{between}\
+                 MUL TEMP[1], IN[0], IN[0]\nADD OUT[0], TEMP[0], TEMP[1]\nEND\n"
+            )
+        };
+        let (insts, temps, printed) = sizes(&read(""));
+        assert_eq!((insts, temps), (4, 1), "{printed}");
+        assert!(printed.contains("ADD OUT[0], CONST[ADDR[0].x+3], TEMP[0]"), "{printed}");
+        let (insts, _, printed) = sizes(&read("ARL ADDR[0].x, IN[0].yyyy\nMOV OUT[1], CONST[ADDR[0].x]\n"));
+        assert_eq!(insts, 7, "{printed}");
+    }
+
+    /// A vector instruction whose channels are stored to outputs in
+    /// several ways is written once into a TEMP and copied, rather than
+    /// split into one instruction per output channel it could go to.
+    #[test]
+    fn a_vector_instruction_stays_whole_when_splitting_costs_more() {
+        let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL OUT[1]\nDCL CONST[0]\nDCL TEMP[0]\n\
+                    MUL TEMP[0], CONST[0].zwzw, IN[0]\nMOV OUT[0], TEMP[0].yyzx\nMOV OUT[1], TEMP[0].xyww\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (4, 1), "{printed}");
+    }
 
     /// Two channels of one source instruction where one comes to read the
     /// other's result (as a pass rewriting operands can make them) are

@@ -37,6 +37,9 @@ impl Emitter<'_> {
             return Err(self.err("a single value that cannot be read"));
         }
         if same_mods {
+            if let Some(s) = self.held_operand(wanted) {
+                return Ok(SrcOperand { negate: first.neg, absolute: first.abs, ..s });
+            }
             if let Some(s) = self.gather_in_place(wanted)? {
                 return Ok(SrcOperand { negate: first.neg, absolute: first.abs, ..s });
             }
@@ -65,19 +68,72 @@ impl Emitter<'_> {
             });
         }
         let index = self.scratch();
+        // One MOV for the positions read from one register with the same
+        // modifiers.
+        let mut movs: Vec<tgsi::Instruction> = Vec::new();
         for &(pos, o) in wanted {
             let s = self.operand(&[(pos, o)])?;
-            let mut inst = tgsi::Instruction::new(Opcode::Mov);
-            inst.dst.push(DstOperand { reg: Register::new(File::Temporary, index as i32), write_mask: 1 << pos });
-            inst.src.push(s);
-            self.out.push(inst);
-            if plain(&o) {
-                self.remember_copy(slot(index, pos), o.value);
+            let same = |m: &tgsi::Instruction| {
+                let t = &m.src[0];
+                (t.reg, t.negate, t.absolute) == (s.reg, s.negate, s.absolute) && t.reg.indirect.is_none()
+            };
+            if let Some(m) = movs.iter_mut().find(|m| same(m)) {
+                m.dst[0].write_mask |= 1 << pos;
+                m.src[0].swizzle[pos & 3] = s.swizzle[pos & 3];
+            } else {
+                let mut inst = tgsi::Instruction::new(Opcode::Mov);
+                inst.dst.push(DstOperand { reg: Register::new(File::Temporary, index as i32), write_mask: 1 << pos });
+                inst.src.push(s);
+                movs.push(inst);
+            }
+        }
+        for m in movs {
+            self.out.push(m);
+            let written = self.out.len();
+            for &(pos, o) in wanted {
+                if plain(&o) && self.out[written - 1].dst[0].write_mask & (1 << pos) != 0 {
+                    self.remember_copy(slot(index, pos), o.value);
+                }
             }
         }
         let mut swizzle = [0u8, 1, 2, 3];
         fill_unused(&mut swizzle, wanted.iter().map(|&(p, _)| (p, p as u8)));
         Ok(SrcOperand { reg: Register::new(File::Temporary, index as i32), swizzle, negate: false, absolute: false })
+    }
+
+    /// The operand reading `wanted` (modifiers aside) from one TEMP
+    /// register where earlier gathering left copies of every value, if
+    /// one still holds them all.
+    fn held_operand(&mut self, wanted: &[(usize, Operand)]) -> Option<SrcOperand> {
+        let mut registers: Vec<u32> =
+            self.held.iter().filter(|&&(s, _, _)| s.file == File::Temporary).map(|&(s, _, _)| s.index).collect();
+        registers.sort_unstable();
+        registers.dedup();
+        for index in registers {
+            let slot = |chan: u8| RegChannel { file: File::Temporary, index, chan };
+            let reads: Option<SmallVec<[(usize, u8); 4]>> = wanted
+                .iter()
+                .map(|&(pos, o)| (0..4u8).find(|&c| self.held_copy(slot(c), o.value)).map(|c| (pos, c)))
+                .collect();
+            let Some(reads) = reads else { continue };
+            // Later operands of this instruction must not take a scratch
+            // register read here.
+            if index >= self.alloc.temp_count {
+                self.scratch_used = self.scratch_used.max(index - self.alloc.temp_count + 1);
+            }
+            let mut swizzle = [0u8, 1, 2, 3];
+            for &(p, c) in &reads {
+                swizzle[p & 3] = c;
+            }
+            fill_unused(&mut swizzle, reads.iter().copied());
+            return Some(SrcOperand {
+                reg: Register::new(File::Temporary, index as i32),
+                swizzle,
+                negate: false,
+                absolute: false,
+            });
+        }
+        None
     }
 
     /// Notes that the instruction just written copied `v` into `slot`.

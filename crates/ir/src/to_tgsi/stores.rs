@@ -59,7 +59,8 @@ impl Emitter<'_> {
                 break;
             }
             let dst = RegChannel { file: File::Output, index, chan };
-            if !self.in_place(data.args[0].value, dst) {
+            let plain = !data.args[0].neg && !data.args[0].abs;
+            if !plain || !self.in_place(data.args[0].value, dst) {
                 wanted.push((chan as usize, data.args[0]));
                 mask |= 1 << chan;
             }

@@ -1,0 +1,134 @@
+//! Channel packing: once every value has a place, the values of a TEMP
+//! register move, all together, into the free channels of a lower one
+//! when nothing there is live at the same time.
+//!
+//! Placement prefers the source's register and the channels beside the
+//! values read with it, which keeps vector instructions whole but spreads
+//! scalars over registers of their own. Moving a whole register keeps its
+//! values together (what is regrouped stays regrouped, what one operand
+//! reads stays in one register), and operands are written from the final
+//! places, so swizzles follow. The channels move as a permutation when
+//! every value in the register may take any channel; otherwise they stay.
+
+use super::*;
+
+/// How many lower registers a register is tried against: enough for
+/// every shader of the corpus, and a bound on the work for huge ones.
+const MAX_TRIES: usize = 64;
+
+/// The 24 permutations of four channels, identity first.
+fn permutations() -> Vec<[u8; 4]> {
+    let mut out = Vec::with_capacity(24);
+    for a in 0..4u8 {
+        for b in 0..4u8 {
+            for c in 0..4u8 {
+                for d in 0..4u8 {
+                    let p = [a, b, c, d];
+                    let distinct = (0..4).all(|i| (i + 1..4).all(|j| p[i] != p[j]));
+                    if distinct {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by_key(|p| *p != [0, 1, 2, 3]);
+    out
+}
+
+/// Whether two channels' occupants (disjoint, by start) overlap anywhere.
+fn overlap(a: &BTreeMap<u32, (u32, Value)>, b: &BTreeMap<u32, (u32, Value)>) -> bool {
+    let (small, big) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    small.iter().any(|(&start, &(end, _))| {
+        // The occupant of `big` starting last at or before `end` is the
+        // only one that can reach into [start, end], apart from ones
+        // starting inside it.
+        big.range(..=end).next_back().is_some_and(|(_, &(e, _))| e >= start)
+    })
+}
+
+impl Allocator<'_> {
+    /// Moves TEMP registers into the free channels of lower ones.
+    pub(super) fn pack_registers(&mut self) {
+        let mut by_reg: HashMap<u32, Vec<Value>> = HashMap::default();
+        for (v, loc) in self.loc.iter() {
+            match *loc {
+                Loc::Reg(r) if r.file == File::Temporary => by_reg.entry(r.index).or_default().push(v),
+                Loc::Pair { file: File::Temporary, index, .. } => by_reg.entry(index).or_default().push(v),
+                _ => {}
+            }
+        }
+        let mut temps: Vec<u32> = self
+            .regs
+            .keys()
+            .filter(|&&(f, i)| f == File::Temporary && !self.is_reserved(f, i))
+            .map(|&(_, i)| i)
+            .collect();
+        temps.sort_unstable();
+        let perms = permutations();
+        let aliased: std::collections::HashSet<Value> = self.alias_of.iter().flat_map(|(&(w, _), &o)| [w, o]).collect();
+        let mut kept: Vec<u32> = Vec::new();
+        for b in temps {
+            let values = by_reg.get(&b).cloned().unwrap_or_default();
+            let movable = values.iter().all(|&v| !aliased.contains(&v) && self.may_change_channel(v));
+            let fit = kept.iter().take(MAX_TRIES).find_map(|&a| self.fit(a, b, movable, &perms).map(|p| (a, p)));
+            match fit {
+                Some((a, perm)) => {
+                    self.move_register(b, a, perm, &values);
+                    by_reg.entry(a).or_default().extend(values);
+                }
+                None => kept.push(b),
+            }
+        }
+    }
+
+    /// Whether `v` may be given another channel of its register: a 32-bit
+    /// value (not a pair; aliases are the caller's to exclude), computed by
+    /// an operation whose channels all compute the same formula.
+    fn may_change_channel(&self, v: Value) -> bool {
+        let data = self.func.def(v);
+        matches!(self.loc.get(&v), Some(Loc::Reg(_)))
+            && self.func.ty(v) == Ty::B32
+            && !matches!(data.op, Op::Opaque { .. } | Op::Split { .. } | Op::Pack)
+            && self.allowed_chans(v) == 0b1111
+            && !self.also.contains_key(&v)
+    }
+
+    /// The permutation taking register `b`'s channels into free channels of
+    /// register `a`, if there is one (only the identity unless `movable`).
+    fn fit(&self, a: u32, b: u32, movable: bool, perms: &[[u8; 4]]) -> Option<[u8; 4]> {
+        let empty = Occupancy::default();
+        let occ_a = self.regs.get(&(File::Temporary, a)).unwrap_or(&empty);
+        let occ_b = self.regs.get(&(File::Temporary, b))?;
+        // free[cb][ca]: channel cb of b fits into channel ca of a.
+        let mut free = [[false; 4]; 4];
+        for (cb, row) in free.iter_mut().enumerate() {
+            for (ca, cell) in row.iter_mut().enumerate() {
+                *cell = occ_b[cb].is_empty() || !overlap(&occ_b[cb], &occ_a[ca]);
+                if !movable && ca != cb {
+                    *cell = false;
+                }
+            }
+        }
+        perms.iter().copied().find(|p| (0..4).all(|cb| free[cb][p[cb] as usize]))
+    }
+
+    /// Moves every occupant and value of register `b` into register `a`,
+    /// channel `c` to channel `perm[c]`.
+    fn move_register(&mut self, b: u32, a: u32, perm: [u8; 4], values: &[Value]) {
+        let Some(occ_b) = self.regs.remove(&(File::Temporary, b)) else { return };
+        let occ_a = self.regs.entry((File::Temporary, a)).or_default();
+        for (cb, entries) in occ_b.into_iter().enumerate() {
+            occ_a[perm[cb] as usize].extend(entries);
+        }
+        for &v in values {
+            let moved = match self.loc.get(&v) {
+                Some(Loc::Reg(r)) => Loc::Reg(RegChannel { file: r.file, index: a, chan: perm[r.chan as usize & 3] }),
+                // Pairs only move with the identity.
+                Some(&Loc::Pair { file, pair, .. }) => Loc::Pair { file, index: a, pair },
+                _ => continue,
+            };
+            self.loc.insert(v, moved);
+        }
+    }
+}
