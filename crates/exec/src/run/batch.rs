@@ -10,7 +10,7 @@ use tgsi::{OperandType, Processor};
 use super::columns::Beside;
 use super::mask::{full, Lanes};
 use super::output_table::OutputTable;
-use super::ExecError;
+use super::{Code, ExecError};
 use crate::env::Env;
 use crate::geometry::Emitter;
 use crate::kernel::MAX_ARGS;
@@ -65,6 +65,8 @@ impl Drop for Batch<'_> {
 /// One batch of lanes in flight.
 pub(super) struct Batch<'a> {
     pub(super) program: &'a Program,
+    /// The program's compiled segments, run in place of their steps.
+    pub(super) code: Code<'a>,
     pub(super) env: &'a Env<'a>,
     pub(super) first: u32,
     pub(super) w: usize,
@@ -104,7 +106,7 @@ pub(super) struct Batch<'a> {
 
 impl<'a> Batch<'a> {
     pub(super) fn new(
-        program: &'a Program,
+        (program, code): (&'a Program, Code<'a>),
         env: &'a Env<'a>,
         first: u32,
         w: usize,
@@ -132,6 +134,7 @@ impl<'a> Batch<'a> {
         scratch.continues.clear();
         Batch {
             program,
+            code,
             env,
             first,
             w,
