@@ -34,6 +34,12 @@ pub(super) struct Kernels(
 );
 
 impl Kernels {
+    /// Whether no code calls the helper.
+    #[cfg(test)]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Keeps `kernel`; its address, valid while `self` lives.
     pub fn keep(&mut self, kernel: Kernel) -> *const Kernel {
         let boxed = Box::new(kernel);

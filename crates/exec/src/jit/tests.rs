@@ -84,3 +84,179 @@ fn a_straight_line_alu_shader_is_one_segment() {
         super::Piece::Segment(_) => true,
     }));
 }
+
+/// One segment of the single step `step` over `slots` (slot-major, 64
+/// lanes a slot), run for the lanes of `active`; whether it calls the
+/// helper.
+fn run_segment(step: crate::program::Step, slots: &mut [u32], active: u64) -> bool {
+    let mut module = super::new_module().unwrap();
+    let mut kernels = super::helpers::Kernels::default();
+    let mut builder = super::codegen::Builder::new(&module);
+    let id = builder.define(&mut module, &[step], &mut kernels).unwrap();
+    module.finalize_definitions().unwrap();
+    // SAFETY: defined with the signature of `SegmentFn`.
+    let code = unsafe { std::mem::transmute::<*const u8, super::SegmentFn>(module.get_finalized_function(id)) };
+    // SAFETY: the step's slots are within `slots`, of 64 lanes each.
+    unsafe { code(slots.as_mut_ptr(), 64, active) };
+    let code = super::Code(Some(module));
+    drop(code);
+    !kernels.is_empty()
+}
+
+/// Every operation with a batch loop of its own, compiled (lowered to
+/// vector code or through the helper), computes what `semantics::eval`
+/// computes, bit for bit but NaN payloads, on random bits and special
+/// values, and writes only the active lanes.
+#[test]
+fn compiled_operations_compute_what_eval_computes() {
+    use crate::kernel::Kernel;
+    use crate::program::{Arg, Step};
+    use tgsi::Opcode::*;
+    use tgsi::OperandType;
+    let mut rng = testkit::Rng::new(0x005e_ed0f_7e57);
+    let special = [
+        0u32,
+        0x8000_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffc0_0001,
+        0x7f80_0001,
+        1,
+        0x8000_0001,
+        0x0080_0000,
+        0x3f00_0000,
+        0xbf00_0000,
+        0x3fc0_0000,
+        0x4b00_0000,
+        0x4b7f_ffff,
+        0xcb00_0001,
+        0x4f00_0000,
+        0xcf00_0000,
+        0x4f80_0000,
+        0x4eff_ffff,
+        0xcf00_0001,
+        0x7fff_ffff,
+        0xffff_ffff,
+        31,
+        32,
+        33,
+    ];
+    // Lowered to vector code: no helper call.
+    let lowered = [
+        (Add, 2),
+        (Mul, 2),
+        (Mad, 3),
+        (Min, 2),
+        (Max, 2),
+        (Mov, 1),
+        (Dp2, 4),
+        (Dp3, 6),
+        (Dp4, 8),
+        (Slt, 2),
+        (Sge, 2),
+        (Sgt, 2),
+        (Sle, 2),
+        (Seq, 2),
+        (Sne, 2),
+        (Fslt, 2),
+        (Fsge, 2),
+        (Fseq, 2),
+        (Fsne, 2),
+        (Rcp, 1),
+        (Rsq, 1),
+        (Sqrt, 1),
+        (Div, 2),
+        (Uadd, 2),
+        (Umul, 2),
+        (Umad, 3),
+        (And, 2),
+        (Or, 2),
+        (Xor, 2),
+        (Not, 1),
+        (Ineg, 1),
+        (Iabs, 1),
+        (Imin, 2),
+        (Imax, 2),
+        (Umin, 2),
+        (Umax, 2),
+        (Islt, 2),
+        (Isge, 2),
+        (Useq, 2),
+        (Usne, 2),
+        (Uslt, 2),
+        (Usge, 2),
+        (Cmp, 3),
+        (Ucmp, 3),
+        (Lrp, 3),
+        (Flr, 1),
+        (Ceil, 1),
+        (Trunc, 1),
+        (Round, 1),
+        (Frc, 1),
+        (Ssg, 1),
+        (I2f, 1),
+        (U2f, 1),
+        (F2i, 1),
+        (F2u, 1),
+        (Uarl, 1),
+    ];
+    // Through the helper (the interpreter's batch loop, lane by lane).
+    let helped = [
+        (Shl, 2),
+        (Ishr, 2),
+        (Ushr, 2),
+        (UmulHi, 2),
+        (Udiv, 2),
+        (Umod, 2),
+        (Ex2, 1),
+        (Lg2, 1),
+        (Pow, 2),
+        (Sin, 1),
+        (Cos, 1),
+        (Fma, 3),
+        (Lit, 4),
+        (Dst, 8),
+        (ImulHi, 2),
+    ];
+    let ops = lowered.iter().map(|&o| (o, true)).chain(helped.iter().map(|&o| (o, false)));
+    for ((op, n), inline) in ops {
+        let kernel = Kernel::of(op, 0, n).unwrap();
+        let arg = |slot: u32| Arg { slot, neg: false, abs: false, wide: false };
+        for round in 0..64 {
+            let mut slots: Vec<u32> = (0..(n + 1) * 64)
+                .map(|_| if rng.below(3) == 0 { *rng.pick(&special) } else { rng.next_u32() })
+                .collect();
+            let old = slots[n * 64..].to_vec();
+            // Every lane, then random lanes (whole, partial and empty quads).
+            let active = if round % 2 == 0 { u64::MAX } else { rng.next_u64() & rng.next_u64() | 0xf };
+            let step = Step::Alu {
+                dst: n as u32,
+                width: 1,
+                broadcast: 0,
+                args: (0..n as u32).map(arg).collect(),
+                src_tys: (0..n).map(|_| OperandType::Float).collect(),
+                sat: None,
+                kernel,
+                plain: true,
+                wide: false,
+                wide_dst: false,
+            };
+            let called = run_segment(step, &mut slots, active);
+            assert_eq!(called, !inline, "{op:?}: lowered to vector code {inline}");
+            for l in 0..64 {
+                let got = slots[n * 64 + l];
+                let want = if active & (1 << l) != 0 {
+                    let lane: Vec<u64> = (0..n).map(|i| slots[i * 64 + l] as u64).collect();
+                    semantics::eval(op, 0, &lane).unwrap() as u32
+                } else {
+                    old[l]
+                };
+                let nan = |x: u32| f32::from_bits(x).is_nan();
+                assert!(got == want || (nan(got) && nan(want)), "{op:?} lane {l}: {got:#x} vs {want:#x}");
+            }
+        }
+    }
+}
