@@ -77,13 +77,26 @@ pub struct RenderOptions {
     /// Threads running batches; 0 uses one per core. Results do not
     /// depend on it.
     pub threads: usize,
+    /// The execution tier.
+    pub backend: exec::Backend,
 }
 
 impl RenderOptions {
     /// A `width` x `height` target with the defaults: z 0.5, w 1, front
-    /// facing, one colour buffer, clear colour (0, 0, 0, 0), one thread.
+    /// facing, one colour buffer, clear colour (0, 0, 0, 0), one thread,
+    /// the default tier.
     pub fn new(width: u32, height: u32) -> Self {
-        RenderOptions { width, height, z: 0.5, w: 1.0, face: Face::Front, cbufs: 1, clear: [0.0; 4], threads: 1 }
+        RenderOptions {
+            width,
+            height,
+            z: 0.5,
+            w: 1.0,
+            face: Face::Front,
+            cbufs: 1,
+            clear: [0.0; 4],
+            threads: 1,
+            backend: exec::Backend::default(),
+        }
     }
 }
 
@@ -307,7 +320,7 @@ fn render_in_bands(
     if buffers.is_empty() {
         return Err(RenderError::NoColor);
     }
-    let executable = exec::Executable::compile(module)?;
+    let executable = exec::Executable::compile_with(module, options.backend)?;
     let run_options = exec::RunOptions { threads: options.threads, ..exec::RunOptions::default() };
 
     let quads_per_row = width.div_ceil(2);

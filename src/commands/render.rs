@@ -32,6 +32,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         cbufs: args.cbufs,
         clear: args.clear,
         threads: args.threads,
+        backend: crate::cli::BackendArg::tier(args.backend),
         ..RenderOptions::new(width, height)
     };
     let images = render::render(&module, state.as_ref(), &options)
