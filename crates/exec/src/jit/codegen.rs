@@ -60,6 +60,7 @@ impl Builder {
         &mut self,
         module: &mut JITModule,
         steps: &[Step],
+        stored: &dyn Fn(u32) -> bool,
         kernels: &mut Kernels,
     ) -> Result<FuncId, ExecError> {
         let fail = |e: &dyn std::fmt::Debug| ExecError::Jit(format!("compiling a segment: {e:?}"));
@@ -67,7 +68,7 @@ impl Builder {
         module.clear_context(&mut self.ctx);
         self.ctx.func.signature = self.signature.clone();
         let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-        build(&mut b, (self.ptr, self.helper.clone()), steps, kernels);
+        build(&mut b, (self.ptr, self.helper.clone()), (steps, stored), kernels);
         b.seal_all_blocks();
         b.finalize();
         module.define_function(id, &mut self.ctx).map_err(|e| fail(&e))?;
@@ -76,7 +77,12 @@ impl Builder {
 }
 
 /// The quad loop around the two bodies.
-fn build(b: &mut FunctionBuilder, (ptr, helper): (Type, Signature), steps: &[Step], kernels: &mut Kernels) {
+fn build(
+    b: &mut FunctionBuilder,
+    (ptr, helper): (Type, Signature),
+    (steps, stored): (&[Step], &dyn Fn(u32) -> bool),
+    kernels: &mut Kernels,
+) {
     let entry = b.create_block();
     let header = b.create_block();
     let check = b.create_block();
@@ -123,7 +129,7 @@ fn build(b: &mut FunctionBuilder, (ptr, helper): (Type, Signature), steps: &[Ste
     for (body, partial_quad) in [(whole, false), (partial, true)] {
         b.switch_to_block(body);
         let mask = partial_quad.then(|| lane_mask(b, bits));
-        let mut quad = Quad { b, ptr, base, stride, mask, values: HashMap::new(), scratch, helper };
+        let mut quad = Quad { b, ptr, base, stride, mask, values: HashMap::new(), scratch, helper, stored };
         for step in steps {
             quad.step(step, kernels);
         }
@@ -168,6 +174,9 @@ struct Quad<'a, 'b> {
     values: HashMap<u32, Value>,
     scratch: StackSlot,
     helper: SigRef,
+    /// Whether a slot written must be stored (else it lives in a
+    /// register only: nothing after the segment reads it).
+    stored: &'a dyn Fn(u32) -> bool,
 }
 
 impl Quad<'_, '_> {
@@ -194,6 +203,11 @@ impl Quad<'_, '_> {
 
     /// `v` into the active lanes of `slot`.
     fn write(&mut self, slot: u32, v: Value) {
+        if !(self.stored)(slot) {
+            // Only this segment's later steps read it, in the active lanes.
+            self.values.insert(slot, v);
+            return;
+        }
         let v = match self.mask {
             Some(mask) => {
                 let old = self.read(slot);

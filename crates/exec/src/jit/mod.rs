@@ -27,6 +27,7 @@ use crate::run::ExecError;
 
 mod codegen;
 mod helpers;
+mod liveness;
 mod lower;
 mod segment;
 
@@ -107,9 +108,12 @@ pub(crate) fn compile(program: &Program) -> Result<Compiled, ExecError> {
     let mut kernels = helpers::Kernels::default();
     let mut pending = Vec::new();
     let mut builder = codegen::Builder::new(&module);
+    let counts = liveness::read_counts(program);
     for (b, steps) in program.steps.iter().enumerate() {
         for range in segment::segments(steps, program.slots) {
-            let id = builder.define(&mut module, &steps[range.clone()], &mut kernels)?;
+            let segment = &steps[range.clone()];
+            let stored = liveness::stored(segment, counts.as_deref());
+            let id = builder.define(&mut module, segment, &stored, &mut kernels)?;
             pending.push((b, range, id));
         }
     }

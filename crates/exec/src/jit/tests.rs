@@ -92,7 +92,7 @@ fn run_segment(step: crate::program::Step, slots: &mut [u32], active: u64) -> bo
     let mut module = super::new_module().unwrap();
     let mut kernels = super::helpers::Kernels::default();
     let mut builder = super::codegen::Builder::new(&module);
-    let id = builder.define(&mut module, &[step], &mut kernels).unwrap();
+    let id = builder.define(&mut module, &[step], &|_| true, &mut kernels).unwrap();
     module.finalize_definitions().unwrap();
     // SAFETY: defined with the signature of `SegmentFn`.
     let code = unsafe { std::mem::transmute::<*const u8, super::SegmentFn>(module.get_finalized_function(id)) };
@@ -259,4 +259,24 @@ fn compiled_operations_compute_what_eval_computes() {
             }
         }
     }
+}
+
+#[test]
+fn values_only_the_segment_reads_are_not_stored() {
+    use crate::program::Step;
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+                MUL TEMP[0], IN[0], IN[0]\nADD OUT[0], TEMP[0], IN[0]\nEND\n";
+    let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+    let program = crate::program::Program::compile(&module).unwrap();
+    let steps = &program.steps[0];
+    let range = super::segment::segments(steps, program.slots).remove(0);
+    let counts = super::liveness::read_counts(&program);
+    let stored = super::liveness::stored(&steps[range.clone()], counts.as_deref());
+    let dsts: Vec<(u32, u32)> = steps[range]
+        .iter()
+        .filter_map(|s| if let Step::Alu { dst, width, .. } = s { Some((*dst, *width)) } else { None })
+        .collect();
+    let [(mul, 4), (add, 4)] = dsts[..] else { panic!("{dsts:?}") };
+    assert!((mul..mul + 4).all(|s| !stored(s)), "the products stay in registers");
+    assert!((add..add + 4).all(&stored), "the sums go to OUT[0]");
 }
