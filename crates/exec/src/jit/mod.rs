@@ -139,8 +139,13 @@ pub(crate) fn compile(program: &Program) -> Result<Compiled, ExecError> {
                         next = code.next();
                     }
                     _ => {
-                        list.push(Piece::Step(i as u32));
-                        i += 1;
+                        // Up to the next segment of this block, or its end.
+                        let end = match &next {
+                            Some((nb, range, _)) if *nb == b => range.start,
+                            _ => steps.len(),
+                        };
+                        list.push(Piece::Steps(i as u32, end as u32));
+                        i = end;
                     }
                 }
             }

@@ -14,8 +14,9 @@ use crate::program::{Step, MAX_WIDTH};
 pub(crate) enum Piece {
     /// A segment's compiled code.
     Segment(SegmentFn),
-    /// The block's step at this index, run by the interpreter.
-    Step(u32),
+    /// The block's steps from the first index up to the second, run by
+    /// the interpreter (as it runs a block: the same build of its loop).
+    Steps(u32, u32),
 }
 
 /// The segments of `steps`, a program's block over `slots` slots.

@@ -80,7 +80,9 @@ fn a_straight_line_alu_shader_is_one_segment() {
     let segments = pieces.iter().filter(|p| matches!(p, super::Piece::Segment(_))).count();
     assert_eq!(segments, 1, "{pieces:?}");
     assert!(pieces.iter().all(|p| match p {
-        super::Piece::Step(i) => matches!(program.steps[0][*i as usize], crate::program::Step::StoreOutput { .. }),
+        super::Piece::Steps(a, b) => program.steps[0][*a as usize..*b as usize]
+            .iter()
+            .all(|s| matches!(s, crate::program::Step::StoreOutput { .. })),
         super::Piece::Segment(_) => true,
     }));
 }

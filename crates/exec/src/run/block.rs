@@ -66,9 +66,9 @@ impl<'a> Batch<'a> {
                     // SAFETY: as above; `w` is a multiple of 4 up to 64.
                     unsafe { code(self.slots.as_mut_ptr(), self.w, active) }
                 }
-                Piece::Step(i) => {
-                    if let Some(step) = steps.get(i as usize) {
-                        self.step_any(step, active)?;
+                Piece::Steps(from, to) => {
+                    if let Some(steps) = steps.get(from as usize..to as usize) {
+                        self.steps(steps, active)?;
                     }
                 }
             }
@@ -76,21 +76,15 @@ impl<'a> Batch<'a> {
         Ok(())
     }
 
-    /// One step not compiled, in the AVX2 build where the processor has it.
+    /// Steps not compiled, in the AVX2 build where the processor has it.
     #[cfg(feature = "jit")]
-    fn step_any(&mut self, step: &'a Step, active: u64) -> Result<(), ExecError> {
+    fn steps(&mut self, steps: &'a [Step], active: u64) -> Result<(), ExecError> {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: the processor has AVX2 (checked when the batch started).
-            return unsafe { self.step_avx2(step, active) };
+            return unsafe { self.block_avx2(steps, active) };
         }
-        self.step(step, active)
-    }
-
-    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
-    #[target_feature(enable = "avx2")]
-    fn step_avx2(&mut self, step: &'a Step, active: u64) -> Result<(), ExecError> {
-        self.step(step, active)
+        self.block_any(steps, active)
     }
 
     /// One step by its kind. The guards pick the faster form of a step
