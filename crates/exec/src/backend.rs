@@ -23,7 +23,7 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// Every tier, the default one's rival first.
+    /// Every tier: the JIT, then the interpreter.
     pub const ALL: [Backend; 2] = [Backend::Jit, Backend::Interpreter];
 
     /// The name `--backend` takes.
