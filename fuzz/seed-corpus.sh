@@ -1,19 +1,54 @@
 #!/usr/bin/env bash
-# Fills fuzz/corpus/{parse_text,decode_tokens,run_shader} with seeds: the
-# bundled examples, and Mesa's conformance shaders, token streams and
-# execution cases from ../shared/conformance when that folder is present.
+# Fills fuzz/corpus/<target> with seeds for every target: the bundled
+# examples and the project's test shaders (every stage, subroutines,
+# arrays, SWITCH), shapes written here (a subroutine call chain, deep
+# nesting, a large SWITCH), and, when ../shared is present, Mesa's
+# conformance shaders, token streams and execution cases and the corpus of
+# real shaders.
 set -euo pipefail
 cd "$(dirname "$0")"
 root=..
-shared=$root/../shared/conformance/text
-mkdir -p corpus/parse_text corpus/decode_tokens corpus/run_shader
-exec_cases=$root/../shared/conformance/exec
+shared=$root/../shared
+targets="parse_text decode_tokens run_shader parse_state pipeline generated capi"
+for t in $targets; do mkdir -p "corpus/$t"; done
 
-cp "$root"/examples/shaders/*.tgsi corpus/parse_text/
-if [ -d "$shared" ]; then
-    cp "$shared"/*.tgsi corpus/parse_text/
-    # One 0x%08x word a line -> the same words as little-endian bytes.
-    for hex in "$shared"/*.hex; do
+# Text seeds: every shader the project has, and the shapes below.
+texts=$(mktemp -d)
+trap 'rm -rf "$texts"' EXIT
+i=0
+for f in "$root"/examples/shaders/*.tgsi $(find "$root/tests/inputs" -name '*.tgsi' | sort); do
+    i=$((i + 1)); cp "$f" "$texts/project-$i.tgsi"
+done
+# main calls sub 1; each of K subs calls the next twice (issue: exponential
+# inlining without a budget).
+chain() {
+    local k=$1 n
+    printf 'FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\nMOV TEMP[0], IN[0]\nCAL :4\nMOV OUT[0], TEMP[0]\nEND\n'
+    for ((j = 0; j < k; j++)); do n=$((4 + 4 * (j + 1))); printf 'BGNSUB\nCAL :%d\nCAL :%d\nENDSUB\n' $n $n; done
+    printf 'BGNSUB\nADD TEMP[0], TEMP[0], IN[0]\nENDSUB\n'
+}
+chain 3 > "$texts/call-chain-3.tgsi"
+chain 12 > "$texts/call-chain-12.tgsi"
+{   printf 'FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\nMOV TEMP[0], IN[0]\n'
+    for ((j = 0; j < 40; j++)); do printf 'IF TEMP[0].xxxx\nADD TEMP[0], TEMP[0], IN[0]\n'; done
+    for ((j = 0; j < 40; j++)); do printf 'ENDIF\n'; done
+    printf 'MOV OUT[0], TEMP[0]\nEND\n'; } > "$texts/nested-ifs.tgsi"
+{   printf 'FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\nIMM[0] FLT32 {1.0, 2.0, 3.0, 4.0}\nF2I TEMP[1].x, IN[0].xxxx\nMOV TEMP[0], IN[0]\nSWITCH TEMP[1].xxxx\n'
+    for ((j = 0; j < 24; j++)); do printf 'CASE IMM[0].xxxx\nADD TEMP[0], TEMP[0], IMM[0].%s\n' "$( [ $((j % 3)) -eq 0 ] && echo yyyy || echo xxxx)"; [ $((j % 2)) -eq 0 ] && printf 'BRK\n'; done
+    printf 'DEFAULT\nMUL TEMP[0], TEMP[0], IMM[0].zzzz\nBRK\nENDSWITCH\nMOV OUT[0], TEMP[0]\nEND\n'; } > "$texts/switch.tgsi"
+if [ -d "$shared/conformance/text" ]; then cp "$shared"/conformance/text/*.tgsi "$texts/"; fi
+if [ -d "$shared/corpus" ]; then
+    find "$shared/corpus" -name '*.tgsi' | sort | while read -r f; do cp "$f" "$texts/corpus-$(echo "$f" | md5sum | cut -c1-12).tgsi"; done
+else
+    echo "note: $shared not found; seeding with the project's own shaders only" >&2
+fi
+cp "$texts"/*.tgsi corpus/parse_text/
+cp "$texts"/*.tgsi corpus/pipeline/
+
+# Token seeds: Mesa's streams (one 0x%08x word a line -> little-endian
+# bytes); capi's are the same behind a first byte choosing the passes.
+if [ -d "$shared/conformance/text" ]; then
+    for hex in "$shared"/conformance/text/*.hex; do
         out=corpus/decode_tokens/$(basename "$hex" .hex).bin
         : > "$out"
         while read -r word; do
@@ -21,17 +56,23 @@ if [ -d "$shared" ]; then
             [ ${#w} -eq 8 ] || continue
             printf "\\x${w:6:2}\\x${w:4:2}\\x${w:2:2}\\x${w:0:2}" >> "$out"
         done < "$hex"
+        { printf '\x00'; cat "$out"; } > "corpus/capi/$(basename "$out")"
     done
-else
-    echo "note: $shared not found; seeding with the bundled examples only" >&2
 fi
-# run_shader: a state, a `@@` line, a shader.
+
+# run_shader: a state, a `@@` line, a shader; parse_state: the states.
 { cat "$root"/examples/states/vertex_transform.state; printf '\n@@\n'; cat "$root"/examples/shaders/vertex_transform.tgsi; } \
     > corpus/run_shader/vertex_transform
-if [ -d "$exec_cases" ]; then
-    for t in "$exec_cases"/*.tgsi; do
+cp "$root"/examples/states/*.state corpus/parse_state/
+if [ -d "$shared/conformance/exec" ]; then
+    for t in "$shared"/conformance/exec/*.tgsi; do
         name=$(basename "$t" .tgsi)
-        { cat "$exec_cases/$name.state"; printf '\n@@\n'; cat "$t"; } > "corpus/run_shader/$name"
+        { cat "$shared/conformance/exec/$name.state"; printf '\n@@\n'; cat "$t"; } > "corpus/run_shader/$name"
+        cp "$shared/conformance/exec/$name.state" "corpus/parse_state/$name.state"
     done
 fi
-echo "parse_text: $(ls corpus/parse_text | wc -l) seeds; decode_tokens: $(ls corpus/decode_tokens | wc -l) seeds; run_shader: $(ls corpus/run_shader | wc -l) seeds"
+
+# generated: tapes; any bytes are a program, so a few random ones start it.
+for j in 1 2 3 4 5 6 7 8; do head -c $((64 * j)) /dev/urandom > "corpus/generated/random-$j"; done
+
+for t in $targets; do printf '%s: %s seeds\n' "$t" "$(ls "corpus/$t" | wc -l)"; done

@@ -470,6 +470,37 @@ pub struct RenderArgs {
     #[arg(long, value_enum, value_name = "TIER")]
     pub backend: Option<BackendArg>,
 
+    /// Bind a PNG image to sampler unit UNIT, read in FORMAT (R, RG, RGB,
+    /// RGBA (the default), A, L, LA, I, Z or S), with mipmaps built from
+    /// it; repeatable.
+    #[arg(long = "texture", value_name = "UNIT=FILE[:FORMAT]", value_parser = parse_texture)]
+    pub textures: Vec<TextureArg>,
+
+    /// How unit UNIT samples: `nearest` or `linear`, `repeat` or `clamp`;
+    /// repeatable. Without it a unit samples `nearest,repeat`.
+    #[arg(long = "sampler", value_name = "UNIT=FILTER,WRAP", value_parser = parse_sampler)]
+    pub samplers: Vec<(u32, tgsi_opt::exec::Sampler)>,
+
+    /// Samples per pixel: 1, 2, 4, 8 or 16, at Direct3D's standard
+    /// positions, resolved by averaging.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_samples)]
+    pub samples: u32,
+
+    /// Shade every sample apart (as a shader reading SAMPLEID or
+    /// SAMPLEPOS is), not once per pixel.
+    #[arg(long)]
+    pub per_sample: bool,
+
+    /// Write the depth output (`OUT[i], POSITION` z) as a grey image.
+    #[arg(long, value_name = "FILE")]
+    pub depth: Option<PathBuf>,
+
+    /// Render before and after the passes too, and write where they differ
+    /// (white on black) to this image; exit 1 if any pixel differs. Needs
+    /// --passes or -O.
+    #[arg(long, value_name = "DIFF.png")]
+    pub compare: Option<PathBuf>,
+
     /// What the shader input is: TGSI text, Mesa's token stream as hex
     /// words, or the IR's text form (as `opt --emit=ir` writes it).
     #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
@@ -498,6 +529,70 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
     match (1..=max).contains(&w) && (1..=max).contains(&h) {
         true => Ok((w, h)),
         false => Err(bad()),
+    }
+}
+
+/// `--texture UNIT=FILE[:FORMAT]` of `tgsi-opt render`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextureArg {
+    /// The sampler unit.
+    pub unit: u32,
+    /// The PNG file.
+    pub path: PathBuf,
+    /// How its pixels read.
+    pub format: tgsi_opt::render::TextureFormat,
+}
+
+/// Parses `--texture UNIT=FILE[:FORMAT]`: a trailing `:NAME` is the
+/// format when NAME is one, else part of the file name.
+fn parse_texture(text: &str) -> Result<TextureArg, String> {
+    use tgsi_opt::render::TextureFormat;
+    let bad = || format!("a texture is UNIT=FILE[:FORMAT] (`0=checker.png:L`), not `{text}`");
+    let (unit, file) = text.split_once('=').ok_or_else(bad)?;
+    let unit = unit.trim().parse::<u32>().map_err(|_| bad())?;
+    let (path, format) = match file.rsplit_once(':') {
+        Some((path, name)) => match TextureFormat::from_name(name) {
+            Some(format) => (path, format),
+            None if name.chars().all(|c| c.is_ascii_alphabetic()) && name.len() <= 4 => {
+                let known: Vec<&str> = TextureFormat::ALL.iter().map(|&(_, n)| n).collect();
+                return Err(format!("unknown texture format `{name}`; known formats: {}", known.join(", ")));
+            }
+            None => (file, TextureFormat::default()),
+        },
+        None => (file, TextureFormat::default()),
+    };
+    if path.is_empty() {
+        return Err(bad());
+    }
+    Ok(TextureArg { unit, path: PathBuf::from(path), format })
+}
+
+/// Parses `--sampler UNIT=FILTER,WRAP`.
+fn parse_sampler(text: &str) -> Result<(u32, tgsi_opt::exec::Sampler), String> {
+    use tgsi_opt::exec::{Filter, Sampler, Wrap};
+    let bad = || format!("a sampler is UNIT=nearest|linear,repeat|clamp (`0=linear,clamp`), not `{text}`");
+    let (unit, rest) = text.split_once('=').ok_or_else(bad)?;
+    let unit = unit.trim().parse::<u32>().map_err(|_| bad())?;
+    let (filter, wrap) = rest.split_once(',').ok_or_else(bad)?;
+    let filter = match filter.trim() {
+        "nearest" => Filter::Nearest,
+        "linear" => Filter::Linear,
+        _ => return Err(bad()),
+    };
+    let wrap = match wrap.trim() {
+        "repeat" => Wrap::Repeat,
+        "clamp" => Wrap::Clamp,
+        _ => return Err(bad()),
+    };
+    Ok((unit, Sampler { filter, wrap }))
+}
+
+/// Parses `--samples N`: a count with a standard pattern.
+fn parse_samples(text: &str) -> Result<u32, String> {
+    let counts = tgsi_opt::render::SAMPLE_COUNTS;
+    match text.parse::<u32>() {
+        Ok(n) if counts.contains(&n) => Ok(n),
+        _ => Err(format!("the sample count is 1, 2, 4, 8 or 16, not `{text}`")),
     }
 }
 

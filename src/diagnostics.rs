@@ -93,6 +93,22 @@ pub enum Failure {
         /// Why not.
         source: tgsi_opt::render::RenderError,
     },
+    /// A `--texture` image that cannot be a texture.
+    #[error("cannot use {what} as a texture: {source}")]
+    Texture {
+        /// `` `path` ``.
+        what: String,
+        /// Why not.
+        source: tgsi_opt::render::TextureError,
+    },
+    /// `render --compare`: the passes change the picture.
+    #[error("the passes change {count} pixel(s); the first: {first}")]
+    PixelsDiffer {
+        /// How many pixels differ, over every colour buffer.
+        count: u64,
+        /// The first one, before and after.
+        first: String,
+    },
     /// Arguments that do not go together (a usage error).
     #[error("{0}")]
     Usage(String),

@@ -104,3 +104,15 @@ fn no_state_is_an_error_not_a_pass() {
     let err = check(&module(), &[&Planted], 1, &[]).expect_err("nothing to run");
     assert_eq!(err.to_string(), "no state to run the shader on");
 }
+
+/// `fuzz-passes` reports name the culprit the same way: a difference found
+/// by `difftest` carries the step and the value, as `check` prints them.
+#[test]
+fn a_differential_finding_names_its_culprit() {
+    let m = module();
+    let state = random_states(&m, 1, 0).expect("a state").remove(0);
+    let report = testkit::difftest::culprit(&m, &[&Planted], 1, &state).expect("the planted pass is found");
+    assert!(report.starts_with("planted changed the results"), "{report}");
+    let constfold = passes::find("constfold").expect("constfold");
+    assert_eq!(testkit::difftest::culprit(&m, &[constfold], 1, &state), None);
+}

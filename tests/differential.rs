@@ -118,13 +118,32 @@ fn generator_covers_its_features() {
         "DSLT ",
         "U64ADD ",
         "I64SLT ",
+        "BGNSUB\n",
+        "CAL :",
+        "ENDSUB\n",
     ] {
         assert!(all.contains(needle), "no program has `{needle}`");
     }
     let stages = |s| programs.iter().filter(|p| p.stage == s).count();
     assert!(stages(Stage::Fragment) > 50 && stages(Stage::Vertex) > 50 && stages(Stage::Compute) > 20);
     let state: String = programs.iter().take(50).map(|p| random_program::state(p, 0)).collect();
-    for needle in ["invocations 16\n", "input 0 * ", "input 0 15 ", "const 0 0 ", " -0 ", " inf", " nan", " 0x"] {
+    let state: String = state
+        + &programs
+            .iter()
+            .filter(|p| p.stage == Stage::Compute)
+            .map(|p| random_program::state(p, 0))
+            .collect::<String>();
+    for needle in [
+        "invocations 16\n",
+        "input 0 * ",
+        "input 0 15 ",
+        "const 0 0 ",
+        " -0 ",
+        " inf",
+        " nan",
+        " 0x",
+        "sysval THREAD_ID 15 ",
+    ] {
         assert!(state.contains(needle), "no state has `{needle}`");
     }
 }

@@ -172,3 +172,30 @@ fn o1_on_the_conformance_cases() {
     );
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// An `IF` that never runs holds the loop's only `BRK`, and the value it
+/// computes is read after the loop: the arm stays (the loop never ends,
+/// so nothing after it runs, but the read must keep its definition).
+#[test]
+fn a_dead_arm_holding_the_only_way_out_of_a_loop_stays() {
+    let text = "FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL TEMP[0..1]
+IMM[0] UINT32 {0, 1, 0, 0}
+IF IN[0].xxxx
+  BGNLOOP
+    UIF IMM[0].xxxx
+      ADD TEMP[0].y, IN[0].xxxx, IN[0].yyyy
+      BRK
+    ENDIF
+  ENDLOOP
+  UCMP TEMP[1].x, TEMP[0].yyyy, IMM[0].xxxx, IMM[0].yyyy
+  MOV OUT[0], TEMP[1].xxxx
+ENDIF
+END
+";
+    let mut module = ir::from_tgsi(&tgsi::parse(text).expect("parses")).expect("builds");
+    passes::find("constfold").expect("constfold").run(&mut module);
+    ir::verify::verify(&module.function).expect("constfold leaves valid IR");
+}

@@ -10,17 +10,16 @@ fn ir_text_path(name: &str) -> String {
 
 #[test]
 fn hand_written_ir_is_optimized_like_a_shader() {
-    // An if on a constant: -O keeps the then-arm, and the phi becomes its value.
+    // An if on a constant: -O keeps the then-arm, and the phi becomes its
+    // value, computed straight into the output.
     let out = success(&["opt", "--input=ir", "-O", &ir_text_path("if_phi.ir")], b"");
     let expected = "\
 FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE
 DCL OUT[0], COLOR
-DCL TEMP[0]
 IMM[0] FLT32 {    2.0000,     2.0000,     2.0000,     2.0000}
-  0: MUL TEMP[0].x, IN[0].xxxx, IMM[0].xxxx
-  1: MOV OUT[0].x, TEMP[0].xxxx
-  2: END
+  0: MUL OUT[0].x, IN[0].xxxx, IMM[0].xxxx
+  1: END
 ";
     assert_eq!(out, expected);
     // The optimized IR, with its numbering gaps, reads back too.

@@ -135,17 +135,35 @@ fn errors_come_back_as_a_status_and_a_message() {
 
 /// Builds the static library, as a driver's build would: `cargo test`
 /// makes only the Rust library, and the cargo running the tests holds its
-/// own build folder, so this build has one of its own.
+/// own build folder, so this build has one of its own. It names the host
+/// as its target, so that `RUSTFLAGS` (a sanitizer, say) reach the library
+/// and not the build's own proc-macros, which cannot take a sanitizer.
 fn static_library() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi-build");
+    let host = host_triple();
     let built = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--lib", "-p", "tgsi-opt-capi", "--target-dir"])
+        .args(["build", "--quiet", "--lib", "-p", "tgsi-opt-capi", "--target", &host, "--target-dir"])
         .arg(&dir)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo runs");
     assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-    dir.join("debug/libtgsi_opt_capi.a")
+    dir.join(host).join("debug/libtgsi_opt_capi.a")
+}
+
+/// The host's target triple, as `rustc -vV` gives it.
+fn host_triple() -> String {
+    let out = Command::new("rustc").arg("-vV").output().expect("rustc runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines().find_map(|l| l.strip_prefix("host: ")).expect("rustc -vV names the host").to_string()
+}
+
+/// Whether the tests run under AddressSanitizer (`RUSTFLAGS=-Zsanitizer=address`):
+/// then the C program is built with it too, which links its runtime.
+fn under_address_sanitizer() -> bool {
+    ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|flags| flags.contains("sanitizer=address")))
 }
 
 #[test]
@@ -165,7 +183,9 @@ fn a_c_program_links_the_static_library_and_calls_it() {
         .arg(here.join("tests/c/optimize.c"))
         .arg("-I")
         .arg(here.join("include"))
-        .args(["-std=c99", "-Wall", "-Werror", "-o"])
+        .args(["-std=c99", "-Wall", "-Werror"])
+        .args(under_address_sanitizer().then_some("-fsanitize=address"))
+        .arg("-o")
         .arg(&program)
         .arg(&library)
         // What the Rust standard library needs (`--print native-static-libs`).

@@ -49,4 +49,4 @@ pub use error::{StateError, StateErrorKind};
 pub use geometry::EmittedStream;
 pub use outputs::{Difference, Outputs};
 pub use run::{run, ExecError, Executable, RunOptions};
-pub use state::{Buffer, Filter, Image, InvocationCount, Sampler, State, Texture, Wrap};
+pub use state::{Buffer, Filter, Image, InvocationCount, Sampler, State, Texture, TextureLevel, TextureLevels, Wrap};

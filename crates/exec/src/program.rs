@@ -27,7 +27,7 @@ mod steps;
 
 pub(crate) use control::Control;
 pub(crate) use slots::{Arg, Slots};
-pub(crate) use steps::{Deriv, Fill, Step, TexOp, MAX_WIDTH};
+pub(crate) use steps::{Deriv, Fill, Lod, Step, TexOp, MAX_WIDTH, TEX_OPERANDS};
 
 use control::compile_control;
 use inst::{compile_inst, Compiled};

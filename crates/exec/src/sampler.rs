@@ -1,10 +1,30 @@
 //! The built-in sampler the texture instructions use.
 //!
-//! 2D, one level, RGBA texels as the state gives them. Sampling (`TEX`,
-//! `TXP`, `TXB`, `TXL`, `TXD`, ...; level of detail is ignored) uses the
-//! unit's [`Sampler`]: `nearest repeat` unless the state says otherwise,
-//! exactly as the reference harness sampled. `TXF` fetches and the queries
-//! ignore filter and wrap. An unbound unit samples as (0, 0, 0, 1).
+//! 2D, RGBA texels as the state gives them. Sampling (`TEX`, `TXP`,
+//! `TXB`, `TXL`, `TXD`, ...) uses the unit's [`Sampler`]: `nearest repeat`
+//! unless the state says otherwise, exactly as the reference harness
+//! sampled. `TXF` fetches and the queries ignore filter and wrap. An
+//! unbound unit samples as (0, 0, 0, 1).
+//!
+//! A texture of one level (every texture the text format makes) ignores
+//! the level of detail, level operands and biases. A mipmapped one
+//! ([`State::set_texture`]) filters within one level, the nearest to the
+//! level of detail (nearest-mip, Mesa's `mip_filter_nearest`): level
+//! `int(lambda + 0.5)` clamped to the levels, where `lambda` is
+//! - implicit (`TEX`, `TXP`, `SAMPLE` in a fragment shader): `log2(rho)`,
+//!   `rho = max(max(|ds/dx|, |ds/dy|) * W, max(|dt/dx|, |dt/dy|) * H)` with
+//!   W, H level 0's size and the differences taken across the lane's 2x2
+//!   quad as coarse `DDX`/`DDY` take them (softpipe's `compute_lambda_2d`);
+//!   0 outside fragment shaders;
+//! - that plus the bias (`TXB`: the coordinate's w; `SAMPLE_B`);
+//! - the level given (`TXL`: the coordinate's w; `SAMPLE_L`);
+//! - `log2(rho)` of the derivatives given (`TXD`, `SAMPLE_D`).
+//!
+//! `TXF` reads the level in its coordinate's w (zeros past the last level)
+//! and `TXQ` answers `(width, height, 0, levels)` of the level in its
+//! operand's x (`(0, 0, 0, levels)` past the last). `TXQS` is 1 (textures
+//! have one sample); `SAMPLE_INFO` and `SAMPLE_POS` on the render target
+//! answer from [`State::set_sample_positions`].
 //!
 //! With `s`, `t` the coordinates (divided by `q` first for `TXP`, in f32)
 //! and `W`, `H` the texture size, all arithmetic in f32 with round to
@@ -27,49 +47,141 @@
 //! infinite one; with linear filtering its fraction is NaN and every channel
 //! is NaN.
 
-use crate::program::TexOp;
-use crate::state::{Filter, Sampler, Texture, Wrap};
+use crate::program::{Lod, TexOp, TEX_OPERANDS};
+use crate::state::{Filter, Sampler, State, Texture, Wrap};
 
-/// Runs one texture instruction of one lane on the unit's texture (`None`
-/// when the state binds none): `c` are the coordinates (or
-/// the integer texel position of a fetch) as bits, the result is four
-/// channels of bits. No allocation: it is called per lane.
-pub(crate) fn sample(texture: Option<&Texture>, op: TexOp, c: [u32; 4]) -> [u32; 4] {
+/// How many of a texture step's operands `op` reads (the others are
+/// placeholders).
+pub(crate) fn operands_read(op: TexOp) -> usize {
+    match op {
+        TexOp::Sample(Lod::Gradients) | TexOp::Project(Lod::Gradients) => 8,
+        TexOp::Sample(Lod::Bias { .. } | Lod::Explicit) | TexOp::Project(Lod::Bias { .. } | Lod::Explicit) => 5,
+        TexOp::Sample(_) | TexOp::Project(_) | TexOp::Fetch { .. } => 4,
+        TexOp::Query | TexOp::SamplePosition { .. } => 1,
+        TexOp::SampleCount { .. } => 0,
+    }
+}
+
+/// Runs one texture instruction of lane `lane` on the unit's texture
+/// (`None` when the state binds none): `operands[k][lane]` are the
+/// coordinates (or the integer texel position of a fetch) as bits, then
+/// the level of detail's operands or a query's level or sample index; the
+/// result is four channels of bits. No allocation: it is called per lane.
+fn sample(
+    state: &State,
+    texture: Option<&Texture>,
+    op: TexOp,
+    operands: &[&[u32]; TEX_OPERANDS],
+    lane: usize,
+) -> [u32; 4] {
+    let c = |k: usize| operands[k].get(lane).copied().unwrap_or(0);
     match (op, texture) {
-        (TexOp::SampleCount, _) => [1, 0, 0, 0],
-        (TexOp::SamplePosition, _) => [0; 4],
-        (TexOp::Query | TexOp::Fetch, None) => [0; 4],
-        (TexOp::Sample | TexOp::Project, None) => [0, 0, 0, 1.0f32.to_bits()],
-        (TexOp::Query, Some(tex)) => [tex.width(), tex.height(), 0, 1],
-        (TexOp::Fetch, Some(tex)) => {
-            let (x, y) = (c[0] as i32, c[1] as i32);
-            if (0..tex.width() as i64).contains(&(x as i64)) && (0..tex.height() as i64).contains(&(y as i64)) {
-                tex.texel(x as u32, y as u32)
+        (TexOp::SampleCount { target }, _) => {
+            let n = if target { state.sample_count().max(1) } else { 1 };
+            [n, 0, 0, 0]
+        }
+        (TexOp::SamplePosition { target: true }, _) => match state.sample_position(c(0)) {
+            Some([x, y]) => [x.to_bits(), y.to_bits(), 0, 0],
+            None => [0; 4],
+        },
+        (TexOp::SamplePosition { target: false }, _) => [0; 4],
+        (TexOp::Query | TexOp::Fetch { .. }, None) => [0; 4],
+        (TexOp::Sample(_) | TexOp::Project(_), None) => [0, 0, 0, 1.0f32.to_bits()],
+        (TexOp::Query, Some(tex)) if tex.levels() == 1 => [tex.width(), tex.height(), 0, 1],
+        (TexOp::Query, Some(tex)) => match tex.level_size(c(0)) {
+            Some((w, h)) => [w, h, 0, tex.levels()],
+            None => [0, 0, 0, tex.levels()],
+        },
+        (TexOp::Fetch { level }, Some(tex)) => {
+            let level = if level && tex.levels() > 1 { c(3) } else { 0 };
+            let Some((w, h)) = tex.level_size(level) else { return [0; 4] };
+            let (x, y) = (c(0) as i32, c(1) as i32);
+            if (0..w as i64).contains(&(x as i64)) && (0..h as i64).contains(&(y as i64)) {
+                Surface::of(tex, level).texel(x as u32, y as u32)
             } else {
                 [0; 4]
             }
         }
-        (TexOp::Sample | TexOp::Project, Some(tex)) => {
-            let (mut s, mut t) = (f32::from_bits(c[0]), f32::from_bits(c[1]));
-            if op == TexOp::Project {
-                let q = f32::from_bits(c[3]);
-                s /= q;
-                t /= q;
-            }
-            filter(tex, tex.sampler(), s, t)
+        (TexOp::Sample(lod) | TexOp::Project(lod), Some(tex)) => {
+            let project = matches!(op, TexOp::Project(_));
+            let (s, t) = coordinate(operands, lane, project);
+            let level = if tex.levels() == 1 { 0 } else { pick_level(tex, lod, project, operands, lane) };
+            filter(Surface::of(tex, level), tex.sampler(), s, t)
         }
     }
 }
 
-/// [`sample`] for every lane of a batch: lane `l` reads its coordinates
-/// from `coords[k][l]` and gets `out[l]`. The choices that do not depend
-/// on the lane are made once.
+/// Lane `lane`'s (s, t), divided by q first when `project`.
+fn coordinate(operands: &[&[u32]; TEX_OPERANDS], lane: usize, project: bool) -> (f32, f32) {
+    let c = |k: usize| f32::from_bits(operands[k].get(lane).copied().unwrap_or(0));
+    match project {
+        true => (c(0) / c(3), c(1) / c(3)),
+        false => (c(0), c(1)),
+    }
+}
+
+/// The level a lane samples from a texture of several levels: the level
+/// of detail `lambda` as `lod` says, then the nearest level,
+/// `int(lambda + 0.5)` clamped to the texture's levels (Mesa's
+/// `mip_filter_nearest`; NaN gives level 0).
+fn pick_level(tex: &Texture, lod: Lod, project: bool, operands: &[&[u32]; TEX_OPERANDS], lane: usize) -> u32 {
+    let f = |k: usize| f32::from_bits(operands[k].get(lane).copied().unwrap_or(0));
+    let lambda = match lod {
+        Lod::Zero => 0.0,
+        Lod::Implicit => implicit_lambda(tex, project, operands, lane),
+        Lod::Bias { implicit: true } => implicit_lambda(tex, project, operands, lane) + f(4),
+        Lod::Bias { implicit: false } | Lod::Explicit => f(4),
+        Lod::Gradients => lambda(tex, (f(4), f(6)), (f(5), f(7))),
+    };
+    let nearest = lambda + 0.5;
+    if nearest >= 1.0 {
+        // Saturating: +inf is the last level.
+        (nearest as u32).min(tex.levels() - 1)
+    } else {
+        0
+    }
+}
+
+/// The level of detail from the lane's quad (lanes `4k..4k + 3`: top
+/// left, top right, bottom left, bottom right): the coordinates'
+/// differences along the bottom row and the left column, as `DDX` and
+/// `DDY` take them and as softpipe's `compute_lambda_2d` does.
+fn implicit_lambda(tex: &Texture, project: bool, operands: &[&[u32]; TEX_OPERANDS], lane: usize) -> f32 {
+    let quad = lane & !3;
+    let (s0, t0) = coordinate(operands, quad, project);
+    let (s2, t2) = coordinate(operands, quad + 2, project);
+    let (s3, t3) = coordinate(operands, quad + 3, project);
+    lambda(tex, (s3 - s2, s0 - s2), (t3 - t2, t0 - t2))
+}
+
+/// `log2(rho)`, `rho` the larger of `max(|ds/dx|, |ds/dy|) * W` and
+/// `max(|dt/dx|, |dt/dy|) * H`, with W and H level 0's size (softpipe's
+/// rule; `-inf` when the coordinates do not change).
+fn lambda(tex: &Texture, (dsdx, dsdy): (f32, f32), (dtdx, dtdy): (f32, f32)) -> f32 {
+    let max_x = dsdx.abs().max(dsdy.abs()) * tex.width() as f32;
+    let max_y = dtdx.abs().max(dtdy.abs()) * tex.height() as f32;
+    max_x.max(max_y).log2()
+}
+
+/// [`sample`] for every lane of a batch: lane `l` reads its operands from
+/// `operands[k][l]` and gets `out[l]`. The choices that do not depend on
+/// the lane are made once.
 #[inline(always)]
-pub(crate) fn sample_lanes<'a>(texture: Option<&Texture>, op: TexOp, coords: [&'a [u32]; 4], out: &mut [[u32; 4]]) {
-    let [s, t, _, q] = coords;
+pub(crate) fn sample_lanes<'a>(
+    state: &State,
+    unit: u32,
+    op: TexOp,
+    operands: [&'a [u32]; TEX_OPERANDS],
+    out: &mut [[u32; 4]],
+) {
+    let texture = state.texture(unit);
+    let [s, t, _, q, ..] = operands;
     let f = f32::from_bits;
     match (op, texture) {
-        (TexOp::Sample | TexOp::Project, Some(tex)) if tex.sampler().filter == Filter::Nearest => {
+        (TexOp::Sample(_) | TexOp::Project(_), Some(tex))
+            if tex.sampler().filter == Filter::Nearest && tex.levels() == 1 =>
+        {
+            let project = matches!(op, TexOp::Project(_));
             // Floored positions first, in loops with no lookups and no
             // conversions to integers (so they vectorize), then the lookups.
             let (w, h) = (tex.width() as f32, tex.height() as f32);
@@ -77,7 +189,7 @@ pub(crate) fn sample_lanes<'a>(texture: Option<&Texture>, op: TexOp, coords: [&'
             for (k, out) in out.chunks_mut(MAX_LANES).enumerate() {
                 let from = |c: &'a [u32]| c.get(k * MAX_LANES..).unwrap_or_default();
                 let (s, t, q) = (from(s), from(t), from(q));
-                if op == TexOp::Project {
+                if project {
                     for ((x, &s), &q) in xs.iter_mut().zip(s).zip(q) {
                         *x = semantics::floor(f(s) / f(q) * w);
                     }
@@ -88,14 +200,15 @@ pub(crate) fn sample_lanes<'a>(texture: Option<&Texture>, op: TexOp, coords: [&'
                     xs.iter_mut().zip(s).for_each(|(x, &s)| *x = semantics::floor(f(s) * w));
                     ys.iter_mut().zip(t).for_each(|(y, &t)| *y = semantics::floor(f(t) * h));
                 }
+                let surface = Surface::of(tex, 0);
                 for ((o, &x), &y) in out.iter_mut().zip(&xs).zip(&ys) {
-                    *o = nearest_texel(tex, int_of_integral(x), int_of_integral(y));
+                    *o = nearest_texel(surface, tex.sampler().wrap, int_of_integral(x), int_of_integral(y));
                 }
             }
         }
         _ => {
             for (l, o) in out.iter_mut().enumerate() {
-                *o = sample(texture, op, coords.map(|c| c.get(l).copied().unwrap_or(0)));
+                *o = sample(state, texture, op, &operands, l);
             }
         }
     }
@@ -104,30 +217,57 @@ pub(crate) fn sample_lanes<'a>(texture: Option<&Texture>, op: TexOp, coords: [&'
 /// Lanes [`sample_lanes`] takes at a time (a batch has at most 64).
 const MAX_LANES: usize = 64;
 
-/// The texel of `tex` nearest to `(s, t)`, with its sampler's wrap.
-fn nearest(tex: &Texture, s: f32, t: f32) -> [u32; 4] {
+/// One level of a texture, as filtering reads it.
+#[derive(Clone, Copy)]
+struct Surface<'a> {
+    tex: &'a Texture,
+    level: u32,
+    width: u32,
+    height: u32,
+}
+
+impl<'a> Surface<'a> {
+    /// Level `level` of `tex` (an empty surface past the last level, which
+    /// callers never ask for).
+    #[inline(always)]
+    fn of(tex: &'a Texture, level: u32) -> Surface<'a> {
+        let (width, height) = tex.level_size(level).unwrap_or((1, 1));
+        Surface { tex, level, width, height }
+    }
+
+    #[inline(always)]
+    fn texel(&self, x: u32, y: u32) -> [u32; 4] {
+        match self.level {
+            0 => self.tex.texel(x, y),
+            level => self.tex.level_texel(level, x, y),
+        }
+    }
+}
+
+/// The texel of `surface` nearest to `(s, t)`, with `wrap`.
+fn nearest(surface: Surface<'_>, wrap: Wrap, s: f32, t: f32) -> [u32; 4] {
     // `s * W` then floor, as the reference harness computed it.
-    nearest_texel(tex, x86_int(s * tex.width() as f32), x86_int(t * tex.height() as f32))
+    nearest_texel(surface, wrap, x86_int(s * surface.width as f32), x86_int(t * surface.height as f32))
 }
 
-/// The texel at column `x`, row `y` of `tex` once wrapped.
+/// The texel at column `x`, row `y` of `surface` once wrapped.
 #[inline(always)]
-fn nearest_texel(tex: &Texture, x: i32, y: i32) -> [u32; 4] {
-    let wrap = tex.sampler().wrap;
-    tex.texel(wrap_index(x as i64, tex.width() as i64, wrap), wrap_index(y as i64, tex.height() as i64, wrap))
+fn nearest_texel(surface: Surface<'_>, wrap: Wrap, x: i32, y: i32) -> [u32; 4] {
+    let (w, h) = (surface.width as i64, surface.height as i64);
+    surface.texel(wrap_index(x as i64, w, wrap), wrap_index(y as i64, h, wrap))
 }
 
-/// Samples `tex` at `(s, t)` with `sampler`'s filter and wrap.
-fn filter(tex: &Texture, sampler: Sampler, s: f32, t: f32) -> [u32; 4] {
-    let (w, h) = (tex.width() as i64, tex.height() as i64);
+/// Samples `surface` at `(s, t)` with `sampler`'s filter and wrap.
+fn filter(surface: Surface<'_>, sampler: Sampler, s: f32, t: f32) -> [u32; 4] {
+    let (w, h) = (surface.width as i64, surface.height as i64);
     let wrap = sampler.wrap;
     match sampler.filter {
-        Filter::Nearest => nearest(tex, s, t),
+        Filter::Nearest => nearest(surface, wrap, s, t),
         Filter::Linear => {
             let (i0, i1, a) = linear_axis(s, w, wrap);
             let (j0, j1, b) = linear_axis(t, h, wrap);
-            let (t00, t10) = (tex.texel(i0, j0), tex.texel(i1, j0));
-            let (t01, t11) = (tex.texel(i0, j1), tex.texel(i1, j1));
+            let (t00, t10) = (surface.texel(i0, j0), surface.texel(i1, j0));
+            let (t01, t11) = (surface.texel(i0, j1), surface.texel(i1, j1));
             let f = f32::from_bits;
             let mut out = [0; 4];
             for (k, slot) in out.iter_mut().enumerate() {

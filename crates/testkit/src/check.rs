@@ -139,10 +139,22 @@ pub fn check(
     max_iterations: usize,
     states: &[exec::State],
 ) -> Result<Verdict, CheckError> {
+    check_with_budget(module, passes, max_iterations, states, STEP_BUDGET)
+}
+
+/// [`check`] with runs stopped after `step_budget` steps per batch (a
+/// fuzzer's inputs must each take little time).
+pub fn check_with_budget(
+    module: &ir::Module,
+    passes: &[&dyn passes::Pass],
+    max_iterations: usize,
+    states: &[exec::State],
+    step_budget: u64,
+) -> Result<Verdict, CheckError> {
     if states.is_empty() {
         return Err(CheckError::NoStates);
     }
-    let options = exec::RunOptions { threads: 1, step_budget: STEP_BUDGET, ..exec::RunOptions::default() };
+    let options = exec::RunOptions { threads: 1, step_budget, ..exec::RunOptions::default() };
     let mut baseline = Vec::with_capacity(states.len());
     let mut first_failure = None;
     for (state, s) in states.iter().enumerate() {

@@ -66,6 +66,10 @@ pub struct Finding {
     pub state: Option<String>,
     /// The TGSI emitted after the pipeline, when there was one.
     pub emitted: Option<String>,
+    /// For a difference: which pass (or emission) changed which value, and
+    /// the IR computing it before and after ([`crate::check`], what
+    /// `tgsi-opt check` prints).
+    pub culprit: Option<String>,
 }
 
 impl Finding {
@@ -114,6 +118,9 @@ impl fmt::Display for Finding {
         }
         if let Some(emitted) = &self.emitted {
             writeln!(f, "--- emitted after {} ---\n{}", self.pipeline, emitted.trim_end())?;
+        }
+        if let Some(culprit) = &self.culprit {
+            writeln!(f, "--- the step that changed the results ---\n{}", culprit.trim_end())?;
         }
         Ok(())
     }
@@ -200,6 +207,7 @@ pub fn check_program_with(
             program: text.to_string(),
             state: state.cloned(),
             emitted,
+            culprit: None,
         };
     let generator = |stage, detail: String, state: Option<&String>| {
         finding(FindingKind::Error, "generator", stage, detail, state, None)
@@ -258,10 +266,35 @@ pub fn check_program_with(
             }
         };
         if let Some(p) = problem {
-            report.findings.push(finding(p.kind, name, p.stage, p.detail, p.state.map(|i| &states[i]), p.emitted));
+            let culprit = match (p.kind, p.state) {
+                (FindingKind::Difference, Some(i)) => {
+                    let passes: Vec<&dyn passes::Pass> = pipeline.passes().collect();
+                    culprit(&module, &passes, pipeline.max_iterations(), &parsed[i])
+                }
+                _ => None,
+            };
+            let mut f = finding(p.kind, name, p.stage, p.detail, p.state.map(|i| &states[i]), p.emitted);
+            f.culprit = culprit;
+            report.findings.push(f);
         }
     }
     report
+}
+
+/// The pass of `passes` (run as a pipeline of `max_iterations` rounds), or
+/// emission, after which `module`'s results on `state` first change, as
+/// [`crate::check::check`] reports it; `None` when none does.
+pub fn culprit(
+    module: &ir::Module,
+    passes: &[&dyn passes::Pass],
+    max_iterations: usize,
+    state: &exec::State,
+) -> Option<String> {
+    let states = std::slice::from_ref(state);
+    match crate::check::check_with_budget(module, passes, max_iterations, states, run_options().step_budget) {
+        Ok(crate::check::Verdict::Changed(culprit)) => Some(culprit.to_string()),
+        _ => None,
+    }
 }
 
 /// One pipeline's first problem, before it is labelled.

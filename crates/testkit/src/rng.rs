@@ -2,10 +2,14 @@
 //! test and tool draws from, the same on every platform and with no
 //! dependency.
 
-/// A seeded SplitMix64 generator.
+/// A seeded SplitMix64 generator, optionally steered by a tape of bytes.
 ///
 /// The same seed gives the same numbers everywhere, so a failure found
-/// from a seed reproduces from it.
+/// from a seed reproduces from it. A generator made by [`Rng::from_tape`]
+/// takes the top 16 bits of each number from the next two bytes of its
+/// tape while the tape lasts, so a fuzzer mutating the tape steers every
+/// bounded choice ([`Rng::below`] of up to 65,536 outcomes) of whatever
+/// draws from it.
 ///
 /// ```
 /// let mut a = testkit::Rng::new(7);
@@ -17,12 +21,30 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rng {
     state: u64,
+    tape: Option<Box<[u8]>>,
+    /// The next byte of `tape` to use.
+    at: usize,
 }
 
 impl Rng {
     /// The generator seeded with `seed`.
     pub const fn new(seed: u64) -> Rng {
-        Rng { state: seed }
+        Rng { state: seed, tape: None, at: 0 }
+    }
+
+    /// A generator whose draws follow `tape`: while two bytes are left,
+    /// each number's top 16 bits are the next two bytes (big-endian) and
+    /// its low bits SplitMix64's; then plain SplitMix64 from seed 0.
+    ///
+    /// ```
+    /// let mut rng = testkit::Rng::from_tape(&[0x80, 0x00, 0xff, 0xff]);
+    /// assert_eq!(rng.below(2), 1);
+    /// assert_eq!(rng.below(1000), 999);
+    /// let (mut a, mut b) = (testkit::Rng::from_tape(&[]), testkit::Rng::new(0));
+    /// assert_eq!(a.next_u64(), b.next_u64());
+    /// ```
+    pub fn from_tape(tape: &[u8]) -> Rng {
+        Rng { state: 0, tape: Some(tape.into()), at: 0 }
     }
 
     /// A generator seeded from a name (a test case's, a file's) and a round
@@ -43,7 +65,14 @@ impl Rng {
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        let z = z ^ (z >> 31);
+        match self.tape.as_deref().and_then(|t| t.get(self.at..self.at + 2)) {
+            Some(&[hi, lo]) => {
+                self.at += 2;
+                (u64::from(u16::from_be_bytes([hi, lo])) << 48) | (z & 0x0000_ffff_ffff_ffff)
+            }
+            _ => z,
+        }
     }
 
     /// The next 32 random bits (the high half of [`Rng::next_u64`]).

@@ -2,7 +2,7 @@
 //! the arm the backend takes, inner constructs first.
 
 use ir::walk::for_each_region_post_order_mut;
-use ir::{Block, Function, Inst, Node, Op, Region};
+use ir::{Block, Function, Inst, Node, Op, Region, Value};
 use rustc_hash::FxHashSet as HashSet;
 
 use super::known::const_of;
@@ -78,6 +78,12 @@ fn try_fold_if(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewr
         .any(|&b| func.blocks.get(b).is_some_and(|bd| matches!(bd.exit, ir::Exit::Break | ir::Exit::Continue)));
     let trimmed = if leaves {
         let dropped: HashSet<Block> = dropped.into_iter().collect();
+        // An arm that leaves its loop may hold the loop's only way out,
+        // and its values may be read after the loop: dropping them would
+        // leave those reads without a definition.
+        if read_outside(func, rw, &dropped) {
+            return false;
+        }
         let Some(trimmed) = phis_losing_entries(func, rw, bm, &dropped) else { return false };
         trimmed
     } else {
@@ -99,6 +105,32 @@ fn try_fold_if(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewr
     kept.remove(0);
     region.splice(i..=i + 1, kept);
     true
+}
+
+/// Whether a value defined in the `dropped` blocks is read outside them
+/// (other than by a phi entry from a dropped block, which is trimmed).
+fn read_outside(func: &Function, rw: &Rewrites, dropped: &HashSet<Block>) -> bool {
+    let defined: HashSet<Value> = dropped
+        .iter()
+        .filter_map(|&b| func.blocks.get(b))
+        .flat_map(|bd| bd.insts.iter())
+        .filter_map(|&inst| func.insts.get(inst))
+        .flat_map(|d| d.results.iter().copied())
+        .collect();
+    if defined.is_empty() {
+        return false;
+    }
+    func.blocks.iter().filter(|(b, _)| !dropped.contains(b)).flat_map(|(_, bd)| bd.insts.iter()).any(|&inst| {
+        let Some(d) = func.insts.get(inst) else { return false };
+        match &d.op {
+            Op::Phi { preds } => d
+                .args
+                .iter()
+                .zip(preds)
+                .any(|(a, p)| !dropped.contains(&rw.block(*p)) && defined.contains(&rw.value(a.value))),
+            _ => d.args.iter().any(|a| defined.contains(&rw.value(a.value))),
+        }
+    })
 }
 
 /// The phis outside the merge block `bm` and the `dropped` blocks that

@@ -25,12 +25,15 @@ int main(int argc, char **argv)
       tgsi_opt_optimize(words, count, "-O1", NULL, &optimized, &optimized_count, &error);
    if (status != TGSI_OPT_OK) {
       fprintf(stderr, "optimize: %d %s\n", status, error ? error : "");
+      tgsi_opt_free_string(error);
       return 1;
    }
    char *text = NULL;
    status = tgsi_opt_print(optimized, optimized_count, &text, &error);
    if (status != TGSI_OPT_OK) {
       fprintf(stderr, "print: %d %s\n", status, error ? error : "");
+      tgsi_opt_free_string(error);
+      tgsi_opt_free_tokens(optimized, optimized_count);
       return 1;
    }
    fputs(text, stdout);
@@ -52,5 +55,9 @@ int main(int argc, char **argv)
                                       &error);
    printf("status %d: %s\n", status, error ? error : "(no message)");
    tgsi_opt_free_string(error);
-   return status == TGSI_OPT_LIMIT_EXCEEDED && optimized == NULL ? 0 : 1;
+   if (status != TGSI_OPT_LIMIT_EXCEEDED || optimized != NULL) {
+      tgsi_opt_free_tokens(optimized, optimized_count);
+      return 1;
+   }
+   return 0;
 }

@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 use tgsi::{File, Opcode, Register, SemanticName};
 
 use super::slots::{Arg, Slots};
-use super::steps::{Deriv, Fill, Step, TexOp};
+use super::steps::{Deriv, Fill, Lod, Step, TexOp, TEX_OPERANDS};
 use crate::kernel::Kernel;
 use crate::memory;
 use crate::run::ExecError;
@@ -231,7 +231,10 @@ fn opaque_step(module: &Module, x: &InstSlots, t: &tgsi::Instruction) -> Result<
         | Opcode::Sviewinfo
         | Opcode::Txqs
         | Opcode::SampleInfo
-        | Opcode::SamplePos) => texture_step(data, slots, t, op, inst)?,
+        | Opcode::SamplePos) => {
+            let fragment = module.processor == tgsi::Processor::Fragment;
+            texture_step(data, slots, (t, value_srcs), (op, fragment), inst)?
+        }
         op if memory::handles(op) => match memory::compile(module, data, slots, t, inst)? {
             Some(access) => Step::Memory(Box::new(access)),
             None => return Ok(Compiled::Nothing),
@@ -243,12 +246,14 @@ fn opaque_step(module: &Module, x: &InstSlots, t: &tgsi::Instruction) -> Result<
 
 /// A texture instruction: its unit (the sampler, or the view for the
 /// SAMPLE family), the first value operand's four channels (with the
-/// operand's modifiers) and the written channels.
+/// operand's modifiers), the operands its level of detail or sample index
+/// needs, and the written channels. `fragment`: whether the shader is a
+/// fragment shader, whose lanes are quads.
 fn texture_step(
     data: &InstData,
     slots: &Slots,
-    t: &tgsi::Instruction,
-    op: Opcode,
+    (t, value_srcs): (&tgsi::Instruction, u8),
+    (op, fragment): (Opcode, bool),
     inst: Inst,
 ) -> Result<Step, ExecError> {
     let unit_file = if t.src.iter().any(|s| s.reg.file == File::SamplerView) && op != Opcode::Txq {
@@ -257,34 +262,75 @@ fn texture_step(
         File::Sampler
     };
     let unit = t.src.iter().find(|s| s.reg.file == unit_file).map_or(0, |s| s.reg.index.max(0) as u32);
-    let first = t.src.iter().find(|s| !matches!(s.reg.file, File::Sampler | File::SamplerView));
-    let (neg, abs) = first.map_or((false, false), |s| (s.negate, s.absolute));
-    let arg = |k: usize| -> Result<Arg, ExecError> {
-        let a = data.args.get(k).ok_or_else(|| ExecError::Malformed(format!("{inst} lacks coordinate {k}")))?;
-        Ok(slots.source_arg(a, (neg, abs)))
+    // Channel `chan` of source `src`, a value source: its arguments come
+    // four a source, in source order.
+    let operand = |src: usize, chan: usize| -> Result<Arg, ExecError> {
+        let missing = || ExecError::Malformed(format!("{inst} lacks channel {chan} of operand {src}"));
+        if src >= 8 || value_srcs & (1 << src) == 0 {
+            return Err(missing());
+        }
+        let k = 4 * (value_srcs & ((1u8 << src) - 1)).count_ones() as usize + chan;
+        let a = data.args.get(k).ok_or_else(missing)?;
+        let s = t.src.get(src).ok_or_else(missing)?;
+        Ok(slots.source_arg(a, (s.negate, s.absolute)))
     };
+    let first = t.src.iter().position(|s| !matches!(s.reg.file, File::Sampler | File::SamplerView)).unwrap_or(0);
+    let implicit = if fragment { Lod::Implicit } else { Lod::Zero };
+    // The render target is named by a TEMP operand (a value, so a
+    // placeholder in the kept instruction), a resource by a view.
+    let target = t.src.first().is_some_and(|s| s.reg.file != File::SamplerView);
     let op = match op {
-        Opcode::Txp => TexOp::Project,
-        Opcode::Txf | Opcode::TxfLz => TexOp::Fetch,
+        Opcode::Txp => TexOp::Project(implicit),
+        Opcode::Txf => TexOp::Fetch { level: true },
+        Opcode::TxfLz => TexOp::Fetch { level: false },
         Opcode::Txq | Opcode::Sviewinfo => TexOp::Query,
-        Opcode::Txqs | Opcode::SampleInfo => TexOp::SampleCount,
-        Opcode::SamplePos => TexOp::SamplePosition,
-        _ => TexOp::Sample,
+        Opcode::Txqs => TexOp::SampleCount { target: false },
+        Opcode::SampleInfo => TexOp::SampleCount { target },
+        Opcode::SamplePos => TexOp::SamplePosition { target },
+        Opcode::TexLz => TexOp::Sample(Lod::Zero),
+        Opcode::Txb | Opcode::SampleB => TexOp::Sample(Lod::Bias { implicit: fragment }),
+        Opcode::Txl | Opcode::SampleL => TexOp::Sample(Lod::Explicit),
+        Opcode::Txd | Opcode::SampleD => TexOp::Sample(Lod::Gradients),
+        _ => TexOp::Sample(implicit),
     };
-    let coords = match op {
-        TexOp::Sample | TexOp::Project | TexOp::Fetch => [arg(0)?, arg(1)?, arg(2)?, arg(3)?],
-        // Queries read no coordinates (a level or a sample index at most).
-        _ => [Arg { slot: 0, neg: false, abs: false, wide: false }; 4],
-    };
+    let none = Arg { slot: 0, neg: false, abs: false, wide: false };
+    let mut coords = [none; TEX_OPERANDS];
+    match op {
+        TexOp::Sample(_) | TexOp::Project(_) | TexOp::Fetch { .. } => {
+            for (chan, c) in coords[..4].iter_mut().enumerate() {
+                *c = operand(first, chan)?;
+            }
+        }
+        // The level, when there is an operand for it.
+        TexOp::Query if value_srcs & 1 != 0 => coords[0] = operand(0, 0)?,
+        // The sample index: the operand after the resource or target.
+        TexOp::SamplePosition { .. } => coords[0] = operand(1, 0)?,
+        // Other queries read no operand.
+        _ => {}
+    }
+    // Bias and level: the coordinate's w for TXB and TXL, the fourth
+    // operand's x for the SAMPLE family; derivatives: two operands' x, y.
+    let sample_family = matches!(op, TexOp::Sample(_)) && unit_file == File::SamplerView;
+    match op {
+        TexOp::Sample(Lod::Bias { .. } | Lod::Explicit) if sample_family => coords[4] = operand(3, 0)?,
+        TexOp::Sample(Lod::Bias { .. } | Lod::Explicit) => coords[4] = coords[3],
+        TexOp::Sample(Lod::Gradients) => {
+            let (dx, dy) = if sample_family { (3, 4) } else { (1, 2) };
+            coords[4..].copy_from_slice(&[operand(dx, 0)?, operand(dx, 1)?, operand(dy, 0)?, operand(dy, 1)?]);
+        }
+        _ => {}
+    }
     // The sample queries apply the resource operand's swizzle to their
     // result.
     let swizzle = match (op, t.src.first()) {
-        (TexOp::SampleCount | TexOp::SamplePosition, Some(s)) if s.reg.file == File::SamplerView => s.swizzle,
+        (TexOp::SampleCount { .. } | TexOp::SamplePosition { .. }, Some(s)) if s.reg.file == File::SamplerView => {
+            s.swizzle
+        }
         _ => tgsi::IDENTITY_SWIZZLE,
     };
     let mask = t.dst.first().map_or(0, |d| d.write_mask);
     let dsts = slots.written(mask, &data.results);
-    Ok(Step::Texture { op, unit, coords, swizzle, dsts, sat: data.saturate })
+    Ok(Step::Texture { op, unit, coords: Box::new(coords), swizzle, dsts, sat: data.saturate })
 }
 
 fn read_fill(

@@ -33,23 +33,48 @@ pub(crate) enum Fill {
     },
 }
 
-/// What a texture instruction asks of the sampler.
+/// What a texture instruction asks of the sampler. The operands of a
+/// [`Step::Texture`] are the coordinate's four channels, then what `Lod`,
+/// a fetch's level or a sample index needs (see each variant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TexOp {
-    /// Sample at (s, t): TEX, TXB, TXL, TXD and the SAMPLE family (one
-    /// level, so bias, level and derivatives do not change the result).
-    Sample,
-    /// TXP: sample at (s/q, t/q).
-    Project,
-    /// TXF: the texel at integer (x, y).
-    Fetch,
-    /// TXQ, SVIEWINFO: (width, height, 0, levels).
+    /// Sample at (s, t): TEX, TXB, TXL, TXD and the SAMPLE family, at the
+    /// level `Lod` picks (a texture of one level ignores it).
+    Sample(Lod),
+    /// TXP: sample at (s/q, t/q), the level as for `Sample`.
+    Project(Lod),
+    /// TXF: the texel at integer (x, y), of the level in operand 3 when
+    /// `level` (TXF; TXF_LZ reads level 0) and the texture has several.
+    Fetch { level: bool },
+    /// TXQ, SVIEWINFO: (width, height, 0, levels), of the level in operand
+    /// 0 when the texture has several.
     Query,
-    /// TXQS, SAMPLE_INFO: the sample count, (1, 0, 0, 0): every texture and
-    /// render target here has one sample.
-    SampleCount,
-    /// SAMPLE_POS: (0, 0, 0, 0) without per-sample shading.
-    SamplePosition,
+    /// TXQS, SAMPLE_INFO: the sample count, `(n, 0, 0, 0)`: 1 for a
+    /// texture; the render target's when `target` (a TEMP operand) and
+    /// per-sample shading is in effect, else 1.
+    SampleCount { target: bool },
+    /// SAMPLE_POS: the position of the sample in operand 0 on the render
+    /// target (`target`) while per-sample shading is in effect, else
+    /// (0, 0, 0, 0).
+    SamplePosition { target: bool },
+}
+
+/// How a sampling instruction gets its level of detail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lod {
+    /// From the coordinates' differences across the 2x2 quad (fragment
+    /// shaders: TEX, TXP, SAMPLE).
+    Implicit,
+    /// Level 0: no quads outside fragment shaders, and TEX_LZ.
+    Zero,
+    /// Implicit plus the bias in operand 4 (TXB, SAMPLE_B); the bias alone
+    /// outside fragment shaders.
+    Bias { implicit: bool },
+    /// The level in operand 4 (TXL, SAMPLE_L).
+    Explicit,
+    /// From the derivatives in operands 4 to 7: ds/dx, dt/dx, ds/dy,
+    /// dt/dy (TXD, SAMPLE_D).
+    Gradients,
 }
 
 /// Which derivative, over a 2x2 quad.
@@ -136,7 +161,9 @@ pub(crate) enum Step {
     Texture {
         op: TexOp,
         unit: u32,
-        coords: [Arg; 4],
+        /// The coordinate's channels, then `op`'s other operands (boxed:
+        /// steps stay small).
+        coords: Box<[Arg; TEX_OPERANDS]>,
         /// Applied to the result before it is written.
         swizzle: [u8; 4],
         /// The destination channels written, with their slots.
@@ -161,6 +188,9 @@ pub(crate) enum Step {
     /// A load, store, atomic or query of memory (see [`crate::memory`]).
     Memory(Box<Access>),
 }
+
+/// The operands of a texture step: a coordinate and up to four more.
+pub(crate) const TEX_OPERANDS: usize = 8;
 
 /// The most slots one ALU step computes: a whole TGSI register.
 pub(crate) const MAX_WIDTH: u32 = 4;

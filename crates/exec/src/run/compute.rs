@@ -10,7 +10,7 @@ use super::columns::{operand_columns, run_kernel, sign_masks};
 use super::mask::{write_lanes, Lanes};
 use super::ExecError;
 use crate::kernel::{Kernel, MAX_ARGS};
-use crate::program::{Arg, Deriv, TexOp};
+use crate::program::{Arg, Deriv, TexOp, TEX_OPERANDS};
 use crate::sampler;
 
 impl Batch<'_> {
@@ -170,14 +170,14 @@ impl Batch<'_> {
         }
     }
 
-    /// A texture step: `op` on texture `unit` at `coords`, the texel's
-    /// channels by `swizzle` into the slots of `dsts`, saturated when
-    /// `sat`.
+    /// A texture step: `op` on texture `unit` at `coords` (and its other
+    /// operands), the texel's channels by `swizzle` into the slots of
+    /// `dsts`, saturated when `sat`.
     #[inline(always)]
     pub(super) fn texture(
         &mut self,
         (op, unit): (TexOp, u32),
-        coords: &[Arg; 4],
+        coords: &[Arg; TEX_OPERANDS],
         swizzle: &[u8; 4],
         dsts: &[(u8, u32)],
         sat: bool,
@@ -187,10 +187,12 @@ impl Batch<'_> {
         // active ones written.
         let w = self.w;
         let (slots, texels) = (&mut self.slots, &mut self.texels);
-        let mut columns: [&[u32]; 4] = [&[]; 4];
-        let operands = (&coords[..], 0);
-        operand_columns(slots, &mut self.modified, (w, w), operands, |_| OperandType::Float, &mut columns);
-        sampler::sample_lanes(self.env.state.texture(unit), op, columns, &mut texels[..w]);
+        let mut columns: [&[u32]; TEX_OPERANDS] = [&[]; TEX_OPERANDS];
+        // Only the operands `op` reads: the others are placeholders.
+        let used = sampler::operands_read(op);
+        let operands = (&coords[..used], 0);
+        operand_columns(slots, &mut self.modified, (w, w), operands, |_| OperandType::Float, &mut columns[..used]);
+        sampler::sample_lanes(self.env.state, unit, op, columns, &mut texels[..w]);
         let out = &mut self.out;
         for &(chan, dst) in dsts {
             let c = swizzle[chan as usize & 3] as usize & 3;

@@ -79,7 +79,10 @@ use tgsi::SemanticName;
 
 use crate::error::{StateError, StateErrorKind};
 
+mod levels;
 mod read;
+
+pub use levels::{TextureLevel, TextureLevels};
 
 /// The largest number of invocations a state may ask for.
 pub const MAX_INVOCATIONS: u32 = 1 << 24;
@@ -173,6 +176,10 @@ pub struct State {
     sysvals: BTreeMap<SemanticName, PerLane>,
     buffers: BTreeMap<u32, Buffer>,
     images: BTreeMap<u32, Image>,
+    /// The render target's sample positions while per-sample shading is
+    /// in effect (none otherwise), as bits, see
+    /// [`State::set_sample_positions`].
+    sample_positions: Vec<[u32; 2]>,
 }
 
 /// The values of one register across lanes, with "later lines win"
@@ -279,7 +286,9 @@ enum Texels {
 /// The largest texture kept as an array (1 MiB of texels).
 const DENSE_TEXELS: u32 = 1 << 16;
 
-/// A 2D texture of one level: its size and the texels the state sets.
+/// A 2D texture: its size and the texels the state sets (level 0), and
+/// the smaller levels of a mipmapped one (built in code with
+/// [`State::set_texture`]; the text format gives one level).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Texture {
     width: u32,
@@ -288,6 +297,8 @@ pub struct Texture {
     // A copy of the unit's sampler so that sampling, done per lane, needs
     // one lookup.
     sampler: Sampler,
+    /// Levels 1 and on, each half the one before (at least 1).
+    mips: Vec<levels::Level>,
 }
 
 impl Texture {
@@ -317,6 +328,28 @@ impl Texture {
     /// `nearest repeat` when it has none.
     pub fn sampler(&self) -> Sampler {
         self.sampler
+    }
+
+    /// The number of levels, 1 unless the texture is mipmapped.
+    pub fn levels(&self) -> u32 {
+        self.mips.len() as u32 + 1
+    }
+
+    /// Width and height of `level`; `None` past the last one.
+    pub fn level_size(&self, level: u32) -> Option<(u32, u32)> {
+        match level {
+            0 => Some((self.width, self.height)),
+            _ => self.mips.get(level as usize - 1).map(|m| (m.width, m.height)),
+        }
+    }
+
+    /// The texel at column `x`, row `y` of `level`, as [`Texture::texel`]
+    /// reads level 0; zero outside the level or past the last one.
+    pub fn level_texel(&self, level: u32, x: u32, y: u32) -> [u32; 4] {
+        match level {
+            0 => self.texel(x, y),
+            _ => self.mips.get(level as usize - 1).map_or([0; 4], |m| m.texel(x, y)),
+        }
     }
 }
 
@@ -579,6 +612,19 @@ impl State {
     /// Every image the state sizes, by unit, ascending.
     pub fn images(&self) -> impl Iterator<Item = (u32, &Image)> + '_ {
         self.images.iter().map(|(&k, v)| (k, v))
+    }
+
+    /// The render target's sample count while per-sample shading is in
+    /// effect, 0 otherwise (see [`State::set_sample_positions`]).
+    pub fn sample_count(&self) -> u32 {
+        self.sample_positions.len() as u32
+    }
+
+    /// The position of sample `index` of the render target while
+    /// per-sample shading is in effect (see
+    /// [`State::set_sample_positions`]).
+    pub fn sample_position(&self, index: u32) -> Option<[f32; 2]> {
+        self.sample_positions.get(index as usize).map(|p| p.map(f32::from_bits))
     }
 
     /// The value of system value `name` the state gives invocation `lane`,

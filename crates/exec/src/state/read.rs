@@ -145,7 +145,7 @@ impl Reader {
         } else {
             Texels::Sparse(BTreeMap::new())
         };
-        self.state.textures.insert(unit, Texture { width, height, texels, sampler });
+        self.state.textures.insert(unit, Texture { width, height, texels, sampler, mips: Vec::new() });
         Ok(())
     }
 

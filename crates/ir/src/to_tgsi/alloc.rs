@@ -35,6 +35,11 @@ pub(crate) enum Loc {
     Folded(Inst),
 }
 
+/// The occupants of each channel of a register: start -> (end, value).
+/// Occupants of one channel never overlap: a value that aliases another
+/// (a split of a pair, a pack of two halves) widens that value's entry
+/// instead of adding its own (see `Allocator::take_alias`), so a search
+/// may stop at the first occupant that ends before what it looks for.
 type Occupancy = [BTreeMap<u32, (u32, Value)>; 4];
 
 /// What `free` can answer from without searching a channel.
@@ -43,6 +48,7 @@ struct Summary {
     max_end: u32,
     /// The main range of the latest value placed in it.
     last: Interval,
+    /// That value (the value it aliases, if it aliases one).
     last_value: Value,
 }
 
@@ -102,17 +108,12 @@ impl Allocation {
         }
         let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
         let occ = &occ[slot.chan as usize & 3];
-        let mut misses = 0;
-        for k in (0..occ.starting_before(pos.saturating_add(1))).rev() {
-            if occ.ends[k] >= pos {
-                return false;
-            }
-            misses += 1;
-            if misses > 4 {
-                break;
-            }
+        // Every occupant starting at or before `pos` that ends at or after
+        // it holds the channel there.
+        match occ.starting_before(pos.saturating_add(1)) {
+            0 => true,
+            n => occ.max_end[n - 1] < pos,
         }
-        true
     }
 
     /// Whether `slot` is never written before `before` (on paths that do not
@@ -164,6 +165,9 @@ struct Allocator<'a> {
     layout: &'a Layout,
     regs: HashMap<(File, u32), Occupancy>,
     summary: HashMap<(File, u32, u8), Summary>,
+    /// The value whose channel an aliasing value shares, by (value,
+    /// channel): a split's whole, a pack's half (followed to the first).
+    alias_of: HashMap<(Value, u8), Value>,
     reserved: Vec<(u32, u32)>,
     loc: SecondaryMap<Value, Loc>,
     also: SecondaryMap<Value, u8>,
@@ -177,6 +181,8 @@ struct Allocator<'a> {
     /// The values stored by each run of consecutive stores to one output
     /// (emission writes such a run as one MOV when it can).
     store_runs: SecondaryMap<Inst, std::rc::Rc<Vec<Value>>>,
+    /// What writing an output early must not pass: [`OutputWrites`].
+    output_writes: OutputWrites,
 }
 
 pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
@@ -198,6 +204,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         layout,
         regs: HashMap::default(),
         summary: HashMap::default(),
+        alias_of: HashMap::default(),
         reserved,
         loc: SecondaryMap::with_capacity(func.values.len()),
         also: SecondaryMap::default(),
@@ -205,6 +212,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout) -> Allocation {
         group_reg: HashMap::default(),
         groups: find_groups(func),
         store_runs: find_store_runs(func),
+        output_writes: OutputWrites::new(func, layout),
     };
     let mut order: Vec<(u32, Value)> =
         layout.ranges.iter().map(|(v, r)| (r.first().map_or(0, |i| i.start), v)).collect();
@@ -235,19 +243,27 @@ impl<'a> Allocator<'a> {
         file == File::Temporary && in_ranges(&self.reserved, index)
     }
 
+    /// The value whose entry `v` shares in channel `chan`: `v` itself
+    /// unless it aliases another there.
+    fn occupant(&self, v: Value, chan: u8) -> Value {
+        self.alias_of.get(&(v, chan)).copied().unwrap_or(v)
+    }
+
     /// Whether channel `chan` of a register is free over `ranges`,
-    /// ignoring occupants in `except`.
+    /// ignoring the occupants in `except` (values, or the values they
+    /// alias).
     fn free(&self, file: File, index: u32, chan: u8, ranges: &[Interval], except: &[Value]) -> bool {
         if self.is_reserved(file, index) {
             return false;
         }
+        let excepted = |v: Value| except.iter().any(|&e| self.occupant(e, chan) == v);
         // Fast answers from a summary of the channel: everything in it ends
         // before the ranges start, or its latest occupant overlaps them.
         if let Some(s) = self.summary.get(&(file, index, chan)) {
             if ranges.iter().all(|r| r.start > s.max_end) {
                 return true;
             }
-            if !except.contains(&s.last_value) && ranges.iter().any(|r| r.overlaps(s.last)) {
+            if !excepted(s.last_value) && ranges.iter().any(|r| r.overlaps(s.last)) {
                 return false;
             }
         } else {
@@ -256,24 +272,51 @@ impl<'a> Allocator<'a> {
         let Some(occ) = self.regs.get(&(file, index)) else { return true };
         let map = &occ[chan as usize & 3];
         ranges.iter().all(|r| {
-            // Occupants of one channel are disjoint apart from values that
-            // alias (a pack and its halves), so the ones overlapping `r` are
-            // the last few starting before its end.
-            let mut misses = 0;
+            // Occupants of one channel are disjoint, so the ones overlapping
+            // `r` are the last ones starting before its end, up to the first
+            // that ends before it starts.
             for (_, &(end, v)) in map.range(..=r.end).rev() {
-                if end >= r.start {
-                    if !except.contains(&v) {
-                        return false;
-                    }
-                } else {
-                    misses += 1;
-                    if misses > 4 {
-                        break;
-                    }
+                if end < r.start {
+                    break;
+                }
+                if !excepted(v) {
+                    return false;
                 }
             }
             true
         })
+    }
+
+    /// Gives channel `chan` of a register to `v`, which aliases `of` there
+    /// (a split of the pair `of`, or a pack with the half `of`): `v`'s
+    /// ranges join the entries of the value `of` shares the channel with,
+    /// so occupants stay disjoint.
+    fn take_alias(&mut self, file: File, index: u32, chan: u8, v: Value, of: Value) {
+        let owner = self.occupant(of, chan);
+        self.alias_of.insert((v, chan), owner);
+        let ranges = self.ranges(v);
+        let slot = &mut self.regs.entry((file, index)).or_default()[chan as usize & 3];
+        for r in ranges {
+            // The owner's entries overlapping or touching `r` merge with it.
+            let (mut start, mut end) = (r.start, r.end);
+            let touching: Vec<u32> = slot
+                .range(..=r.end.saturating_add(1))
+                .rev()
+                .take_while(|(_, &(e, _))| e.saturating_add(1) >= r.start)
+                .filter(|(_, &(_, o))| o == owner)
+                .map(|(&s, _)| s)
+                .collect();
+            for s in touching {
+                if let Some((e, _)) = slot.remove(&s) {
+                    start = start.min(s);
+                    end = end.max(e);
+                }
+            }
+            slot.insert(start, (end, owner));
+        }
+        if let Some(s) = self.summary.get_mut(&(file, index, chan)) {
+            s.max_end = s.max_end.max(ranges.iter().map(|r| r.end).max().unwrap_or(0));
+        }
     }
 
     fn take(&mut self, file: File, index: u32, chan: u8, v: Value) {
@@ -294,7 +337,8 @@ impl<'a> Allocator<'a> {
         }
     }
 
-    /// Whether every use of `v` stores it to output channel `index.chan`.
+    /// Whether every use of `v` stores it to output channel `index.chan`:
+    /// enough for a value the source itself wrote there.
     fn only_stored_to(&self, v: Value, index: u32, chan: u8) -> bool {
         let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
         !uses.is_empty()
@@ -303,10 +347,139 @@ impl<'a> Allocator<'a> {
             })
     }
 
+    /// Whether nothing writes channels `mask` of output `index`, or reads
+    /// outputs, while `v` would be there: from the first write of its
+    /// register to the end of its life, its own stores aside.
+    fn output_clear(&self, v: Value, index: u32, mask: u8) -> bool {
+        let def = self.func.values[v].def;
+        let Some(&def_pos) = self.layout.inst_pos.get(&def) else { return false };
+        let ranges = self.ranges(v);
+        let from = ranges.iter().map(|r| r.start).fold(def_pos, u32::min);
+        let uses = self.uses.get(&v).map_or(&[][..], |u| u.as_slice());
+        let last = uses.iter().filter_map(|u| self.layout.inst_pos.get(u)).copied().fold(def_pos, u32::max);
+        let to = ranges.iter().map(|r| r.end).fold(last, u32::max);
+        let own = |pos: u32| uses.iter().any(|u| self.layout.inst_pos.get(u) == Some(&pos));
+        self.output_writes.clear_between(index, mask, from, to, own)
+    }
+
+    /// The output register and channels `v` can be computed straight into:
+    /// every use of `v` stores it, unmodified, to channels of one output,
+    /// later in the region defining it, and nothing from the first write of its
+    /// register (a phi's is at the ends of its predecessors) to the end of
+    /// its life writes those channels or reads outputs (another store, an
+    /// indirect output access, an EMIT or other side effect), so on every
+    /// path the output holds what the stores would leave.
+    fn output_home(&self, v: Value) -> Option<(u32, u8)> {
+        let def = self.func.values[v].def;
+        let &def_pos = self.layout.inst_pos.get(&def)?;
+        let uses = self.uses.get(&v)?;
+        let mut index = None;
+        let mut mask = 0u8;
+        for &u in uses {
+            let data = &self.func.insts[u];
+            let Op::StoreOutput { index: i, chan } = data.op else { return None };
+            if index.is_some_and(|j| j != i) || data.args.first() != Some(&Operand::new(v)) {
+                return None;
+            }
+            let &at = self.layout.inst_pos.get(&u)?;
+            if at <= def_pos || self.region_of(u) != self.region_of(def) {
+                return None;
+            }
+            index = Some(i);
+            mask |= 1 << chan;
+        }
+        let index = index?;
+        self.output_clear(v, index, mask).then_some((index, mask))
+    }
+
+    /// The output channel `v` can be computed straight into as the
+    /// argument of a phi that is stored there ([`Self::output_home`]):
+    /// `v`'s only use is that phi, from predecessors that are the block
+    /// defining `v`, and nothing over `v`'s life writes that channel or
+    /// reads outputs.
+    fn phi_output_home(&self, v: Value) -> Option<(u32, u8)> {
+        let home = self.phi_argument_home(v)?;
+        let &phi = self.uses.get(&v)?.first()?;
+        let phi_value = self.func.insts[phi].results[0];
+        (self.phi_args_fit_output(phi) && self.store_run_fits_output(phi_value)).then_some(home)
+    }
+
+    /// Whether every argument of `phi` can be in its output channel with
+    /// it, or needs a copy whatever the phi's register: otherwise the
+    /// phi is better coalesced with the arguments in registers.
+    fn phi_args_fit_output(&self, phi: Inst) -> bool {
+        self.func.insts[phi].args.iter().all(|arg| match self.loc.get(&arg.value) {
+            Some(Loc::Reg(r)) => r.file == File::Output,
+            Some(Loc::Pair { .. } | Loc::Folded(_)) => false,
+            Some(_) => true,
+            None => self.phi_argument_home(arg.value).is_some(),
+        })
+    }
+
+    /// Whether the other values stored with `v` (its run of stores to one
+    /// output) can be in the output too: else the run needs a MOV anyway,
+    /// and a phi is better left with its arguments.
+    fn store_run_fits_output(&self, v: Value) -> bool {
+        let Some(&store) = self.uses.get(&v).and_then(|u| u.first()) else { return false };
+        let Some(run) = self.store_runs.get(&store) else { return true };
+        run.iter().all(|&w| match self.loc.get(&w) {
+            Some(Loc::Reg(r)) => r.file == File::Output,
+            Some(Loc::Pair { .. } | Loc::Folded(_)) => false,
+            Some(_) => true,
+            None => {
+                let def = self.func.values[w].def;
+                let phi = matches!(self.func.insts[def].op, Op::Phi { .. });
+                self.output_channels(w).is_some() && (!phi || self.phi_args_fit_output(def))
+            }
+        })
+    }
+
+    /// [`Self::phi_output_home`] apart from the phi's other arguments.
+    fn phi_argument_home(&self, v: Value) -> Option<(u32, u8)> {
+        let uses = self.uses.get(&v)?;
+        let &phi = uses.first()?;
+        if uses.iter().any(|&u| u != phi) {
+            return None;
+        }
+        let data = &self.func.insts[phi];
+        let Op::Phi { preds } = &data.op else { return None };
+        let (index, mask) = self.output_home(data.results[0])?;
+        let def = self.func.values[v].def;
+        let def_block = self.block_of(def)?;
+        let from_own_block =
+            data.args.iter().zip(preds).filter(|(a, _)| a.value == v).all(|(a, &p)| !a.neg && !a.abs && p == def_block);
+        if !from_own_block || mask.count_ones() != 1 || matches!(self.func.insts[def].op, Op::Phi { .. }) {
+            return None;
+        }
+        let &def_pos = self.layout.inst_pos.get(&def)?;
+        let to = self.ranges(v).iter().map(|r| r.end).fold(def_pos, u32::max);
+        self.output_writes.clear_between(index, mask, def_pos, to, |_| false).then_some((index, mask))
+    }
+
+    /// Where `v` can be computed straight into an output: the output it
+    /// is stored to, or the one the phi it feeds is stored to.
+    fn output_channels(&self, v: Value) -> Option<(u32, u8)> {
+        self.output_home(v).or_else(|| self.phi_output_home(v))
+    }
+
+    fn block_of(&self, inst: Inst) -> Option<Block> {
+        self.output_writes.block.get(&inst).copied()
+    }
+
+    /// The region (list of nodes) holding `inst`'s block.
+    fn region_of(&self, inst: Inst) -> Option<u32> {
+        self.output_writes.region.get(&self.block_of(inst)?).copied()
+    }
+
     fn allowed(&self, v: Value, reg: RegChannel) -> bool {
         match reg.file {
             File::Temporary => !self.is_reserved(reg.file, reg.index),
-            File::Output => self.only_stored_to(v, reg.index, reg.chan),
+            File::Output => {
+                self.output_channels(v).is_some_and(|(i, m)| i == reg.index && m & (1 << reg.chan) != 0)
+                    || (self.func.def(v).origin.dst == Some(reg)
+                        && self.only_stored_to(v, reg.index, reg.chan)
+                        && self.output_clear(v, reg.index, 1 << reg.chan))
+            }
             File::Address => true,
             _ => false,
         }
@@ -349,7 +522,7 @@ impl<'a> Allocator<'a> {
                     let chan = 2 * pair + hi as u8;
                     let ranges = self.ranges(v);
                     if self.free(file, index, chan, ranges, &[whole]) {
-                        self.take(file, index, chan, v);
+                        self.take_alias(file, index, chan, v, whole);
                         self.loc.insert(v, Loc::Reg(RegChannel { file, index, chan }));
                         return;
                     }
@@ -365,8 +538,8 @@ impl<'a> Allocator<'a> {
                         if self.free(l.file, l.index, l.chan, ranges, &[lo])
                             && self.free(l.file, l.index, h.chan, ranges, &[hi])
                         {
-                            self.take(l.file, l.index, l.chan, v);
-                            self.take(l.file, l.index, h.chan, v);
+                            self.take_alias(l.file, l.index, l.chan, v, lo);
+                            self.take_alias(l.file, l.index, h.chan, v, hi);
                             self.loc.insert(v, Loc::Pair { file: l.file, index: l.index, pair: l.chan / 2 });
                             return;
                         }
@@ -403,6 +576,7 @@ impl<'a> Allocator<'a> {
         if let Some(s) = self.summary.get_mut(&(slot.file, slot.index, slot.chan)) {
             s.max_end = s.max_end.max(at);
         }
+        let v = self.occupant(v, slot.chan);
         if let Some(occ) = self.regs.get_mut(&(slot.file, slot.index)) {
             for (_, entry) in occ[slot.chan as usize & 3].iter_mut() {
                 if entry.1 == v {
@@ -472,6 +646,9 @@ impl<'a> Allocator<'a> {
     /// channels, when they are free.
     fn place_replicated_output(&mut self, v: Value) -> bool {
         let Some((index, mask)) = self.broadcast_output(v) else { return false };
+        if !self.output_clear(v, index, mask) {
+            return false;
+        }
         let ranges = self.ranges(v);
         let chans: Vec<u8> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
         let Some(&first) = chans.first() else { return false };
@@ -564,6 +741,7 @@ impl<'a> Allocator<'a> {
         let data = self.func.def(v);
         let chans = self.allowed_chans(v);
         let mut candidates: Vec<RegChannel> = Vec::new();
+        let is_phi = matches!(data.op, Op::Phi { .. });
         // Coalescing: a phi with its arguments (first one in the source's
         // register), an argument with its phi.
         if let Op::Phi { .. } = data.op {
@@ -573,6 +751,16 @@ impl<'a> Allocator<'a> {
                 }
             }
             candidates.sort_by_key(|&r| Some(r) != data.origin.dst);
+        }
+        // Computed straight into the output it is stored to: no copy. A
+        // phi only when its arguments need no register of their own (a
+        // phi coalesced with them costs fewer copies).
+        let def = self.func.values[v].def;
+        let phi_fits = |a: &Self| a.phi_args_fit_output(def) && a.store_run_fits_output(v);
+        if let Some((index, mask)) = self.output_channels(v).filter(|_| !is_phi || phi_fits(self)) {
+            if mask.count_ones() == 1 {
+                candidates.insert(0, RegChannel { file: File::Output, index, chan: mask.trailing_zeros() as u8 });
+            }
         }
         // Beside the values an operand reads with it: no gathering then.
         let preferred = data.origin.dst.map_or(0, |o| o.chan);
@@ -597,8 +785,15 @@ impl<'a> Allocator<'a> {
                 }
             }
         }
+        // Arguments computed into the phi's output for it end where the
+        // phi's copies are: they share the channel.
+        let mut args_in_output: Vec<Value> = Vec::new();
+        if let Op::Phi { .. } = data.op {
+            args_in_output.extend(data.args.iter().map(|a| a.value).filter(|&a| self.phi_output_home(a).is_some()));
+        }
         for c in candidates {
-            if chans & (1 << c.chan) != 0 && self.allowed(v, c) && self.free(c.file, c.index, c.chan, ranges, &[]) {
+            let except = if c.file == File::Output { &args_in_output[..] } else { &[] };
+            if chans & (1 << c.chan) != 0 && self.allowed(v, c) && self.free(c.file, c.index, c.chan, ranges, except) {
                 return self.assign(v, c);
             }
         }
@@ -653,7 +848,7 @@ impl<'a> Allocator<'a> {
             }
             Some(out)
         };
-        let mut choice = None;
+        let mut choice = self.group_output_home(&group);
         let mut partners: Vec<u32> = group.iter().flat_map(|&m| self.partner_registers(m)).collect();
         partners.dedup();
         for index in partners {
@@ -685,6 +880,30 @@ impl<'a> Allocator<'a> {
         true
     }
 
+    /// The output channels a group can be computed straight into: each
+    /// member's [`Self::output_channels`], one channel of one output register,
+    /// when they are free.
+    fn group_output_home(&self, group: &[Value]) -> Option<Vec<RegChannel>> {
+        let mut out = Vec::with_capacity(group.len());
+        let mut taken = 0u8;
+        for &m in group {
+            let (index, mask) = self.output_channels(m)?;
+            let chan = mask.trailing_zeros() as u8;
+            let same_reg = out.first().is_none_or(|r: &RegChannel| r.index == index);
+            let ok = mask.count_ones() == 1
+                && same_reg
+                && taken & mask == 0
+                && self.allowed_chans(m) & mask != 0
+                && self.free(File::Output, index, chan, self.ranges(m), &[]);
+            if !ok {
+                return None;
+            }
+            taken |= mask;
+            out.push(RegChannel { file: File::Output, index, chan });
+        }
+        Some(out)
+    }
+
     /// How far to look for a register before giving a value a fresh one.
     fn max_scan(&self) -> u32 {
         self.regs.keys().filter(|(f, _)| *f == File::Temporary).map(|&(_, i)| i + 2).max().unwrap_or(1)
@@ -694,7 +913,10 @@ impl<'a> Allocator<'a> {
     fn assign(&mut self, v: Value, r: RegChannel) {
         self.take(r.file, r.index, r.chan, v);
         self.loc.insert(v, Loc::Reg(r));
-        if let Some(src_inst) = self.func.def(v).origin.inst {
+        // An output taken as a value's home is no register for the rest
+        // of its source instruction to follow.
+        let home = r.file == File::Output && self.func.def(v).origin.dst.is_none_or(|o| o.file != File::Output);
+        if let Some(src_inst) = self.func.def(v).origin.inst.filter(|_| !home) {
             self.group_reg.entry(src_inst).or_insert((r.file, r.index));
         }
     }
@@ -761,18 +983,156 @@ impl<'a> Allocator<'a> {
             // Beside the values an operand reads with them, first.
             let partners: Vec<u32> = vals.iter().flat_map(|&v| self.partner_registers(v)).collect();
             let beside = partners.into_iter().find(|&i| file == File::Temporary && fits(self, File::Temporary, i));
-            let choice = match (beside, origin_reg) {
-                (Some(i), _) => (File::Temporary, i),
-                (None, Some(i))
-                    if matches!(file, File::Temporary | File::Output | File::Address) && fits(self, file, i) =>
-                {
-                    (file, i)
-                }
-                _ => (0..).map(|i| (out_file, i)).find(|&(f, i)| fits(self, f, i)).unwrap_or((out_file, 0)),
+            // Straight into the output every result is stored to, first.
+            let home = vals.first().and_then(|&v| self.output_channels(v)).map(|(i, _)| i);
+            let home = home.filter(|&i| fits(self, File::Output, i));
+            let choice = match (home, beside, origin_reg) {
+                (Some(i), _, _) => (File::Output, i),
+                (None, beside, origin_reg) => match (beside, origin_reg) {
+                    (Some(i), _) => (File::Temporary, i),
+                    (None, Some(i))
+                        if matches!(file, File::Temporary | File::Output | File::Address) && fits(self, file, i) =>
+                    {
+                        (file, i)
+                    }
+                    _ => (0..).map(|i| (out_file, i)).find(|&(f, i)| fits(self, f, i)).unwrap_or((out_file, 0)),
+                },
             };
             for (&c, &v) in chans.iter().zip(&vals) {
                 self.take(choice.0, choice.1, c, v);
                 self.loc.insert(v, Loc::Reg(RegChannel { file: choice.0, index: choice.1, chan: c }));
+            }
+        }
+    }
+}
+
+/// Where outputs are written or read other than by a value computed into
+/// them: what a value written to an output early must not pass.
+struct OutputWrites {
+    /// Positions of stores to each output channel, with their blocks.
+    stores: BTreeMap<(u32, u8), Vec<(u32, Block)>>,
+    /// The ends of the blocks that end the invocation (`RET`, `END`).
+    returns: Vec<(u32, Block)>,
+    /// Positions of everything else that writes or reads outputs, or
+    /// leaves the straight path: indirect output accesses, instructions
+    /// with side effects (`EMIT`, `KILL`, barriers, ...), `BRK`, `CONT` and
+    /// `RET`; with their blocks and whether they write outputs.
+    barriers: Vec<(u32, Block, bool)>,
+    /// The block of each instruction.
+    block: SecondaryMap<Inst, Block>,
+    /// The region holding each block: a store later in the region of a
+    /// value's definition is reached on every path from it that does not
+    /// leave early (a `BRK`, `CONT` or `RET` between them, a barrier).
+    region: SecondaryMap<Block, u32>,
+}
+
+impl OutputWrites {
+    fn new(func: &Function, layout: &Layout) -> OutputWrites {
+        let mut w = OutputWrites {
+            stores: BTreeMap::new(),
+            returns: Vec::new(),
+            barriers: Vec::new(),
+            block: SecondaryMap::default(),
+            region: SecondaryMap::default(),
+        };
+        let mut next_region = 0;
+        number_regions(&func.body, &mut next_region, &mut w.region);
+        let output_array = |a: &Array| func.arrays.get(*a).is_some_and(|d| d.file == File::Output);
+        for (b, block) in func.blocks.iter() {
+            if let Some(&end) = layout.block_end.get(&b) {
+                match block.exit {
+                    Exit::Fallthrough => {}
+                    Exit::Return => {
+                        w.returns.push((end, b));
+                        w.barriers.push((end, b, false));
+                    }
+                    Exit::Break | Exit::Continue => w.barriers.push((end, b, false)),
+                }
+            }
+            for &inst in &block.insts {
+                w.block.insert(inst, b);
+                let Some(&at) = layout.inst_pos.get(&inst) else { continue };
+                let data = &func.insts[inst];
+                // (a barrier, one that writes outputs)
+                let (barrier, writes) = match &data.op {
+                    Op::StoreOutput { index, chan } => {
+                        w.stores.entry((*index, *chan)).or_default().push((at, b));
+                        (false, false)
+                    }
+                    Op::StoreIndirect { reg, .. } => (reg.file == File::Output, true),
+                    Op::LoadIndirect { reg, .. } => (reg.file == File::Output, false),
+                    Op::ArrayStore { array, .. } => (output_array(array), true),
+                    Op::ArrayLoad { array, .. } => (output_array(array), false),
+                    Op::Opaque { inst: t, .. } => {
+                        let writes = t.dst.iter().any(|d| d.reg.file == File::Output);
+                        let other = t.dst.iter().any(|d| !is_value_destination(d.reg.file));
+                        (t.opcode.info().has(tgsi::flags::SIDE_EFFECT) || other || writes, writes)
+                    }
+                    _ => (false, false),
+                };
+                if barrier {
+                    w.barriers.push((at, b, writes));
+                }
+            }
+        }
+        w.barriers.sort_unstable_by_key(|&(at, _, _)| at);
+        w.returns.sort_unstable_by_key(|&(at, _)| at);
+        for list in w.stores.values_mut() {
+            list.sort_unstable_by_key(|&(at, _)| at);
+        }
+        w
+    }
+
+    /// Whether nothing after `from` and before `to` writes a channel of
+    /// `mask` of output `index` (apart from stores at positions `own`) or
+    /// reads or writes outputs otherwise, on a path that goes on to need
+    /// the value there: a path that ends the invocation (`RET`) after
+    /// storing each channel, and no own store after that, leaves the
+    /// outputs as the source does.
+    fn clear_between(&self, index: u32, mask: u8, from: u32, to: u32, own: impl Fn(u32) -> bool) -> bool {
+        let chans = || (0..4u8).filter(|c| mask & (1 << c) != 0);
+        let stores_in = |c: u8, b: Block| {
+            self.stores.get(&(index, c)).into_iter().flatten().filter(move |&&(p, sb)| sb == b && p > from)
+        };
+        let ends = |b: Block| self.returns.iter().any(|&(_, r)| r == b);
+        // A barrier that only reads outputs or leaves (EMIT, BRK, RET, ...)
+        // sees what the source has when its block stored each channel
+        // before it (outputs keep their values after EMIT).
+        let k = self.barriers.partition_point(|&(p, _, _)| p <= from);
+        let barriers_ok = self.barriers[k..]
+            .iter()
+            .take_while(|&&(p, _, _)| p < to)
+            .all(|&(at, b, writes)| !writes && chans().all(|c| stores_in(c, b).any(|&(q, _)| q < at)));
+        barriers_ok
+            && chans().all(|c| {
+                let list = self.stores.get(&(index, c)).map_or(&[][..], |l| l.as_slice());
+                let k = list.partition_point(|&(p, _)| p <= from);
+                list[k..]
+                    .iter()
+                    .take_while(|&&(p, _)| p <= to)
+                    .all(|&(p, b)| own(p) || (ends(b) && !stores_in(c, b).any(|&(q, _)| q > p && own(q))))
+            })
+    }
+}
+
+/// Numbers the regions of `region`'s tree, each block with its own.
+fn number_regions(region: &Region, next: &mut u32, out: &mut SecondaryMap<Block, u32>) {
+    let id = *next;
+    *next += 1;
+    for node in region {
+        match node {
+            Node::Block(b) => {
+                out.insert(*b, id);
+            }
+            Node::If(n) => {
+                number_regions(&n.then_region, next, out);
+                number_regions(&n.else_region, next, out);
+            }
+            Node::Loop(n) => number_regions(&n.body, next, out),
+            Node::Switch(n) => {
+                for case in &n.cases {
+                    number_regions(&case.body, next, out);
+                }
             }
         }
     }

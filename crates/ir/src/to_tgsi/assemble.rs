@@ -1,6 +1,7 @@
 //! The emitted shader put together: branch labels, TEMP declarations, the
 //! immediates in use (renumbered) and the instructions.
 
+use super::renumber::TempArray;
 use super::*;
 
 impl Emitter<'_> {
@@ -36,14 +37,16 @@ impl Emitter<'_> {
         // TEMP declarations: arrays as declared, plain registers as ranges.
         let local = !module.temps.is_empty() && module.temps.iter().all(|d| d.local);
         let temp_count = self.alloc.temp_count + self.out_scratch_count();
-        let mut arrays: Vec<(u32, u32, Option<u16>)> = self
+        let arrays: Vec<TempArray> = self
             .func
             .arrays
             .iter()
             .filter(|(_, a)| a.file == File::Temporary)
-            .map(|(_, a)| (a.first, a.first + a.len - 1, a.array_id))
+            .map(|(_, a)| TempArray { first: a.first, last: a.first + a.len - 1, id: a.array_id })
             .collect();
-        arrays.sort();
+        let mut out = self.out;
+        let layout = renumber::renumber_temps(&mut out, &arrays, temp_count);
+        let temp_count = layout.count;
         let mut next = 0u32;
         let mut decls = Vec::new();
         let plain = |from: u32, to: u32, decls: &mut Vec<tgsi::Declaration>| {
@@ -53,7 +56,7 @@ impl Emitter<'_> {
                 decls.push(d);
             }
         };
-        for &(first, last, id) in &arrays {
+        for &TempArray { first, last, id } in &layout.arrays {
             plain(next, first, &mut decls);
             let mut d = tgsi::Declaration::new(File::Temporary, first as u16, last as u16);
             d.array_id = id;
@@ -68,7 +71,7 @@ impl Emitter<'_> {
         items.extend(decls.into_iter().map(tgsi::Item::Declaration));
         items.extend(imms.into_iter().map(tgsi::Item::Immediate));
         items.append(&mut tail);
-        for mut inst in self.out {
+        for mut inst in out {
             remap_immediates(&mut inst, &map);
             items.push(tgsi::Item::Instruction(inst));
         }

@@ -28,7 +28,8 @@
 //! - `copies`: the phis' parallel copies and the MOVs everything writes;
 //! - `immediates`: the emitted shader's immediates;
 //! - `interface`: the source's declarations in today's syntax;
-//! - `assemble`: branch labels, declarations and the final shader.
+//! - `assemble`: branch labels, declarations and the final shader, with
+//!   `renumber` numbering the TEMP registers in use densely.
 
 mod alloc;
 mod alu;
@@ -43,6 +44,7 @@ mod instruction;
 mod interface;
 mod layout;
 mod operands;
+mod renumber;
 mod stores;
 
 use crate::entity::SecondaryMap;
@@ -65,7 +67,8 @@ pub struct EmitError(pub String);
 /// let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nADD TEMP[0], IN[0], IN[0]\nMOV OUT[0], TEMP[0]\nEND\n";
 /// let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
 /// let shader = ir::to_tgsi(&module).unwrap();
-/// assert_eq!(shader.instructions().count(), 3);
+/// // ADD OUT[0], IN[0], IN[0] and END: the sum goes straight to the output.
+/// assert_eq!(shader.instructions().count(), 2);
 /// ```
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     let prepared = constant_phis::constant_phis(&module.function);

@@ -11,7 +11,10 @@
 //! `_SAT`; replicated operations; broadcast swizzles; sections that compute
 //! only on immediates; dead code; IF/UIF/ELSE with Mesa's branch labels,
 //! counted loops with BRK and CONT, SWITCH with fall-through, `KILL_IF`
-//! and derivatives in fragment shaders. Every `OUT` is written at the end.
+//! and derivatives in fragment shaders; subroutines (`BGNSUB`/`ENDSUB`
+//! after `END`) called with `CAL` from the main program and from each other
+//! in a chain, each calling the next once or twice. Every `OUT` is written
+//! at the end.
 //!
 //! The programs stay inside what every run defines, so that a pass is the
 //! only thing that can change their results:
@@ -22,7 +25,14 @@
 //!   offset leaves room for it, so indirect access stays in range;
 //! - derivatives (`DDX`, `DDY`) run only outside control flow and before
 //!   any `KILL_IF`, where every lane of a quad holds a defined value;
-//! - no textures, memory, subroutines or geometry shaders.
+//! - subroutines hold ALU instructions and calls only (no loops, whose
+//!   counters they would share with their callers), and call only later
+//!   ones, so calls end;
+//! - no textures, memory or geometry shaders.
+//!
+//! [`program_from_tape`] writes a program whose every choice follows a
+//! tape of bytes ([`Rng::from_tape`]): what a fuzzer drives to reach
+//! shapes no byte-level mutation of TGSI text would.
 //!
 //! [`state`] writes a matching input state in the state exchange format:
 //! 16 invocations (four quads), every input and constant with a mix of
@@ -88,9 +98,28 @@ const MAX_LOOP_DEPTH: u32 = 2;
 /// `ADDR` values are masked to `0..=ADDR_MAX`.
 const ADDR_MAX: u32 = 3;
 
+/// Most subroutines a program has.
+const MAX_SUBROUTINES: u32 = 4;
+
 /// Generates the program of `seed`.
 pub fn program(seed: u64) -> RandomProgram {
-    let mut rng = seeded(seed);
+    generate(seed, seeded(seed))
+}
+
+/// Generates a program whose choices follow `tape` (its `seed` is 0).
+///
+/// ```
+/// let p = testkit::random_program::program_from_tape(&[1, 2, 3, 4, 5, 6, 7, 8]);
+/// assert_eq!(p.text, testkit::random_program::program_from_tape(&[1, 2, 3, 4, 5, 6, 7, 8]).text);
+/// let module = ir::from_tgsi(&tgsi::parse(&p.text).unwrap()).unwrap();
+/// let state = exec::State::parse(&testkit::random_program::state(&p, 0)).unwrap();
+/// assert!(exec::run(&module, &state, &exec::RunOptions::default()).is_ok());
+/// ```
+pub fn program_from_tape(tape: &[u8]) -> RandomProgram {
+    generate(0, Rng::from_tape(tape))
+}
+
+fn generate(seed: u64, mut rng: Rng) -> RandomProgram {
     let stage = match rng.below(10) {
         0..=4 => Stage::Fragment,
         5..=7 => Stage::Vertex,
@@ -119,11 +148,17 @@ pub fn program(seed: u64) -> RandomProgram {
         breakable: Vec::new(),
         loop_depth: 0,
         killed: false,
+        subroutines: 0,
+        calls: Vec::new(),
     };
+    if g.rng.below(4) == 0 {
+        g.subroutines = 1 + g.rng.below(MAX_SUBROUTINES);
+    }
     let statements = 6 + g.rng.below(30) as usize;
     g.block(statements);
     g.write_outputs();
     g.push("END".to_string());
+    g.write_subroutines();
     let text = g.render();
     RandomProgram { seed, stage, text, inputs: layout.inputs, constants: layout.constants }
 }
@@ -180,6 +215,11 @@ struct Generator {
     loop_depth: u32,
     /// A `KILL_IF` or `KILL` has been written: no derivatives after it.
     killed: bool,
+    /// How many subroutines follow `END`.
+    subroutines: u32,
+    /// Each `CAL` line and the subroutine it calls, labelled once the
+    /// subroutines are written.
+    calls: Vec<(usize, u32)>,
 }
 
 /// The generator seeded from `seed`.

@@ -2,11 +2,14 @@
 
 use std::fmt::Write as _;
 
-use super::{seeded, RandomProgram, INVOCATIONS};
+use super::{seeded, RandomProgram, Stage, INVOCATIONS};
 use crate::Rng;
 
 /// Generates an input state for `program` from `seed`: `invocations 16`,
-/// every input for all lanes then per-lane exceptions, every constant.
+/// every input for all lanes then per-lane exceptions, every constant,
+/// and for a compute shader its `THREAD_ID` system value in every lane
+/// (small thread ids mostly, any bits sometimes, as the shader may use
+/// them as floats, integers or addresses once masked).
 pub fn state(program: &RandomProgram, seed: u64) -> String {
     // Mixed with the program's seed so that state 0 of two programs differs.
     let mut rng = seeded(seed ^ program.seed.rotate_left(32) ^ 0x5eed_5eed_5eed_5eed);
@@ -22,6 +25,22 @@ pub fn state(program: &RandomProgram, seed: u64) -> String {
     }
     for index in 0..program.constants {
         let _ = writeln!(text, "const 0 {index} {}", vec4(&mut rng));
+    }
+    if program.stage == Stage::Compute {
+        for lane in 0..INVOCATIONS {
+            let id = |rng: &mut Rng| match rng.below(4) {
+                0 => format!("0x{:08x}", rng.next_u32()),
+                _ => format!("0x{:08x}", rng.below(64)),
+            };
+            let _ = writeln!(
+                text,
+                "sysval THREAD_ID {lane} {} {} {} {}",
+                id(&mut rng),
+                id(&mut rng),
+                id(&mut rng),
+                id(&mut rng)
+            );
+        }
     }
     text
 }

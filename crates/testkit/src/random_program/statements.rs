@@ -37,6 +37,7 @@ impl Generator {
             23..=25 => self.constant_section(),
             26..=27 => self.dead_section(),
             28..=31 => self.broadcast_op(),
+            32..=34 if self.subroutines > 0 => self.call(0),
             _ => self.alu(Sources::Any),
         }
         false
@@ -55,6 +56,38 @@ impl Generator {
     }
 
     // ---- control flow ----
+
+    /// `CAL` to subroutine `sub` (labelled in [`Generator::write_subroutines`]).
+    fn call(&mut self, sub: u32) {
+        let line = self.push("CAL".to_string());
+        self.calls.push((line, sub));
+    }
+
+    /// The subroutines, after `END`: each a few ALU instructions around one
+    /// or two calls of the next, then every `CAL` labelled with the
+    /// instruction index of its `BGNSUB`.
+    pub(super) fn write_subroutines(&mut self) {
+        let mut starts = Vec::new();
+        for sub in 0..self.subroutines {
+            starts.push(self.push("BGNSUB".to_string()));
+            self.depth += 1;
+            let before = self.rng.below(4);
+            for _ in 0..before {
+                self.alu(Sources::Any);
+            }
+            if sub + 1 < self.subroutines {
+                for _ in 0..1 + self.rng.below(2) {
+                    self.call(sub + 1);
+                    self.alu(Sources::Any);
+                }
+            }
+            self.depth -= 1;
+            self.push("ENDSUB".to_string());
+        }
+        for (line, sub) in std::mem::take(&mut self.calls) {
+            self.set_label(line, starts[sub as usize]);
+        }
+    }
 
     /// `IF`/`UIF` on a channel, then one or two arms.
     fn if_statement(&mut self) {

@@ -31,10 +31,27 @@
 //! discarded. Large targets run in bands of at most [`BAND_LANES`]
 //! invocations, each a run of its own: memory a shader writes starts
 //! afresh in each band.
+//!
+//! Textures come from images ([`texture`]: the founding text's formats,
+//! mipmaps). With several samples ([`samples`]: Direct3D's standard
+//! positions), a shader that reads `SAMPLEID` or `SAMPLEPOS` (or any,
+//! with [`RenderOptions::per_sample`]) runs once per sample index over the
+//! whole target, with `POSITION` and the gradients at the sample; any
+//! other runs once at pixel centres and its colour covers every sample.
+//! Each sample's colour is converted to 8 bits and a pixel is the rounded
+//! mean of its samples. A `POSITION` output's z is the depth image.
 
 use std::io::Write;
 
 use tgsi::{CoordOrigin, File, Item, PixelCenter, Processor, PropertyName, SemanticName};
+
+pub mod compare;
+pub mod samples;
+pub mod texture;
+
+pub use compare::{compare, Comparison};
+pub use samples::SAMPLE_COUNTS;
+pub use texture::{BoundTexture, RgbaImage, TextureError, TextureFormat};
 
 /// The largest width or height of a target.
 pub const MAX_SIZE: u32 = 8192;
@@ -79,12 +96,23 @@ pub struct RenderOptions {
     pub threads: usize,
     /// The execution tier.
     pub backend: exec::Backend,
+    /// Samples per pixel, one of [`SAMPLE_COUNTS`], at Direct3D's standard
+    /// positions.
+    pub samples: u32,
+    /// Shade every sample apart even when the shader reads neither
+    /// `SAMPLEID` nor `SAMPLEPOS` (which make it so).
+    pub per_sample: bool,
+    /// Textures bound from images, replacing a state's on their units.
+    pub textures: Vec<BoundTexture>,
+    /// Samplers set on units, replacing a state's.
+    pub samplers: Vec<(u32, exec::Sampler)>,
 }
 
 impl RenderOptions {
     /// A `width` x `height` target with the defaults: z 0.5, w 1, front
     /// facing, one colour buffer, clear colour (0, 0, 0, 0), one thread,
-    /// the default tier.
+    /// one sample, no textures or samplers beyond a state's, the default
+    /// tier.
     pub fn new(width: u32, height: u32) -> Self {
         RenderOptions {
             width,
@@ -96,6 +124,10 @@ impl RenderOptions {
             clear: [0.0; 4],
             threads: 1,
             backend: exec::Backend::default(),
+            samples: 1,
+            per_sample: false,
+            textures: Vec::new(),
+            samplers: Vec::new(),
         }
     }
 }
@@ -122,6 +154,27 @@ pub enum RenderError {
     /// The backend could not run the shader.
     #[error(transparent)]
     Exec(#[from] exec::ExecError),
+    /// A depth image was asked of a shader that writes no depth.
+    #[error("the shader declares no POSITION output, so there is no depth to write")]
+    NoDepth,
+    /// A sample count with no standard pattern.
+    #[error("a target has 1, 2, 4, 8 or 16 samples, not {0}")]
+    Samples(u32),
+    /// A texture the backend does not take (none is: images are checked
+    /// when read).
+    #[error(transparent)]
+    Texture(#[from] exec::TextureLevels),
+}
+
+/// A rendered target: its colour buffers and, when the shader writes
+/// `POSITION` (depth), its depth as a grey image.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// One image per colour buffer, by buffer index.
+    pub colors: Vec<ColorImage>,
+    /// The depth output's z, converted as a colour channel is, in red,
+    /// green and blue (alpha 255); 1.0 (white) where a pixel was killed.
+    pub depth: Option<ColorImage>,
 }
 
 /// One colour buffer of a rendered target: 8-bit RGBA pixels, row by row
@@ -181,6 +234,8 @@ struct Interface {
     sysvals: Vec<SemanticName>,
     /// `(colour buffer, OUT register)`, by buffer.
     colors: Vec<(u32, u32)>,
+    /// The `POSITION` output (depth in z).
+    depth: Option<u32>,
 }
 
 impl Interface {
@@ -192,6 +247,7 @@ impl Interface {
             inputs: Vec::new(),
             sysvals: Vec::new(),
             colors: Vec::new(),
+            depth: None,
         };
         for item in &module.interface {
             match item {
@@ -217,6 +273,9 @@ impl Interface {
                             File::Output if semantic.name == SemanticName::Color => {
                                 interface.colors.push((index, register.into()))
                             }
+                            File::Output if semantic.name == SemanticName::Position => {
+                                interface.depth = interface.depth.or(Some(register.into()))
+                            }
                             _ => {}
                         }
                     }
@@ -227,6 +286,12 @@ impl Interface {
         interface.colors.sort_unstable();
         interface.colors.dedup_by_key(|&mut (buffer, _)| buffer);
         interface
+    }
+
+    /// Whether the shader reads a per-sample system value, which makes
+    /// shading per sample.
+    fn reads_samples(&self) -> bool {
+        self.sysvals.iter().any(|name| matches!(name, SemanticName::SampleId | SemanticName::SamplePos))
     }
 
     /// `(colour buffer, OUT register)` of each image to write.
@@ -274,8 +339,7 @@ impl Band {
 }
 
 /// Renders `module` (a fragment shader) over a target as [`RenderOptions`]
-/// says, with the inputs and resources the module docs describe: one image
-/// per colour buffer, by buffer index.
+/// says, with the inputs and resources the module docs describe.
 ///
 /// ```
 /// use tgsi_opt::{ir, render, tgsi};
@@ -283,18 +347,37 @@ impl Band {
 /// let text = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL OUT[0], COLOR\nIMM[0] FLT32 { 0.25, 0.0, 0.0, 1.0 }\n\
 ///             MUL OUT[0], IN[0].xxxw, IMM[0]\nEND\n";
 /// let module = ir::from_tgsi(&tgsi::parse(text)?)?;
-/// let images = render::render(&module, None, &render::RenderOptions::new(2, 1))?;
+/// let frame = render::render(&module, None, &render::RenderOptions::new(2, 1))?;
 /// // x = 0.5 and 1.5: red 0.125 and 0.375 of 255, rounded.
-/// assert_eq!(images[0].pixel(0, 0), Some([32, 0, 0, 255]));
-/// assert_eq!(images[0].pixel(1, 0), Some([96, 0, 0, 255]));
+/// assert_eq!(frame.colors[0].pixel(0, 0), Some([32, 0, 0, 255]));
+/// assert_eq!(frame.colors[0].pixel(1, 0), Some([96, 0, 0, 255]));
+/// assert_eq!(frame.depth, None);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn render(
-    module: &ir::Module,
-    state: Option<&exec::State>,
-    options: &RenderOptions,
-) -> Result<Vec<ColorImage>, RenderError> {
+pub fn render(module: &ir::Module, state: Option<&exec::State>, options: &RenderOptions) -> Result<Frame, RenderError> {
     render_in_bands(module, state, options, BAND_LANES)
+}
+
+/// One shading of every pixel: at the pixel's centre, or at one sample.
+#[derive(Clone, Copy)]
+struct Shading {
+    /// The sample's index and position (x, y in [0, 1], y downwards), when
+    /// shading per sample.
+    sample: Option<(u32, [f32; 2])>,
+}
+
+impl Shading {
+    /// The sample's offset from the pixel's centre.
+    fn offset(self) -> (f32, f32) {
+        self.sample.map_or((0.0, 0.0), |(_, [x, y])| (x - 0.5, y - 0.5))
+    }
+}
+
+/// What the samples of each pixel add up to, channel by channel, before
+/// the resolve divides by their count.
+struct Sums {
+    colors: Vec<Vec<u32>>,
+    depth: Option<Vec<u32>>,
 }
 
 /// [`render`] in bands of at most `band_lanes` invocations (at least one
@@ -304,7 +387,7 @@ fn render_in_bands(
     state: Option<&exec::State>,
     options: &RenderOptions,
     band_lanes: u32,
-) -> Result<Vec<ColorImage>, RenderError> {
+) -> Result<Frame, RenderError> {
     if module.processor != Processor::Fragment {
         return Err(RenderError::NotFragment(module.processor.name()));
     }
@@ -315,6 +398,7 @@ fn render_in_bands(
     if !(1..=MAX_CBUFS).contains(&options.cbufs) {
         return Err(RenderError::Cbufs(options.cbufs));
     }
+    let positions = samples::standard_positions(options.samples).ok_or(RenderError::Samples(options.samples))?;
     let interface = Interface::of(module);
     let buffers = interface.buffers(options.cbufs);
     if buffers.is_empty() {
@@ -323,17 +407,8 @@ fn render_in_bands(
     let executable = exec::Executable::compile_with(module, options.backend)?;
     let run_options = exec::RunOptions { threads: options.threads, ..exec::RunOptions::default() };
 
-    let quads_per_row = width.div_ceil(2);
-    let quad_rows = height.div_ceil(2);
-    let rows_per_band = (band_lanes / (4 * quads_per_row)).max(1);
-    let clear = options.clear.map(channel_to_u8);
-    let mut images: Vec<ColorImage> = buffers
-        .iter()
-        .map(|&(buffer, _)| ColorImage { buffer, width, height, pixels: vec![0; width as usize * height as usize * 4] })
-        .collect();
-
-    // Everything but the inputs comes from the caller's state; the `*`
-    // values are read before the inputs are replaced.
+    // Everything but the inputs comes from the caller's state and the
+    // options; the `*` values are read before the inputs are replaced.
     let mut band_state = state.cloned().unwrap_or_default();
     let every_lane: Vec<(u32, [u32; 4])> = interface
         .inputs
@@ -341,34 +416,124 @@ fn render_in_bands(
         .map(|&(register, ..)| (register, state.and_then(|s| s.input_for_every_lane(register)).unwrap_or_default()))
         .collect();
     band_state.clear_inputs();
-    let mut outputs = exec::Outputs::new(0, []);
-    let mut first_quad_row = 0;
-    while first_quad_row < quad_rows {
-        let rows = rows_per_band.min(quad_rows - first_quad_row);
-        let band = Band { first_quad_row, quads_per_row, lanes: 4 * quads_per_row * rows };
-        // At most BAND_LANES lanes, or one quad row of 4 * 4096: always a
-        // count a state takes.
-        band_state.set_invocations(band.lanes)?;
-        set_band_inputs(&mut band_state, &band, &interface, state.is_some(), &every_lane, options);
-        executable.run_into(&band_state, &run_options, &mut outputs)?;
-        for lane in 0..band.lanes {
-            let (x, y) = band.pixel(lane);
-            if x >= width || y >= height {
-                continue;
-            }
-            let at = (y as usize * width as usize + x as usize) * 4;
-            let killed = outputs.is_killed(lane);
-            for (image, &(_, register)) in images.iter_mut().zip(&buffers) {
-                let rgba = match killed {
-                    true => clear,
-                    false => outputs.get(register, lane).unwrap_or_default().map(|v| channel_to_u8(f32::from_bits(v))),
-                };
-                image.pixels[at..at + 4].copy_from_slice(&rgba);
-            }
-        }
-        first_quad_row += rows;
+    for texture in &options.textures {
+        band_state.set_texture(texture.unit, texture.levels())?;
     }
-    Ok(images)
+    for &(unit, sampler) in &options.samplers {
+        band_state.set_sampler(unit, sampler);
+    }
+    // Per sample, each pixel is shaded once for every sample; otherwise
+    // once at its centre, and that colour covers every sample.
+    let shadings: Vec<Shading> = if options.per_sample || interface.reads_samples() {
+        band_state.set_sample_positions(positions.clone());
+        (0..).zip(positions).map(|(k, p)| Shading { sample: Some((k, p)) }).collect()
+    } else {
+        band_state.set_sample_positions(Vec::new());
+        vec![Shading { sample: None }]
+    };
+
+    let pixels = width as usize * height as usize * 4;
+    let mut sums =
+        Sums { colors: vec![vec![0; pixels]; buffers.len()], depth: interface.depth.map(|_| vec![0; pixels]) };
+    let run = Run { executable: &executable, run_options: &run_options, interface: &interface, buffers: &buffers };
+    for &shading in &shadings {
+        let inputs = BandInputs { from_state: state.is_some(), every_lane: &every_lane, shading };
+        run.shade(&mut band_state, &inputs, options, band_lanes, &mut sums)?;
+    }
+    // The resolve: the mean of the samples' 8-bit values, rounded.
+    let n = shadings.len() as u32;
+    let resolve = |sum: Vec<u32>| sum.into_iter().map(|v| ((v + n / 2) / n) as u8).collect::<Vec<u8>>();
+    let colors = buffers
+        .iter()
+        .zip(sums.colors)
+        .map(|(&(buffer, _), sum)| ColorImage { buffer, width, height, pixels: resolve(sum) })
+        .collect();
+    let depth = sums.depth.map(|sum| ColorImage { buffer: 0, width, height, pixels: resolve(sum) });
+    Ok(Frame { colors, depth })
+}
+
+/// What every shading of a render shares.
+struct Run<'a> {
+    executable: &'a exec::Executable<'a>,
+    run_options: &'a exec::RunOptions,
+    interface: &'a Interface,
+    /// `(colour buffer, OUT register)` of each image.
+    buffers: &'a [(u32, u32)],
+}
+
+impl Run<'_> {
+    /// Shades every pixel once as `inputs.shading` says, band by band,
+    /// adding each pixel's 8-bit values to `sums`.
+    fn shade(
+        &self,
+        state: &mut exec::State,
+        inputs: &BandInputs<'_>,
+        options: &RenderOptions,
+        band_lanes: u32,
+        sums: &mut Sums,
+    ) -> Result<(), RenderError> {
+        let (width, height) = (options.width, options.height);
+        let quads_per_row = width.div_ceil(2);
+        let quad_rows = height.div_ceil(2);
+        let rows_per_band = (band_lanes / (4 * quads_per_row)).max(1);
+        let clear = options.clear.map(channel_to_u8);
+        // Killed pixels keep the cleared depth, 1.0.
+        let clear_depth = [255, 255, 255, 255];
+        let mut outputs = exec::Outputs::new(0, []);
+        let mut first_quad_row = 0;
+        while first_quad_row < quad_rows {
+            let rows = rows_per_band.min(quad_rows - first_quad_row);
+            let band = Band { first_quad_row, quads_per_row, lanes: 4 * quads_per_row * rows };
+            // At most BAND_LANES lanes, or one quad row of 4 * 4096: always a
+            // count a state takes.
+            state.set_invocations(band.lanes)?;
+            set_band_inputs(state, &band, self.interface, inputs, options);
+            self.executable.run_into(state, self.run_options, &mut outputs)?;
+            for lane in 0..band.lanes {
+                let (x, y) = band.pixel(lane);
+                if x >= width || y >= height {
+                    continue;
+                }
+                let at = (y as usize * width as usize + x as usize) * 4;
+                let killed = outputs.is_killed(lane);
+                let output = |register: u32| outputs.get(register, lane).unwrap_or_default();
+                for (sum, &(_, register)) in sums.colors.iter_mut().zip(self.buffers) {
+                    let rgba = match killed {
+                        true => clear,
+                        false => output(register).map(|v| channel_to_u8(f32::from_bits(v))),
+                    };
+                    add(&mut sum[at..at + 4], rgba);
+                }
+                if let (Some(sum), Some(register)) = (sums.depth.as_mut(), self.interface.depth) {
+                    let grey = match killed {
+                        true => clear_depth,
+                        false => {
+                            let z = channel_to_u8(f32::from_bits(output(register)[2]));
+                            [z, z, z, 255]
+                        }
+                    };
+                    add(&mut sum[at..at + 4], grey);
+                }
+            }
+            first_quad_row += rows;
+        }
+        Ok(())
+    }
+}
+
+fn add(sum: &mut [u32], rgba: [u8; 4]) {
+    for (s, v) in sum.iter_mut().zip(rgba) {
+        *s += u32::from(v);
+    }
+}
+
+/// Where a band's inputs come from.
+struct BandInputs<'a> {
+    /// Whether inputs other than POSITION and FACE are the state's.
+    from_state: bool,
+    /// The state's `input INDEX *` value of each input register.
+    every_lane: &'a [(u32, [u32; 4])],
+    shading: Shading,
 }
 
 /// Sets the inputs and per-pixel system values of `band`'s lanes.
@@ -376,8 +541,7 @@ fn set_band_inputs(
     state: &mut exec::State,
     band: &Band,
     interface: &Interface,
-    from_state: bool,
-    every_lane: &[(u32, [u32; 4])],
+    inputs: &BandInputs<'_>,
     options: &RenderOptions,
 ) {
     let (width, height) = (options.width as f32, options.height as f32);
@@ -385,26 +549,30 @@ fn set_band_inputs(
         PixelCenter::HalfInteger => 0.5,
         PixelCenter::Integer => 0.0,
     };
+    // Shading a sample: positions and gradients are the sample's.
+    let (dx, dy) = inputs.shading.offset();
     let origin = interface.origin;
     let position = |x: u32, y: u32| {
         let y = match origin {
-            CoordOrigin::UpperLeft => y as f32,
-            // Rows of quads over the bottom edge go below zero.
-            CoordOrigin::LowerLeft => (i64::from(options.height) - i64::from(y) - 1) as f32,
+            CoordOrigin::UpperLeft => y as f32 + (center + dy),
+            // Rows of quads over the bottom edge go below zero; y grows
+            // upwards, so a sample below the centre is lower.
+            CoordOrigin::LowerLeft => (i64::from(options.height) - i64::from(y) - 1) as f32 + (center - dy),
         };
-        [x as f32 + center, y + center, options.z, options.w].map(f32::to_bits)
+        [x as f32 + (center + dx), y, options.z, options.w].map(f32::to_bits)
     };
-    let gradient =
-        |x: u32, y: u32, z: f32| [(x as f32 + 0.5) / width, (y as f32 + 0.5) / height, z, 1.0].map(f32::to_bits);
+    let gradient = |x: u32, y: u32, z: f32| {
+        [(x as f32 + (0.5 + dx)) / width, (y as f32 + (0.5 + dy)) / height, z, 1.0].map(f32::to_bits)
+    };
     let face = match options.face {
         Face::Front => 1.0f32,
         Face::Back => -1.0,
     };
-    for (&(register, name, index), &(_, value)) in interface.inputs.iter().zip(every_lane) {
+    for (&(register, name, index), &(_, value)) in interface.inputs.iter().zip(inputs.every_lane) {
         let columns = match name {
             SemanticName::Position => band.columns(position),
             SemanticName::Face => band.columns(|_, _| [face, 0.0, 0.0, 1.0].map(f32::to_bits)),
-            _ if from_state => {
+            _ if inputs.from_state => {
                 state.set_input(register, value);
                 continue;
             }
@@ -414,12 +582,14 @@ fn set_band_inputs(
         state.set_input_lanes(register, columns);
     }
     for &name in &interface.sysvals {
-        let columns = match name {
-            SemanticName::Position => band.columns(position),
-            SemanticName::Face => {
+        let columns = match (name, inputs.shading.sample) {
+            (SemanticName::Position, _) => band.columns(position),
+            (SemanticName::Face, _) => {
                 let front = if options.face == Face::Front { u32::MAX } else { 0 };
                 band.columns(|_, _| [front, 0, 0, 1])
             }
+            (SemanticName::SampleId, Some((k, _))) => band.columns(|_, _| [k, 0, 0, 0]),
+            (SemanticName::SamplePos, Some((_, [x, y]))) => band.columns(|_, _| [x.to_bits(), y.to_bits(), 0, 0]),
             _ => continue,
         };
         state.set_sysval_lanes(name, columns);

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The fuzzing campaign: every target for SECONDS (default 3600) at once,
+# each with libFuzzer's slow-input report (-report_slow_units: any input
+# taking over a second), a 120 s timeout (a process starved by a busy
+# machine must not count as a hang: replay a timeout alone to judge it)
+# and a 2 GB memory limit. Logs and
+# any crashing, leaking or slow inputs go to campaign/<UTC date>/; the last
+# lines of each log (executions, coverage, corpus) are collected in
+# campaign/<date>/summary.txt. The C ABI target is built with
+# AddressSanitizer; the others, safe Rust, without a sanitizer (ten times
+# the executions).
+#
+#   fuzz/seed-corpus.sh && fuzz/campaign.sh 3600
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${1:-3600}
+targets="parse_text decode_tokens parse_state run_shader pipeline generated capi"
+out=campaign/$(date -u +%Y-%m-%dT%H%M)
+mkdir -p "$out"
+target_dir=${CARGO_TARGET_DIR:-target}
+cargo +nightly fuzz build -O -s none
+cargo +nightly fuzz build -O -s address capi --target-dir "$target_dir/asan"
+bin() {
+    if [ "$1" = capi ]; then echo "$target_dir/asan/x86_64-unknown-linux-gnu/release/capi"
+    else echo "$target_dir/x86_64-unknown-linux-gnu/release/$1"; fi
+}
+for t in $targets; do
+    mkdir -p "corpus/$t" "$out/$t"
+    # shellcheck disable=SC2046
+    ( /usr/bin/time -v "$(bin "$t")" "corpus/$t" -max_total_time="$seconds" -timeout=120 -rss_limit_mb=2048 \
+        -report_slow_units=1 -print_final_stats=1 -artifact_prefix="$out/$t/" > "$out/$t.log" 2>&1 || true ) &
+done
+wait
+{
+    echo "campaign $(basename "$out"): $seconds s per target, all at once on $(nproc) cores"
+    for t in $targets; do
+        log=$out/$t.log
+        execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+        cov=$(grep -E '^#[0-9]+ +DONE' "$log" | grep -o 'cov: [0-9]*' | tail -1 || true)
+        corp=$(grep -E '^#[0-9]+ +DONE' "$log" | grep -o 'corp: [0-9]*/[0-9A-Za-z]*' | tail -1 || true)
+        cpu=$(grep -E 'User time' "$log" | grep -o '[0-9.]*$' || echo '?')
+        slow=$(grep -c 'Slowest unit' "$log" || true)
+        found=$(find "$out/$t" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+        echo "$t: executions $execs, $cov, $corp, user CPU ${cpu}s, slow-unit reports $slow, crashes/leaks/timeouts/ooms $found"
+    done
+} | tee "$out/summary.txt"
