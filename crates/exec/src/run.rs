@@ -38,6 +38,8 @@ use crate::{Backend, Outputs, State};
 mod batch;
 mod block;
 mod columns;
+#[cfg(feature = "jit")]
+pub(crate) mod compiled;
 mod compute;
 mod control;
 mod effects;
@@ -242,7 +244,12 @@ fn run_program(
     // No wider than the invocations need (in whole quads): batch loops run
     // over every lane of a batch.
     let n = state.invocations() as usize;
-    let w = w.min(n.div_ceil(4) * 4).max(4);
+    // A program compiled whole runs batches of the width it was compiled
+    // for.
+    let w = match whole_code(code) {
+        true => crate::jit::LANES,
+        false => w.min(n.div_ceil(4) * 4).max(4),
+    };
     // Each batch runs `step` lanes: `w` but for barriers (whole work groups).
     let (w, step) = memory::batch_lanes(program, w, n)?;
     // A run with no memory steps and no buffers or images in its state
@@ -276,7 +283,7 @@ fn run_program(
             batch.fill_invariants();
             let count = step.min(n - first);
             let all = full(count);
-            batch.run(all)?;
+            batch.run_program(all)?;
             batch.sync_output_arrays(all);
             if batch.killed != 0 {
                 for (l, k) in killed.iter_mut().enumerate() {
@@ -318,6 +325,18 @@ fn run_program(
         memory.into_inner().unwrap_or_else(|e| e.into_inner()).finish(outputs);
     }
     Ok(())
+}
+
+/// Whether `code` is the whole program compiled into one function.
+#[cfg(feature = "jit")]
+fn whole_code(code: Code<'_>) -> bool {
+    code.is_some_and(|c| c.whole().is_some())
+}
+
+/// Never: no JIT in this build.
+#[cfg(not(feature = "jit"))]
+fn whole_code(_: Code<'_>) -> bool {
+    false
 }
 
 /// Runs `f` on `pool`, or on rayon's global pool without one.

@@ -33,7 +33,7 @@ use crate::program::{Arg, Step};
 use crate::run::ExecError;
 
 /// Bytes of one quad of one slot.
-const QUAD_BYTES: i64 = 4 * QUAD as i64;
+pub(super) const QUAD_BYTES: i64 = 4 * QUAD as i64;
 
 /// Builds segments' functions into a module, reusing its contexts.
 pub(super) struct Builder {
@@ -49,8 +49,7 @@ impl Builder {
         let ptr = module.target_config().pointer_type();
         let mut signature = module.make_signature();
         signature.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I64)]);
-        let mut helper = module.make_signature();
-        helper.params.extend([AbiParam::new(ptr); 4]);
+        let helper = alu_signature(module);
         Builder { ctx: module.make_context(), fctx: FunctionBuilderContext::new(), signature, helper, ptr }
     }
 
@@ -119,11 +118,7 @@ fn build(
     b.switch_to_block(some);
     b.ins().brif(all, whole, &[], partial, &[]);
 
-    let scratch = b.create_sized_stack_slot(StackSlotData::new(
-        StackSlotKind::ExplicitSlot,
-        (QUAD_BYTES as u32) * (MAX_ARGS as u32 + 1),
-        4,
-    ));
+    let scratch = alu_scratch(b);
     let helper = b.import_signature(helper);
 
     for (body, partial_quad) in [(whole, false), (partial, true)] {
@@ -267,54 +262,86 @@ impl Quad<'_, '_> {
     /// Operand `a` read from `slot` as `ty`, with its modifiers.
     fn operand(&mut self, slot: u32, a: &Arg, ty: OperandType) -> Value {
         let v = self.read(slot);
-        if !(a.neg || a.abs) {
-            return v;
-        }
-        let b = &mut *self.b;
-        match ty {
-            OperandType::Int | OperandType::Uint => {
-                let mut v = v;
-                if a.abs && ty == OperandType::Int {
-                    v = lower::iabs(b, v);
-                }
-                if a.neg {
-                    v = b.ins().ineg(v);
-                }
-                v
-            }
-            // Float and untyped (`segment::compiles` admits no other):
-            // sign-bit masks, as the interpreter applies them.
-            _ => {
-                let mut v = v;
-                if a.abs {
-                    let m = vector(b, [0x7fff_ffff; 4]);
-                    v = b.ins().band(v, m);
-                }
-                if a.neg {
-                    let m = vector(b, [0x8000_0000; 4]);
-                    v = b.ins().bxor(v, m);
-                }
-                v
-            }
-        }
+        modifiers(self.b, v, a, ty)
     }
 
     /// `kernel` over the quad by the interpreter's batch loop.
     fn call_helper(&mut self, kernel: Kernel, operands: &[Value], kernels: &mut Kernels) -> Value {
-        let at = kernels.keep(kernel) as i64;
-        let b = &mut *self.b;
-        for (i, &v) in operands.iter().enumerate() {
-            b.ins().stack_store(v, self.scratch, (i as i64 * QUAD_BYTES) as i32);
-        }
-        let out_offset = (MAX_ARGS as i64 * QUAD_BYTES) as i32;
-        let kernel = b.ins().iconst(self.ptr, at);
-        let args = b.ins().stack_addr(self.ptr, self.scratch, 0);
-        let n = b.ins().iconst(self.ptr, operands.len() as i64);
-        let out = b.ins().stack_addr(self.ptr, self.scratch, out_offset);
-        let callee = b.ins().iconst(self.ptr, helpers::alu_quad as *const () as usize as i64);
-        b.ins().call_indirect(self.helper, callee, &[kernel, args, n, out]);
-        b.ins().stack_load(I32X4, self.scratch, out_offset)
+        call_alu_helper(self.b, (self.ptr, self.scratch, self.helper), kernel, operands, kernels)
     }
+}
+
+/// `v`, operand `a` read as `ty`, with its modifiers.
+pub(super) fn modifiers(b: &mut FunctionBuilder, v: Value, a: &Arg, ty: OperandType) -> Value {
+    if !(a.neg || a.abs) {
+        return v;
+    }
+    match ty {
+        OperandType::Int | OperandType::Uint => {
+            let mut v = v;
+            if a.abs && ty == OperandType::Int {
+                v = lower::iabs(b, v);
+            }
+            if a.neg {
+                v = b.ins().ineg(v);
+            }
+            v
+        }
+        // Float and untyped (`segment::compiles` admits no other):
+        // sign-bit masks, as the interpreter applies them.
+        _ => {
+            let mut v = v;
+            if a.abs {
+                let m = vector(b, [0x7fff_ffff; 4]);
+                v = b.ins().band(v, m);
+            }
+            if a.neg {
+                let m = vector(b, [0x8000_0000; 4]);
+                v = b.ins().bxor(v, m);
+            }
+            v
+        }
+    }
+}
+
+/// A stack slot for [`call_alu_helper`]: room for every operand and the
+/// result.
+pub(super) fn alu_scratch(b: &mut FunctionBuilder) -> StackSlot {
+    b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        (QUAD_BYTES as u32) * (MAX_ARGS as u32 + 1),
+        4,
+    ))
+}
+
+/// The signature of [`helpers::alu_quad`].
+pub(super) fn alu_signature(module: &JITModule) -> Signature {
+    let mut helper = module.make_signature();
+    helper.params.extend([AbiParam::new(module.target_config().pointer_type()); 4]);
+    helper
+}
+
+/// `kernel` over one quad of `operands` by the interpreter's batch loop
+/// ([`helpers::alu_quad`]), through the stack slot `scratch`.
+pub(super) fn call_alu_helper(
+    b: &mut FunctionBuilder,
+    (ptr, scratch, helper): (Type, StackSlot, SigRef),
+    kernel: Kernel,
+    operands: &[Value],
+    kernels: &mut Kernels,
+) -> Value {
+    let at = kernels.keep(kernel) as i64;
+    for (i, &v) in operands.iter().enumerate() {
+        b.ins().stack_store(v, scratch, (i as i64 * QUAD_BYTES) as i32);
+    }
+    let out_offset = (MAX_ARGS as i64 * QUAD_BYTES) as i32;
+    let kernel = b.ins().iconst(ptr, at);
+    let args = b.ins().stack_addr(ptr, scratch, 0);
+    let n = b.ins().iconst(ptr, operands.len() as i64);
+    let out = b.ins().stack_addr(ptr, scratch, out_offset);
+    let callee = b.ins().iconst(ptr, helpers::alu_quad as *const () as usize as i64);
+    b.ins().call_indirect(helper, callee, &[kernel, args, n, out]);
+    b.ins().stack_load(I32X4, scratch, out_offset)
 }
 
 /// `v` (i32x4 bits) as f32x4.

@@ -7,7 +7,7 @@ use crate::program::{Control, Program, Step};
 
 /// Every slot read, once per read, by `step`; `None` when not known (a
 /// memory access), and then every slot counts as read.
-fn reads(step: &Step, out: &mut Vec<u32>) -> Option<()> {
+pub(super) fn reads(step: &Step, out: &mut Vec<u32>) -> Option<()> {
     // A 64-bit operand reads its high half too.
     let arg = |out: &mut Vec<u32>, slot: u32, wide: bool| {
         out.push(slot);
@@ -107,5 +107,22 @@ fn writes(step: &Step) -> Vec<u32> {
         Step::Move { dst, .. } => vec![*dst],
         Step::Copies(pairs) => pairs.iter().map(|&(dst, _)| dst).collect(),
         _ => Vec::new(),
+    }
+}
+
+/// The slots any step writes (a memory access's are not listed:
+/// programs with memory steps do not compile whole).
+pub(super) fn writes_any(step: &Step) -> Vec<u32> {
+    match step {
+        Step::Alu { dst, wide: true, wide_dst, .. } => {
+            if *wide_dst {
+                vec![*dst, dst + 1]
+            } else {
+                vec![*dst]
+            }
+        }
+        Step::Deriv { dst, .. } | Step::LoadIndirect { dst, .. } | Step::ArrayLoad { dst, .. } => vec![*dst],
+        Step::Texture { dsts, .. } => dsts.iter().map(|&(_, slot)| slot).collect(),
+        _ => writes(step),
     }
 }

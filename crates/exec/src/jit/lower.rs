@@ -14,6 +14,30 @@ use crate::kernel::Kernel;
 /// `None` for an operation left to the helper (per-lane shifts, integer
 /// division, the library functions, FMA, the rest of [`Kernel::Eval`]).
 pub(super) fn op(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value> {
+    let v = compute(b, kernel, a)?;
+    Some(if float_result(kernel) { canonical_nan(b, v) } else { v })
+}
+
+/// Whether `kernel` computes a float that may be NaN, which
+/// `semantics::canonical` makes the canonical one (moves and selections
+/// copy bits instead; SSG and the conversions never give NaN).
+fn float_result(kernel: Kernel) -> bool {
+    use Kernel::*;
+    matches!(
+        kernel,
+        Add | Mul | Div | Mad | Min | Max | Dot(_) | Rcp | Sqrt | Rsq | Lrp | Round | Flr | Ceil | Trunc | Frc
+    )
+}
+
+/// `v` (i32x4 bits of floats) with every NaN lane the canonical NaN.
+pub(super) fn canonical_nan(b: &mut FunctionBuilder, v: Value) -> Value {
+    let x = as_f32(b, v);
+    let nan = b.ins().fcmp(FloatCC::Unordered, x, x);
+    let canonical = vector(b, [semantics::CANONICAL_NAN; 4]);
+    b.ins().bitselect(nan, canonical, v)
+}
+
+fn compute(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value> {
     let arg = |i: usize| a.get(i).copied();
     let (x, y, z) = (arg(0)?, arg(1), arg(2));
     let mut l = Lower { b };
@@ -261,6 +285,16 @@ pub(super) fn saturate(b: &mut FunctionBuilder, v: Value) -> Value {
     let low_f = as_f32(b, low);
     let below = b.ins().fcmp(FloatCC::LessThan, low_f, one_f);
     b.ins().bitselect(below, low, one)
+}
+
+/// All ones where the float lanes of `v` are not 0.0 (NaN included, -0.0
+/// not), as the interpreter tests an IF's condition.
+pub(super) fn float_not_zero(b: &mut FunctionBuilder, v: Value) -> Value {
+    let x = as_f32(b, v);
+    let zero = vector(b, [0; 4]);
+    let zero = as_f32(b, zero);
+    // Cranelift's `NotEqual` is unordered or not equal.
+    b.ins().fcmp(FloatCC::NotEqual, x, zero)
 }
 
 /// Wrapping absolute value of i32 lanes.

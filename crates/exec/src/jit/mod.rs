@@ -30,11 +30,13 @@ mod helpers;
 mod liveness;
 mod lower;
 mod segment;
+mod whole;
 
 #[cfg(test)]
 mod tests;
 
 pub(crate) use segment::Piece;
+pub(crate) use whole::{native_outputs, ProgramFn, Status, LANES};
 
 /// A segment's code: `slots` is a batch's slots (slot-major, `w` lanes a
 /// slot, `w` a multiple of 4 up to 64), `active` its lane mask.
@@ -43,6 +45,9 @@ pub(crate) type SegmentFn = unsafe extern "C" fn(slots: *mut u32, w: usize, acti
 /// A program's compiled segments: the pieces of each block, and the code
 /// they call, kept alive as long as the pieces.
 pub(crate) struct Compiled {
+    /// The whole program as one function, where it compiles so
+    /// ([`whole::fits`]); else the segments' pieces.
+    whole: Option<ProgramFn>,
     pieces: Vec<Vec<Piece>>,
     /// Read by the helpers through pointers the code holds.
     _kernels: helpers::Kernels,
@@ -50,6 +55,11 @@ pub(crate) struct Compiled {
 }
 
 impl Compiled {
+    /// The whole program's function, when it was compiled whole.
+    pub fn whole(&self) -> Option<ProgramFn> {
+        self.whole
+    }
+
     /// The pieces of block `b`.
     pub fn pieces(&self, b: usize) -> &[Piece] {
         self.pieces.get(b).map_or(&[], Vec::as_slice)
@@ -102,8 +112,28 @@ fn new_module() -> Result<JITModule, ExecError> {
     Ok(JITModule::new(JITBuilder::with_isa(isa, default_libcall_names())))
 }
 
-/// Compiles the segments of every block of `program`.
+/// Compiles `program`: whole into one function where it fits, else the
+/// segments of every block.
 pub(crate) fn compile(program: &Program) -> Result<Compiled, ExecError> {
+    if whole::fits(program) {
+        return compile_whole(program);
+    }
+    compile_segments(program)
+}
+
+/// The whole program as one function.
+fn compile_whole(program: &Program) -> Result<Compiled, ExecError> {
+    let mut module = new_module()?;
+    let mut kernels = helpers::Kernels::default();
+    let id = whole::define(&mut module, program, &mut kernels)?;
+    module.finalize_definitions().map_err(|e| ExecError::Jit(e.to_string()))?;
+    // SAFETY: `id` was defined with the signature of `ProgramFn`.
+    let f = unsafe { std::mem::transmute::<*const u8, ProgramFn>(module.get_finalized_function(id)) };
+    Ok(Compiled { whole: Some(f), pieces: Vec::new(), _kernels: kernels, _code: Code(Some(module)) })
+}
+
+/// The segments of every block of `program`.
+pub(crate) fn compile_segments(program: &Program) -> Result<Compiled, ExecError> {
     let mut module = new_module()?;
     let mut kernels = helpers::Kernels::default();
     let mut pending = Vec::new();
@@ -152,5 +182,5 @@ pub(crate) fn compile(program: &Program) -> Result<Compiled, ExecError> {
             list
         })
         .collect();
-    Ok(Compiled { pieces, _kernels: kernels, _code: Code(Some(module)) })
+    Ok(Compiled { whole: None, pieces, _kernels: kernels, _code: Code(Some(module)) })
 }

@@ -74,7 +74,7 @@ fn a_straight_line_alu_shader_is_one_segment() {
                 MUL TEMP[0], IN[0], IN[0].yxwz\nEX2 TEMP[0].x, TEMP[0].xxxx\nADD OUT[0], TEMP[0], IN[0]\nEND\n";
     let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
     let program = crate::program::Program::compile(&module).unwrap();
-    let compiled = super::compile(&program).unwrap();
+    let compiled = super::compile_segments(&program).unwrap();
     let pieces: Vec<_> = (0..program.steps.len()).flat_map(|b| compiled.pieces(b).iter()).collect();
     // The ALU steps form one segment; only the OUT stores are steps.
     let segments = pieces.iter().filter(|p| matches!(p, super::Piece::Segment(_))).count();
@@ -142,6 +142,10 @@ fn compiled_operations_compute_what_eval_computes() {
         0xcf00_0001,
         0x7fff_ffff,
         0xffff_ffff,
+        // NaNs with payloads, quiet and signalling.
+        0x7fc0_1234,
+        0xffc5_4321,
+        0x7f80_0001,
         31,
         32,
         33,
@@ -256,8 +260,7 @@ fn compiled_operations_compute_what_eval_computes() {
                 } else {
                     old[l]
                 };
-                let nan = |x: u32| f32::from_bits(x).is_nan();
-                assert!(got == want || (nan(got) && nan(want)), "{op:?} lane {l}: {got:#x} vs {want:#x}");
+                assert_eq!(got, want, "{op:?} lane {l}: {got:#x} vs {want:#x}");
             }
         }
     }
@@ -281,4 +284,65 @@ fn values_only_the_segment_reads_are_not_stored() {
     let [(mul, 4), (add, 4)] = dsts[..] else { panic!("{dsts:?}") };
     assert!((mul..mul + 4).all(|s| !stored(s)), "the products stay in registers");
     assert!((add..add + 4).all(&stored), "the sums go to OUT[0]");
+}
+
+#[test]
+fn programs_without_memory_compile_whole_and_memory_writers_in_segments() {
+    let compiled = |text: &str| {
+        let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+        let program = crate::program::Program::compile(&module).unwrap();
+        super::compile(&program).unwrap().whole().is_some()
+    };
+    assert!(compiled("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nADD OUT[0], IN[0], IN[0]\nEND\n"));
+    let store = "COMP\nDCL BUFFER[0]\nDCL TEMP[0]\nIMM[0] UINT32 {0, 7, 0, 0}\n\
+                 STORE BUFFER[0].x, IMM[0].xxxx, IMM[0].yyyy\nEND\n";
+    assert!(!compiled(store), "stores keep the interpreter's order of lanes: segments");
+}
+
+#[test]
+fn switches_returns_kills_and_derivatives_match_the_interpreter() {
+    // Lanes sorted by a SWITCH on lane % 4 (case 1 falls through into
+    // case 2, case 3 breaks early), some returning inside an IF, some
+    // killed; a derivative of a value written only in some lanes, and
+    // an indirect load from the outputs through the interpreter.
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL OUT[1], GENERIC[0]\nDCL TEMP[0..3]\nDCL ADDR[0]\n\
+                IMM[0] INT32 {0, 1, 2, 3}\nIMM[1] FLT32 {0.5, 2.0, 4.0, 0.0}\n\
+                F2I TEMP[0].x, IN[0].xxxx\nAND TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww\n\
+                MOV TEMP[1], IN[0].wzyx\n\
+                SWITCH TEMP[0].xxxx\n\
+                CASE IMM[0].yyyy\n  MUL TEMP[1], TEMP[1], IMM[1].yyyy\n\
+                CASE IMM[0].zzzz\n  ADD TEMP[1], TEMP[1], IMM[1].zzzz\n  BRK\n\
+                CASE IMM[0].wwww\n  SLT TEMP[2].x, IN[0].yyyy, IMM[1].yyyy\n  IF TEMP[2].xxxx\n    BRK\n  ENDIF\n  MAD TEMP[1], TEMP[1], IN[0], IMM[1].xxxx\n  BRK\n\
+                DEFAULT\n  MOV TEMP[1].x, IMM[1].wwww\n  BRK\n\
+                ENDSWITCH\n\
+                MOV OUT[1], TEMP[1]\n\
+                DDX TEMP[3], TEMP[1]\n\
+                SGE TEMP[2].y, IN[0].xxxx, IMM[1].zzzz\n\
+                IF TEMP[2].yyyy\n  KILL\nENDIF\n\
+                UARL ADDR[0].x, IMM[0].yyyy\n\
+                MOV TEMP[2], OUT[ADDR[0].x]\n\
+                SGE TEMP[2].z, IN[0].yyyy, IMM[1].yyyy\n\
+                IF TEMP[2].zzzz\n  MOV OUT[0], TEMP[3]\n  RET\nENDIF\n\
+                ADD OUT[0], TEMP[2], TEMP[3]\nEND\n";
+    // Without the OUT load, the code stores the outputs itself.
+    let direct = text.replace("MOV TEMP[2], OUT[ADDR[0].x]\n", "MOV TEMP[2], IN[0]\n");
+    for text in [text, direct.as_str()] {
+        for lanes in [4, 64] {
+            both(text, &lanes_state(37), lanes);
+            both(text, &lanes_state(130), lanes);
+        }
+    }
+}
+
+#[test]
+fn a_runaway_loop_stops_at_the_step_budget_in_compiled_code() {
+    let text =
+        "FRAG\nDCL OUT[0], COLOR\nBGNLOOP\nENDLOOP\nMOV OUT[0], IMM[0]\nIMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}\nEND\n";
+    let text = text.replace("MOV OUT[0], IMM[0]\nIMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}\n", "");
+    let module = ir::from_tgsi(&tgsi::parse(&text).unwrap()).unwrap();
+    let state = State::parse("invocations 5\n").unwrap();
+    let options = RunOptions { step_budget: 1000, ..RunOptions::default() };
+    let jit = Executable::compile_with(&module, Backend::Jit).unwrap();
+    let err = jit.run(&state, &options).unwrap_err();
+    assert!(matches!(err, crate::ExecError::StepBudget(1000)), "{err}");
 }

@@ -102,6 +102,8 @@ pub(super) struct Batch<'a> {
     /// The run's buffers, images and shared memory (none when no step
     /// touches memory and the state has none).
     pub(super) memory: Option<&'a Mutex<Memory>>,
+    /// The error of a step compiled code had the interpreter run.
+    pub(super) compiled_error: Option<ExecError>,
 }
 
 impl<'a> Batch<'a> {
@@ -157,7 +159,18 @@ impl<'a> Batch<'a> {
             joined: scratch.joined,
             joined_out: scratch.joined_out,
             memory,
+            compiled_error: None,
         }
+    }
+
+    /// Runs the program for the lanes of `active`: its compiled function
+    /// when it was compiled whole, else its control list.
+    pub(super) fn run_program(&mut self, active: u64) -> Result<(), ExecError> {
+        #[cfg(feature = "jit")]
+        if let Some(code) = self.code.and_then(|c| c.whole()) {
+            return self.run_compiled(code, active);
+        }
+        self.run(active)
     }
 
     /// Sets the values that do not depend on a lane's path, in every lane.

@@ -90,7 +90,7 @@ impl<'a> Batch<'a> {
     /// One step by its kind. The guards pick the faster form of a step
     /// when every lane is active; the order of the arms matters.
     #[inline(always)]
-    fn step(&mut self, step: &'a Step, active: u64) -> Result<(), ExecError> {
+    pub(super) fn step(&mut self, step: &'a Step, active: u64) -> Result<(), ExecError> {
         match step {
             Step::Alu { dst, args, src_tys, sat, kernel, wide: true, wide_dst, .. } => {
                 self.alu_wide(*dst, (args, src_tys), *sat, kernel, *wide_dst, active)?;
