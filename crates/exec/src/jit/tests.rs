@@ -287,7 +287,7 @@ fn values_only_the_segment_reads_are_not_stored() {
 }
 
 #[test]
-fn programs_without_memory_compile_whole_and_memory_writers_in_segments() {
+fn programs_without_memory_or_textures_compile_whole_the_others_in_segments() {
     let compiled = |text: &str| {
         let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
         let program = crate::program::Program::compile(&module).unwrap();
@@ -297,6 +297,8 @@ fn programs_without_memory_compile_whole_and_memory_writers_in_segments() {
     let store = "COMP\nDCL BUFFER[0]\nDCL TEMP[0]\nIMM[0] UINT32 {0, 7, 0, 0}\n\
                  STORE BUFFER[0].x, IMM[0].xxxx, IMM[0].yyyy\nEND\n";
     assert!(!compiled(store), "stores keep the interpreter's order of lanes: segments");
+    let tex = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nTEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
+    assert!(!compiled(tex), "sampling once a batch: segments");
 }
 
 #[test]

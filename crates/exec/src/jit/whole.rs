@@ -61,9 +61,12 @@ pub(crate) enum Status {
 
 /// Whether the whole program compiles into one function: not when its
 /// steps touch memory (stores, atomics and barriers order lanes step by
-/// step across the batch, which quad after quad would not keep).
+/// step across the batch, which quad after quad would not keep), nor
+/// when it samples textures (the sampler's fixed cost, paid once a quad
+/// instead of once a batch, made such shaders slower than in segments).
 pub(crate) fn fits(program: &Program) -> bool {
-    !program.memory.accesses && !program.memory.writes && !program.memory.barrier
+    let samples = program.steps.iter().flatten().any(|s| matches!(s, Step::Texture { .. }));
+    !program.memory.accesses && !program.memory.writes && !program.memory.barrier && !samples
 }
 
 /// Whether the code stores to OUT registers itself, in the frame's output
