@@ -633,8 +633,9 @@ pub enum WordFormat {
 /// An execution tier, as `--backend` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BackendArg {
-    /// Runs of ALU operations compiled to native code with Cranelift; the
-    /// other operations through the interpreter.
+    /// The shader compiled to native code with Cranelift (with memory
+    /// operations or textures, its runs of ALU operations; the other
+    /// operations through the interpreter).
     Jit,
     /// Every operation by the interpreter.
     Interp,
