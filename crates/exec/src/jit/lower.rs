@@ -3,8 +3,8 @@
 //! and the special values); `None` leaves an operation to the helper.
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32X4, I32X4};
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::types::{F32X4, I32X4, I8X16};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlags, Value};
 use cranelift_frontend::FunctionBuilder;
 
 use super::codegen::{as_bits, as_f32, vector};
@@ -285,6 +285,31 @@ pub(super) fn saturate(b: &mut FunctionBuilder, v: Value) -> Value {
     let low_f = as_f32(b, low);
     let below = b.ins().fcmp(FloatCC::LessThan, low_f, one_f);
     b.ins().bitselect(below, low, one)
+}
+
+/// A derivative across the quad `v` (i32x4 float bits, modifiers
+/// applied), as the interpreter's `deriv` computes it: each lane the
+/// difference of two lanes of the quad, its NaN made canonical.
+pub(super) fn derivative(b: &mut FunctionBuilder, v: Value, kind: crate::program::Deriv) -> Value {
+    use crate::program::Deriv;
+    let pairs: [(u8, u8); 4] = match kind {
+        Deriv::X => [(3, 2); 4],
+        Deriv::Y => [(2, 0); 4],
+        Deriv::XFine => [(1, 0), (1, 0), (3, 2), (3, 2)],
+        Deriv::YFine => [(2, 0), (3, 1), (2, 0), (3, 1)],
+    };
+    let lanes = |b: &mut FunctionBuilder, pick: [u8; 4]| {
+        let bytes: Vec<u8> = pick.iter().flat_map(|&l| (0..4).map(move |k| l * 4 + k)).collect();
+        let mask = b.func.dfg.immediates.push(bytes.as_slice().into());
+        let v8 = b.ins().bitcast(I8X16, MemFlags::new().with_endianness(Endianness::Little), v);
+        let picked = b.ins().shuffle(v8, v8, mask);
+        b.ins().bitcast(I32X4, MemFlags::new().with_endianness(Endianness::Little), picked)
+    };
+    let first = lanes(b, pairs.map(|p| p.0));
+    let second = lanes(b, pairs.map(|p| p.1));
+    let mut l = Lower { b };
+    let d = l.float2(first, second, |b, x, y| b.ins().fsub(x, y));
+    canonical_nan(l.b, d)
 }
 
 /// All ones where the float lanes of `v` are not 0.0 (NaN included, -0.0

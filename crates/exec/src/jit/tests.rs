@@ -348,3 +348,21 @@ fn a_runaway_loop_stops_at_the_step_budget_in_compiled_code() {
     let err = jit.run(&state, &options).unwrap_err();
     assert!(matches!(err, crate::ExecError::StepBudget(1000)), "{err}");
 }
+
+#[test]
+fn derivatives_in_compiled_code_match_the_interpreter() {
+    // Coarse and fine, with modifiers and saturation, of a value some
+    // lanes of a quad wrote in an IF (the others read what they left).
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL OUT[1], GENERIC[0]\nDCL TEMP[0..2]\n\
+                IMM[0] FLT32 {0.5, 3.0, 0.0, 0.0}\n\
+                MUL TEMP[0], IN[0], IN[0].yxwz\n\
+                SLT TEMP[1].x, IN[0].xxxx, IMM[0].yyyy\n\
+                IF TEMP[1].xxxx\n  ADD TEMP[0].xy, TEMP[0], IMM[0].xxxx\nENDIF\n\
+                DDX TEMP[2].xy, -|TEMP[0]|\nDDY_SAT TEMP[2].zw, TEMP[0]\n\
+                MOV OUT[0], TEMP[2]\n\
+                DDX_FINE TEMP[2].xy, TEMP[0].zwzw\nDDY_FINE TEMP[2].zw, -TEMP[0].xyxy\n\
+                MOV OUT[1], TEMP[2]\nEND\n";
+    for n in [13, 64, 70] {
+        both(text, &lanes_state(n), 64);
+    }
+}

@@ -625,6 +625,13 @@ impl Gen<'_, '_> {
                     self.write(dst, v);
                 }
             }
+            Step::Deriv { dst, arg, kind, sat } if !arg.wide && (arg.slot as usize) < self.program.slots => {
+                let v = self.read(arg.slot);
+                let v = codegen::modifiers(self.b, v, arg, OperandType::Float);
+                let d = lower::derivative(self.b, v, *kind);
+                let d = if *sat { lower::saturate(self.b, d) } else { d };
+                self.write(*dst, d);
+            }
             Step::StoreOutput { chan, value, declared: Some(r), .. }
                 if self.native_outputs
                     && (*r as usize) < self.program.outputs.len()

@@ -139,10 +139,14 @@ impl Batch<'_> {
         let (w, (clear, flip)) = (self.w, sign_masks(arg));
         let (slots, out) = (&mut self.slots, &mut self.out);
         let at = arg.slot as usize * w;
-        for (quad, results) in slots[at..at + w].chunks_exact(4).zip(out[..w].chunks_exact_mut(4)) {
+        // The quads with an active lane: one when compiled code has the
+        // step run for a quad.
+        let (lo, hi) = quad_span(active, w);
+        let quads = slots[at + lo..at + hi].chunks_exact(4).zip(out[lo..hi].chunks_exact_mut(4));
+        for (quad, results) in quads {
             let value = |k: usize| f32::from_bits((quad[k] & clear) ^ flip);
             for (r, &(a, b)) in results.iter_mut().zip(&pairs) {
-                let d = (value(a) - value(b)).to_bits();
+                let d = semantics::canonical(value(a) - value(b));
                 *r = if sat { semantics::saturate(OperandType::Float, d as u64) as u32 } else { d };
             }
         }
