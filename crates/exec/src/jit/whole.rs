@@ -62,11 +62,27 @@ pub(crate) enum Status {
 /// Whether the whole program compiles into one function: not when its
 /// steps touch memory (stores, atomics and barriers order lanes step by
 /// step across the batch, which quad after quad would not keep), nor
-/// when it samples textures (the sampler's fixed cost, paid once a quad
+/// when a step would call the interpreter (texture sampling, indirect
+/// loads, arrays, 64-bit operations: their fixed cost, paid once a quad
 /// instead of once a batch, made such shaders slower than in segments).
 pub(crate) fn fits(program: &Program) -> bool {
-    let samples = program.steps.iter().flatten().any(|s| matches!(s, Step::Texture { .. }));
-    !program.memory.accesses && !program.memory.writes && !program.memory.barrier && !samples
+    let native = native_outputs(program);
+    let calls = program.steps.iter().flatten().filter(|s| !compiled_natively(s, program.slots, native)).count();
+    !program.memory.accesses && !program.memory.writes && !program.memory.barrier && calls == 0
+}
+
+/// Whether the whole-program code computes `step` itself (or, for kills,
+/// with a call cheap enough per quad): a step the interpreter runs once a
+/// quad (an indirect load, an array, a texture, a 64-bit operation) costs
+/// more than in segments, where it runs once a batch.
+fn compiled_natively(step: &Step, slots: usize, native_outputs: bool) -> bool {
+    match step {
+        Step::Alu { .. } | Step::Move { .. } | Step::Copies(_) => segment::compiles(step, slots),
+        Step::Deriv { arg, .. } => !arg.wide,
+        Step::StoreOutput { declared: Some(_), .. } => native_outputs,
+        Step::Kill | Step::KillIf { .. } => true,
+        _ => false,
+    }
 }
 
 /// Whether the code stores to OUT registers itself, in the frame's output
