@@ -633,9 +633,9 @@ pub enum WordFormat {
 /// An execution tier, as `--backend` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BackendArg {
-    /// The shader compiled to native code with Cranelift (with memory
-    /// operations or textures, its runs of ALU operations; the other
-    /// operations through the interpreter).
+    /// The shader compiled to native code with Cranelift: as one
+    /// function, or as runs of ALU operations between operations the
+    /// interpreter runs (textures, memory, indirect access).
     Jit,
     /// Every operation by the interpreter.
     Interp,
