@@ -297,6 +297,12 @@ fn programs_without_memory_or_textures_compile_whole_the_others_in_segments() {
     let store = "COMP\nDCL BUFFER[0]\nDCL TEMP[0]\nIMM[0] UINT32 {0, 7, 0, 0}\n\
                  STORE BUFFER[0].x, IMM[0].xxxx, IMM[0].yyyy\nEND\n";
     assert!(!compiled(store), "stores keep the interpreter's order of lanes: segments");
+    let deep = format!(
+        "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\n{}MOV OUT[0], IN[0]\n{}END\n",
+        "IF IN[0].xxxx\n".repeat(40),
+        "ENDIF\n".repeat(40)
+    );
+    assert!(!compiled(&deep), "constructs nested deeper than Cranelift's limits allow: segments");
     let tex = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nTEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
     assert!(!compiled(tex), "sampling once a batch: segments");
 }

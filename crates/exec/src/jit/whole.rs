@@ -68,7 +68,36 @@ pub(crate) enum Status {
 pub(crate) fn fits(program: &Program) -> bool {
     let native = native_outputs(program);
     let calls = program.steps.iter().flatten().filter(|s| !compiled_natively(s, program.slots, native)).count();
-    !program.memory.accesses && !program.memory.writes && !program.memory.barrier && calls == 0
+    !program.memory.accesses
+        && !program.memory.writes
+        && !program.memory.barrier
+        && calls == 0
+        && nesting(&program.control) <= MAX_NESTING
+        && program.control.len() <= MAX_CONTROL
+}
+
+/// The deepest a whole-program function nests constructs, and the most
+/// control nodes it takes: every variable may need a block parameter at
+/// every join, which past these grows beyond what Cranelift takes (and
+/// compiles slowly well before); deeper or longer programs compile in
+/// segments.
+const MAX_NESTING: usize = 32;
+const MAX_CONTROL: usize = 4096;
+
+/// How deep the constructs of `control` nest.
+fn nesting(control: &[Control]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for node in control {
+        match node {
+            Control::If { .. } | Control::Loop { .. } | Control::Switch { .. } => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            Control::EndIf | Control::EndLoop { .. } | Control::EndSwitch => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// Whether the whole-program code computes `step` itself (or, for kills,
