@@ -10,7 +10,9 @@
 //! (`Executable::run_into`), as a caller running many states would. The
 //! third runs each case on its state repeated to 1,024 invocations (lane
 //! `l` gets what lane `l % 16` has), which is the throughput of the
-//! shader's code itself.
+//! shader's code itself. Each figure is given for every execution tier
+//! this build has (the JIT, then the interpreter), with each case's first
+//! compile time, and the JIT's speedup over the interpreter per case.
 //!
 //! Run with `cargo bench --bench exec_conformance`. Timings on a shared
 //! machine drift by 20% and more between runs; pinning the run to one core
@@ -51,45 +53,70 @@ fn main() {
         let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count() as f64;
         cases.push(Case { name: name.clone(), module, state, tiled, instructions });
     }
-    let executables: Vec<(&Case, exec::Executable)> =
-        cases.iter().filter_map(|c| Some((c, exec::Executable::compile(&c.module).ok()?))).collect();
-    if let Some(runs) = fixed_runs {
-        for (case, executable) in &executables {
-            for _ in 0..runs {
-                black_box(executable.run(black_box(&case.state), &options).expect("it runs"));
-                black_box(executable.run(black_box(&case.tiled), &options).expect("it runs"));
+    let tiers: Vec<exec::Backend> = exec::Backend::ALL.into_iter().filter(|b| b.available().is_ok()).collect();
+    let mut tiled_by_tier = Vec::new();
+    for &tier in &tiers {
+        // The first compile of each case, as a driver meets a shader.
+        let mut compile_ns = Vec::new();
+        let executables: Vec<(&Case, exec::Executable)> = cases
+            .iter()
+            .filter_map(|c| {
+                let start = Instant::now();
+                let executable = exec::Executable::compile_with(&c.module, tier).ok()?;
+                compile_ns.push((start.elapsed().as_nanos() as f64, c.name.clone()));
+                Some((c, executable))
+            })
+            .collect();
+        if let Some(runs) = fixed_runs {
+            for (case, executable) in &executables {
+                for _ in 0..runs {
+                    black_box(executable.run(black_box(&case.state), &options).expect("it runs"));
+                    black_box(executable.run(black_box(&case.tiled), &options).expect("it runs"));
+                }
+            }
+            continue;
+        }
+        if executables.is_empty() {
+            println!("no cases timed");
+            return;
+        }
+        // Rounds go over every case in turn, so that a case's fastest round
+        // (the one that counts) is taken from moments spread over the whole
+        // run, not from one stretch in which the machine may be busy.
+        // Per case: own state, own state into one reused output table,
+        // repeated state.
+        let mut best = vec![[f64::INFINITY; 3]; executables.len()];
+        for _ in 0..ROUNDS {
+            for ((case, executable), best) in executables.iter().zip(&mut best) {
+                best[0] = best[0].min(time(executable, &case.state, &options, false));
+                best[1] = best[1].min(time(executable, &case.state, &options, true));
+                best[2] = best[2].min(time(executable, &case.tiled, &options, false));
             }
         }
-        return;
+        let per_case = |pick: usize, state: fn(&Case) -> &exec::State| -> Vec<(f64, String)> {
+            executables
+                .iter()
+                .zip(&best)
+                .map(|((case, _), b)| {
+                    (b[pick] / (case.instructions * state(case).invocations() as f64), case.name.clone())
+                })
+                .collect()
+        };
+        println!("tier {tier}: cases {}", executables.len());
+        compile_ns.iter_mut().for_each(|c| c.0 /= 1e3);
+        report("compile time, microseconds", &mut compile_ns);
+        report("on their own states (16 invocations)", &mut per_case(0, |c| &c.state));
+        report("on their own states, into one reused output table", &mut per_case(1, |c| &c.state));
+        report(&format!("on their states repeated to {TILED} invocations"), &mut per_case(2, |c| &c.tiled));
+        tiled_by_tier.push(per_case(2, |c| &c.tiled));
     }
-    if executables.is_empty() {
-        println!("no cases timed");
-        return;
+    // Per case, how many times faster the first tier (the JIT) runs the
+    // repeated states than the second (the interpreter).
+    if let [first, second] = tiled_by_tier.as_slice() {
+        let mut speedup: Vec<(f64, String)> =
+            first.iter().zip(second).map(|(a, b)| (b.0 / a.0.max(f64::MIN_POSITIVE), a.1.clone())).collect();
+        report(&format!("{} over {}, repeated states: times faster", tiers[0], tiers[1]), &mut speedup);
     }
-    // Rounds go over every case in turn, so that a case's fastest round
-    // (the one that counts) is taken from moments spread over the whole
-    // run, not from one stretch in which the machine may be busy.
-    // Per case: own state, own state into one reused output table,
-    // repeated state.
-    let mut best = vec![[f64::INFINITY; 3]; executables.len()];
-    for _ in 0..ROUNDS {
-        for ((case, executable), best) in executables.iter().zip(&mut best) {
-            best[0] = best[0].min(time(executable, &case.state, &options, false));
-            best[1] = best[1].min(time(executable, &case.state, &options, true));
-            best[2] = best[2].min(time(executable, &case.tiled, &options, false));
-        }
-    }
-    let per_case = |pick: usize, state: fn(&Case) -> &exec::State| -> Vec<(f64, String)> {
-        executables
-            .iter()
-            .zip(&best)
-            .map(|((case, _), b)| (b[pick] / (case.instructions * state(case).invocations() as f64), case.name.clone()))
-            .collect()
-    };
-    println!("cases {}", executables.len());
-    report("on their own states (16 invocations)", &mut per_case(0, |c| &c.state));
-    report("on their own states, into one reused output table", &mut per_case(1, |c| &c.state));
-    report(&format!("on their states repeated to {TILED} invocations"), &mut per_case(2, |c| &c.tiled));
 }
 
 /// A conformance case, read and converted.

@@ -408,6 +408,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
 
+    /// The execution tier: native code compiled with Cranelift, or the
+    /// interpreter. Without it, the JIT where this build and processor
+    /// have it. Results do not depend on it.
+    #[arg(long, value_enum, value_name = "TIER")]
+    pub backend: Option<BackendArg>,
+
     /// What the shader input is: TGSI text, Mesa's token stream as hex
     /// words, or the IR's text form (as `opt --emit=ir` writes it).
     #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
@@ -470,6 +476,12 @@ pub struct RenderArgs {
     /// do not depend on it.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
+
+    /// The execution tier: native code compiled with Cranelift, or the
+    /// interpreter. Without it, the JIT where this build and processor
+    /// have it. Results do not depend on it.
+    #[arg(long, value_enum, value_name = "TIER")]
+    pub backend: Option<BackendArg>,
 
     /// Bind a PNG image to sampler unit UNIT, read in FORMAT (R, RG, RGB,
     /// RGBA (the default), A, L, LA, I, Z or S), with mipmaps built from
@@ -629,6 +641,28 @@ pub enum WordFormat {
     Float,
     /// The hex word, then its f32 value in parentheses.
     Both,
+}
+
+/// An execution tier, as `--backend` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// The shader compiled to native code with Cranelift: as one
+    /// function, or as runs of ALU operations between operations the
+    /// interpreter runs (textures, memory, indirect access).
+    Jit,
+    /// Every operation by the interpreter.
+    Interp,
+}
+
+impl BackendArg {
+    /// The tier `backend` asks for, or the default one without it.
+    pub fn tier(backend: Option<BackendArg>) -> exec::Backend {
+        match backend {
+            Some(BackendArg::Jit) => exec::Backend::Jit,
+            Some(BackendArg::Interp) => exec::Backend::Interpreter,
+            None => exec::Backend::default(),
+        }
+    }
 }
 
 /// Arguments of `tgsi-opt bench`.

@@ -37,6 +37,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         cbufs: args.cbufs,
         clear: args.clear,
         threads: args.threads,
+        backend: crate::cli::BackendArg::tier(args.backend),
         samples: args.samples,
         per_sample: args.per_sample,
         textures: args.textures.iter().map(read_texture).collect::<Result<_, _>>()?,

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use crate::cli::{BenchArgs, RunArgs, RunCommandArgs, WordFormat};
+use crate::cli::{BackendArg, BenchArgs, RunArgs, RunCommandArgs, WordFormat};
 use crate::commands::opt::{build, run_pipeline};
 use crate::diagnostics::Failure;
 use crate::files::{read_state, write_output, Input};
@@ -15,6 +15,7 @@ struct Prepared {
     instructions: usize,
     state: exec::State,
     options: exec::RunOptions,
+    backend: exec::Backend,
 }
 
 fn prepare(args: &RunArgs) -> Result<Prepared, Failure> {
@@ -26,12 +27,12 @@ fn prepare(args: &RunArgs) -> Result<Prepared, Failure> {
     run_pipeline(&pipeline, &mut module, options, &input)?;
     let state = read_state(&args.state)?;
     let options = exec::RunOptions { lanes: args.lanes, threads: args.threads, ..exec::RunOptions::default() };
-    Ok(Prepared { input, module, instructions, state, options })
+    Ok(Prepared { input, module, instructions, state, options, backend: BackendArg::tier(args.backend) })
 }
 
 impl Prepared {
     fn compile(&self) -> Result<exec::Executable<'_>, Failure> {
-        exec::Executable::compile(&self.module).map_err(|source| self.failure(source))
+        exec::Executable::compile_with(&self.module, self.backend).map_err(|source| self.failure(source))
     }
 
     fn failure(&self, source: exec::ExecError) -> Failure {
@@ -83,10 +84,13 @@ fn word(field: &str) -> Option<u32> {
 
 /// Runs `bench`: every invocation of the state `--repeat` times; prints
 /// invocations per second, nanoseconds per invocation, and nanoseconds per
-/// source instruction per invocation.
+/// source instruction per invocation, then the tier that ran and how long
+/// compiling for it took (apart from the runs).
 pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
     let prepared = prepare(&args.run)?;
+    let compile_start = Instant::now();
     let executable = prepared.compile()?;
+    let compile_seconds = compile_start.elapsed().as_secs_f64();
     // The runs share one output table, as a driver running many draws
     // would: a run then pays for zeroing it, not for fresh memory.
     let mut outputs = exec::Outputs::new(0, []);
@@ -116,12 +120,14 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
     let ns_per_invocation = seconds * 1e9 / invocations.max(1.0);
     let report = format!(
         "invocations_per_second {:.0}\nns_per_invocation {:.2}\nns_per_instruction {:.3}\n\
-         fastest_ns_per_invocation {:.2}\nmedian_ns_per_invocation {:.2}\n",
+         fastest_ns_per_invocation {:.2}\nmedian_ns_per_invocation {:.2}\nbackend {}\ncompile_us {:.0}\n",
         invocations / seconds.max(f64::MIN_POSITIVE),
         ns_per_invocation,
         ns_per_invocation / prepared.instructions.max(1) as f64,
         fastest * 1e9 / run_invocations,
         median * 1e9 / run_invocations,
+        executable.backend(),
+        compile_seconds * 1e6,
     );
     write_output(args.run.output.as_deref(), report.as_bytes())
 }

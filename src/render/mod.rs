@@ -94,6 +94,8 @@ pub struct RenderOptions {
     /// Threads running batches; 0 uses one per core. Results do not
     /// depend on it.
     pub threads: usize,
+    /// The execution tier.
+    pub backend: exec::Backend,
     /// Samples per pixel, one of [`SAMPLE_COUNTS`], at Direct3D's standard
     /// positions.
     pub samples: u32,
@@ -109,7 +111,8 @@ pub struct RenderOptions {
 impl RenderOptions {
     /// A `width` x `height` target with the defaults: z 0.5, w 1, front
     /// facing, one colour buffer, clear colour (0, 0, 0, 0), one thread,
-    /// one sample, no textures or samplers beyond a state's.
+    /// one sample, no textures or samplers beyond a state's, the default
+    /// tier.
     pub fn new(width: u32, height: u32) -> Self {
         RenderOptions {
             width,
@@ -120,6 +123,7 @@ impl RenderOptions {
             cbufs: 1,
             clear: [0.0; 4],
             threads: 1,
+            backend: exec::Backend::default(),
             samples: 1,
             per_sample: false,
             textures: Vec::new(),
@@ -400,7 +404,7 @@ fn render_in_bands(
     if buffers.is_empty() {
         return Err(RenderError::NoColor);
     }
-    let executable = exec::Executable::compile(module)?;
+    let executable = exec::Executable::compile_with(module, options.backend)?;
     let run_options = exec::RunOptions { threads: options.threads, ..exec::RunOptions::default() };
 
     // Everything but the inputs comes from the caller's state and the

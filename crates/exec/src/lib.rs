@@ -29,9 +29,12 @@
 //! );
 //! ```
 
+mod backend;
 mod env;
 pub mod error;
 pub mod geometry;
+#[cfg(feature = "jit")]
+mod jit;
 mod kernel;
 pub mod memory;
 pub mod outputs;
@@ -41,6 +44,7 @@ mod sampler;
 pub mod state;
 mod syntax;
 
+pub use backend::{Backend, UnknownBackend};
 pub use error::{StateError, StateErrorKind};
 pub use geometry::EmittedStream;
 pub use outputs::{Difference, Outputs};

@@ -33,11 +33,13 @@ use crate::env::Env;
 use crate::geometry::{Emitted, Emitter};
 use crate::memory::{self, Memory};
 use crate::program::Program;
-use crate::{Outputs, State};
+use crate::{Backend, Outputs, State};
 
 mod batch;
 mod block;
 mod columns;
+#[cfg(feature = "jit")]
+pub(crate) mod compiled;
 mod compute;
 mod control;
 mod effects;
@@ -110,6 +112,12 @@ pub enum ExecError {
     /// IR the verifier would reject.
     #[error("malformed IR: {0}")]
     Malformed(String),
+    /// The JIT was asked for where it does not run.
+    #[error("the JIT backend is not available: {0}")]
+    JitUnavailable(String),
+    /// Cranelift failed to compile a segment.
+    #[error("JIT compilation failed: {0}")]
+    Jit(String),
 }
 
 /// Runs `module` for every invocation of `state`.
@@ -132,13 +140,56 @@ pub struct Executable<'m> {
     /// stays part of the type all the same.
     module: PhantomData<&'m Module>,
     program: Program,
+    /// The compiled segments, with [`Backend::Jit`].
+    #[cfg(feature = "jit")]
+    jit: Option<crate::jit::Compiled>,
 }
 
 impl<'m> Executable<'m> {
-    /// Compiles `module`; fails on an operation the backend does not
-    /// execute yet.
+    /// Compiles `module` for the default tier ([`Backend::default`]);
+    /// fails on an operation the backend does not execute yet.
     pub fn compile(module: &'m Module) -> Result<Self, ExecError> {
-        Ok(Executable { module: PhantomData, program: Program::compile(module)? })
+        Executable::compile_with(module, Backend::default())
+    }
+
+    /// Compiles `module` for `backend`; [`ExecError::JitUnavailable`]
+    /// when that is the JIT and it does not run here.
+    ///
+    /// ```
+    /// let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n";
+    /// let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+    /// let state = exec::State::parse("invocations 3\ninput 0 * 1 2 3 4\n").unwrap();
+    /// let interp = exec::Executable::compile_with(&module, exec::Backend::Interpreter).unwrap();
+    /// assert_eq!(interp.backend(), exec::Backend::Interpreter);
+    /// if exec::Backend::Jit.available().is_ok() {
+    ///     let jit = exec::Executable::compile_with(&module, exec::Backend::Jit).unwrap();
+    ///     let options = exec::RunOptions::default();
+    ///     assert_eq!(jit.run(&state, &options).unwrap(), interp.run(&state, &options).unwrap());
+    /// }
+    /// ```
+    pub fn compile_with(module: &'m Module, backend: Backend) -> Result<Self, ExecError> {
+        backend.available().map_err(ExecError::JitUnavailable)?;
+        let program = Program::compile(module)?;
+        #[cfg(feature = "jit")]
+        let jit = match backend {
+            Backend::Jit => Some(crate::jit::compile(&program)?),
+            Backend::Interpreter => None,
+        };
+        Ok(Executable {
+            module: PhantomData,
+            program,
+            #[cfg(feature = "jit")]
+            jit,
+        })
+    }
+
+    /// The tier this executable runs on.
+    pub fn backend(&self) -> Backend {
+        #[cfg(feature = "jit")]
+        if self.jit.is_some() {
+            return Backend::Jit;
+        }
+        Backend::Interpreter
     }
 
     /// Runs every invocation of `state`.
@@ -165,11 +216,27 @@ impl<'m> Executable<'m> {
     /// }
     /// ```
     pub fn run_into(&self, state: &State, options: &RunOptions, outputs: &mut Outputs) -> Result<(), ExecError> {
-        run_program(&self.program, state, options, outputs)
+        #[cfg(feature = "jit")]
+        let code = self.jit.as_ref();
+        #[cfg(not(feature = "jit"))]
+        let code = None;
+        run_program((&self.program, code), state, options, outputs)
     }
 }
 
-fn run_program(program: &Program, state: &State, options: &RunOptions, outputs: &mut Outputs) -> Result<(), ExecError> {
+/// The compiled segments of a program, where it has them.
+#[cfg(feature = "jit")]
+pub(crate) type Code<'a> = Option<&'a crate::jit::Compiled>;
+/// Nothing: no JIT in this build.
+#[cfg(not(feature = "jit"))]
+pub(crate) type Code<'a> = Option<&'a std::convert::Infallible>;
+
+fn run_program(
+    (program, code): (&Program, Code<'_>),
+    state: &State,
+    options: &RunOptions,
+    outputs: &mut Outputs,
+) -> Result<(), ExecError> {
     let w = options.lanes;
     if !RunOptions::valid_lanes(w) {
         return Err(ExecError::Lanes(w));
@@ -177,7 +244,12 @@ fn run_program(program: &Program, state: &State, options: &RunOptions, outputs: 
     // No wider than the invocations need (in whole quads): batch loops run
     // over every lane of a batch.
     let n = state.invocations() as usize;
-    let w = w.min(n.div_ceil(4) * 4).max(4);
+    // A program compiled whole runs batches of the width it was compiled
+    // for.
+    let w = match whole_code(code) {
+        true => crate::jit::LANES,
+        false => w.min(n.div_ceil(4) * 4).max(4),
+    };
     // Each batch runs `step` lanes: `w` but for barriers (whole work groups).
     let (w, step) = memory::batch_lanes(program, w, n)?;
     // A run with no memory steps and no buffers or images in its state
@@ -206,11 +278,12 @@ fn run_program(program: &Program, state: &State, options: &RunOptions, outputs: 
     let run_batch =
         |(first, (values, killed)): (usize, (&mut [[u32; 4]], &mut [bool]))| -> Result<Option<Emitted>, ExecError> {
             let table = OutputTable { values, registers: &program.outputs, extra: Vec::new() };
-            let mut batch = Batch::new(program, &env, first as u32, w, options.step_budget, table, memory.as_ref());
+            let mut batch =
+                Batch::new((program, code), &env, first as u32, w, options.step_budget, table, memory.as_ref());
             batch.fill_invariants();
             let count = step.min(n - first);
             let all = full(count);
-            batch.run(all)?;
+            batch.run_program(all)?;
             batch.sync_output_arrays(all);
             if batch.killed != 0 {
                 for (l, k) in killed.iter_mut().enumerate() {
@@ -252,6 +325,18 @@ fn run_program(program: &Program, state: &State, options: &RunOptions, outputs: 
         memory.into_inner().unwrap_or_else(|e| e.into_inner()).finish(outputs);
     }
     Ok(())
+}
+
+/// Whether `code` is the whole program compiled into one function.
+#[cfg(feature = "jit")]
+fn whole_code(code: Code<'_>) -> bool {
+    code.is_some_and(|c| c.whole().is_some())
+}
+
+/// Never: no JIT in this build.
+#[cfg(not(feature = "jit"))]
+fn whole_code(_: Code<'_>) -> bool {
+    false
 }
 
 /// Runs `f` on `pool`, or on rayon's global pool without one.

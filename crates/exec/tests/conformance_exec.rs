@@ -3,7 +3,8 @@
 //! or within 4 ulp (the allowance for transcendental results); the same
 //! lanes killed. Cases using something the backend does not execute yet
 //! are counted and skipped. Every case must also give the same results
-//! with 4, 8, 16 and 64 lanes a batch, and the TGSI emitted from its IR
+//! with 4, 8, 16 and 64 lanes a batch, on the JIT and on the interpreter
+//! (where the JIT runs), and the TGSI emitted from its IR
 //! must give exactly the same outputs as the original. Skipped entirely
 //! when the folder is absent.
 
@@ -11,7 +12,7 @@ mod support {
     pub mod compare;
 }
 
-use exec::{ExecError, Outputs, RunOptions, State};
+use exec::{Backend, ExecError, Executable, Outputs, RunOptions, State};
 use support::compare::same;
 
 /// How far apart two f32 bit patterns are, in units in the last place.
@@ -86,11 +87,18 @@ fn conformance_cases_match_mesa() {
                 continue;
             }
         };
-        // Batching must not change any result.
-        for lanes in [4, 8, 16] {
-            let other = exec::run(&module, &state, &RunOptions { lanes, ..RunOptions::default() });
-            if other.as_ref().map(Outputs::write).ok() != Some(got.write()) {
-                failures.push(format!("{name}: --lanes {lanes} gives other results"));
+        // Neither batching nor the tier may change any result, to the bit.
+        for backend in Backend::ALL.into_iter().filter(|b| b.available().is_ok()) {
+            let Ok(executable) = Executable::compile_with(&module, backend) else {
+                failures.push(format!("{name}: does not compile for {backend}"));
+                continue;
+            };
+            for lanes in [4, 8, 16, 64] {
+                let other = executable.run(&state, &RunOptions { lanes, ..RunOptions::default() });
+                // Bit for bit, NaNs included (one canonical NaN).
+                if !other.as_ref().is_ok_and(|other| *other == got) {
+                    failures.push(format!("{name}: --backend {backend} --lanes {lanes} gives other results"));
+                }
             }
         }
         let (e, c, diffs) = compare(&got, &want);

@@ -1,8 +1,35 @@
 //! 32-bit float opcodes: arithmetic, comparisons, selections, the
 //! replicated scalar functions and the channel-dependent LIT, EXP, LOG, DST.
 
-use super::{f32_bits, f32_of, mask32};
+use super::{f32_of, mask32};
 use tgsi::Opcode;
+
+/// The one NaN every 32-bit float operation yields: the positive quiet NaN
+/// with no payload (what x86's `addps` makes of two infinities, and
+/// Mesa's `tgsi_exec` prints for most NaN results).
+pub const CANONICAL_NAN: u32 = 0x7fc0_0000;
+
+/// The bits of a float operation's result: [`CANONICAL_NAN`] for any NaN.
+///
+/// Which NaN payload an operation on two NaNs keeps depends on the order
+/// of its operands, which compilers feel free to swap (addition and
+/// multiplication commute to LLVM), so constant folding, the interpreter's
+/// batch loops and the JIT could each keep a different one; an integer
+/// operation reading the result would then show it. One NaN makes every
+/// tier agree bit for bit.
+#[inline(always)]
+pub fn canonical(x: f32) -> u32 {
+    if x.is_nan() {
+        CANONICAL_NAN
+    } else {
+        x.to_bits()
+    }
+}
+
+/// A float result as argument-sized bits, its NaN made canonical.
+fn f32_bits(x: f32) -> u64 {
+    canonical(x) as u64
+}
 
 /// `log2(e)`: Mesa's LG2 multiplies by `1.442695f`, which is this same f32.
 const LOG2_E: f32 = std::f32::consts::LOG2_E;
@@ -132,7 +159,8 @@ pub(super) fn eval(op: Opcode, chan: u8, args: &[u64]) -> Option<u64> {
     use Opcode::*;
     let f = f32_of;
     let r = match (op, args) {
-        // Moves and selections copy bits.
+        // Moves and selections copy bits (NaN payloads included); every
+        // other float result that is NaN is the canonical NaN.
         (Mov, &[a]) => a & 0xffff_ffff,
         (Cmp, &[a, b, c]) => (if f(a) < 0.0 { b } else { c }) & 0xffff_ffff,
         (Ucmp, &[a, b, c]) => (if a as u32 != 0 { b } else { c }) & 0xffff_ffff,

@@ -29,7 +29,7 @@ mod int64;
 mod pack;
 
 pub use convert::{trunc_i32, trunc_u32};
-pub use float::{ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc};
+pub use float::{canonical, ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc, CANONICAL_NAN};
 
 use tgsi::{Opcode, OperandType};
 

@@ -1,7 +1,9 @@
 //! Differential testing of the passes: every registered pass alone, and
 //! `-O1`, must leave the results of random programs on random states
 //! bit for bit unchanged (NaN payloads aside), and so must the TGSI
-//! emitted after them, read back and run again.
+//! emitted after them, read back and run again. Each program also runs
+//! on both execution tiers (the JIT and the interpreter), which must
+//! agree (a finding of pipeline `tiers`).
 //!
 //! [`check_seed`] does it for the program [`random_program::program`]
 //! writes from one seed; `tests/differential.rs` runs it over a few hundred
@@ -246,6 +248,9 @@ pub fn check_program_with(
         }
         parsed.push(s);
     }
+    if let Some(detail) = compare_tiers(&module, &parsed, &baseline) {
+        report.findings.push(finding(FindingKind::Difference, "tiers", "JIT vs interpreter", detail, None, None));
+    }
     for (name, pipeline) in pipelines {
         report.pass_runs += 1;
         let check = catch_unwind(AssertUnwindSafe(|| check_pipeline(&module, pipeline, &parsed, &baseline)));
@@ -360,6 +365,34 @@ fn compare_runs(
             Err(e) => (FindingKind::Error, format!("state {i}: run failed: {e}")),
         };
         return Some(Problem { kind, stage, detail, state: Some(i), emitted: Some(emitted.to_string()) });
+    }
+    None
+}
+
+/// Where the default tier is not the interpreter (the JIT), runs `module`
+/// on the interpreter too and says where its results first differ from
+/// `baseline` (the default tier's): the tiers must agree bit for bit, NaNs
+/// included (every float operation yields one canonical NaN).
+fn compare_tiers(module: &ir::Module, states: &[exec::State], baseline: &[exec::Outputs]) -> Option<String> {
+    if exec::Backend::default() == exec::Backend::Interpreter {
+        return None;
+    }
+    let interpreter = match exec::Executable::compile_with(module, exec::Backend::Interpreter) {
+        Ok(e) => e,
+        Err(e) => return Some(format!("the interpreter does not compile it: {e}")),
+    };
+    for (i, (state, want)) in states.iter().zip(baseline).enumerate() {
+        match interpreter.run(state, &run_options()) {
+            Ok(got) => {
+                if *want != got {
+                    let (jit, interp) = (want.write(), got.write());
+                    let line = jit.lines().zip(interp.lines()).find(|(a, b)| a != b);
+                    let (a, b) = line.unwrap_or(("(a line past the other's end)", ""));
+                    return Some(format!("state {i}: the JIT gives `{a}`, the interpreter `{b}`"));
+                }
+            }
+            Err(e) => return Some(format!("state {i}: the interpreter failed: {e}")),
+        }
     }
     None
 }

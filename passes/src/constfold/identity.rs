@@ -21,7 +21,7 @@ pub enum Pat {
         neg: bool,
         /// Absolute value.
         abs: bool,
-        /// Known never to be a signalling NaN.
+        /// Known never to be a NaN other than the canonical one.
         quiet: bool,
     },
 }
@@ -68,7 +68,7 @@ pub(super) const NEG_ZERO: u32 = 0x8000_0000;
 /// The identity that applies to a non-saturating 32-bit `opcode` (channel
 /// 0) on operands `args`, if any. Every rule here holds bit for bit for
 /// every value of the unknown operands under [`semantics::eval`]; the
-/// float ones need the unknown operand to be quiet (not a signalling NaN).
+/// float ones need the unknown operand to be quiet (no NaN but the canonical one).
 pub fn identity(opcode: Opcode, args: &[Pat]) -> Option<Outcome> {
     use Opcode::*;
     if let [a, b] = *args {
@@ -102,8 +102,8 @@ pub fn identity(opcode: Opcode, args: &[Pat]) -> Option<Outcome> {
         if a.same(b) {
             match opcode {
                 And | Or | Umin | Umax | Imin | Imax if a.plain() => return Some(Outcome::Operand(0)),
-                // C's fmin/fmax of a value and itself return it, a quiet
-                // NaN untouched (glibc quiets a signalling one).
+                // fmin/fmax of a value and itself return it; a NaN comes
+                // back canonical, so only for values that are no other NaN.
                 Min | Max if a.plain_quiet() => return Some(Outcome::Operand(0)),
                 Xor => return Some(Outcome::Const(0)),
                 // Integer comparisons of a value with itself (float ones
@@ -169,7 +169,7 @@ fn select(opcode: Opcode, cond: u64) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::constfold::is_signalling_nan;
+    use crate::constfold::is_other_nan;
     use crate::constfold::special_bits::bits;
     use semantics::apply_modifiers;
     use testkit::Rng;
@@ -183,8 +183,9 @@ mod tests {
     }
 
     /// Checks that `identity` fires on the pattern and that what it gives
-    /// is what `eval` computes, for many values of the unknowns (signalling
-    /// NaNs left out when `quiet`, since the rule then requires it).
+    /// is what `eval` computes, for many values of the unknowns (NaNs other
+    /// than the canonical one left out when `quiet`, since the rule then
+    /// requires it).
     fn holds(opcode: Opcode, ops: &[T], quiet: bool) {
         let ty = opcode.info().src_type;
         let pats: Vec<Pat> = ops
@@ -200,7 +201,7 @@ mod tests {
         let mut checked = 0;
         for _ in 0..20_000 {
             let xs = [bits(&mut rng), bits(&mut rng)];
-            if quiet && xs.iter().any(|&x| is_signalling_nan(x)) {
+            if quiet && xs.iter().any(|&x| is_other_nan(x)) {
                 continue;
             }
             let args: Vec<u64> = ops

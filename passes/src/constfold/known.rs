@@ -47,10 +47,11 @@ pub(super) fn index_of(func: &Function, immediates: &[tgsi::Immediate], v: Value
     const_of(func, immediates, v).or_else(|| alu_value(func, immediates, func.values.get(v)?.def))
 }
 
-/// Float results that are never a signalling NaN: IEEE arithmetic quiets
-/// every NaN it returns, comparisons give 0.0 or 1.0, conversions from
-/// integers and saturated results are never NaN. (A unit test checks each
-/// opcode over random and special inputs.)
+/// Float results that are never a NaN other than the canonical one
+/// (`semantics::CANONICAL_NAN`): arithmetic gives that NaN for every NaN,
+/// comparisons give 0.0 or 1.0, conversions from integers and saturated
+/// results are never NaN. (A unit test checks each opcode over random and
+/// special inputs.)
 const QUIET_OPS: &[Opcode] = &[
     Opcode::Add,
     Opcode::Mul,
@@ -88,12 +89,18 @@ pub fn is_signalling_nan(bits: u32) -> bool {
     bits & 0x7f80_0000 == 0x7f80_0000 && bits & 0x007f_ffff != 0 && bits & 0x0040_0000 == 0
 }
 
-/// Whether `v` is known never to be a signalling NaN: a constant that is
-/// not one, a saturated result, or the result of an opcode of
-/// [`QUIET_OPS`].
+/// Whether a 32-bit pattern is a NaN other than the canonical one, which
+/// an arithmetic identity such as `x * 1.0` would not give back unchanged.
+pub fn is_other_nan(bits: u32) -> bool {
+    f32::from_bits(bits).is_nan() && bits != semantics::CANONICAL_NAN
+}
+
+/// Whether `v` is known never to be a NaN other than the canonical one
+/// (so `x * 1.0` gives `x` back): a constant that is not one, a saturated
+/// result, or the result of an opcode of [`QUIET_OPS`].
 pub(crate) fn is_quiet(func: &Function, immediates: &[tgsi::Immediate], v: Value) -> bool {
     if let Some(bits) = const_of(func, immediates, v) {
-        return !is_signalling_nan(bits as u32);
+        return !is_other_nan(bits as u32);
     }
     let Some(data) = func.values.get(v).and_then(|vd| func.insts.get(vd.def)) else { return false };
     match data.op {
@@ -108,8 +115,8 @@ mod tests {
     use crate::constfold::special_bits::bits;
     use testkit::Rng;
 
-    /// Every opcode of QUIET_OPS never returns a signalling NaN, whatever
-    /// its inputs (signalling NaNs included).
+    /// Every opcode of QUIET_OPS never returns a NaN but the canonical
+    /// one, whatever its inputs (NaNs with payloads included).
     #[test]
     fn quiet_ops_never_give_signalling_nans() {
         let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
@@ -118,7 +125,7 @@ mod tests {
             for _ in 0..20_000 {
                 let args: Vec<u64> = (0..n).map(|_| u64::from(bits(&mut rng))).collect();
                 let v = eval(op, 0, &args).unwrap_or(0);
-                assert!(!is_signalling_nan(v as u32), "{op:?} {args:x?} gave {v:#x}");
+                assert!(!is_other_nan(v as u32), "{op:?} {args:x?} gave {v:#x}");
             }
         }
     }

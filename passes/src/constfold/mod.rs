@@ -27,11 +27,11 @@
 //!    to 5 bits); `CMP`/`UCMP` with a constant condition, or with equal
 //!    chosen operands, give the chosen operand; and the float identities
 //!    `MUL x, 1.0`, `ADD x, -0.0`, `DIV x, 1.0`, only when
-//!    `x` is known not to be a signalling NaN (see `is_quiet`): IEEE
-//!    arithmetic returns a signalling NaN quieted (bit 22 set), which would
-//!    change the bits an integer op reading `x` sees. Quiet NaNs keep their
-//!    payload, -0.0, infinities and denormals come back unchanged (x86-64
-//!    SSE arithmetic, no flush to zero). Never `x * 0.0`, `x + 0.0` (wrong
+//!    `x` is known not to be a NaN other than the canonical one (see
+//!    `is_quiet`): float arithmetic gives the canonical NaN for every NaN,
+//!    which would change the bits an integer op reading `x` sees. The
+//!    canonical NaN, -0.0, infinities and denormals come back unchanged
+//!    (x86-64 SSE arithmetic, no flush to zero). Never `x * 0.0`, `x + 0.0` (wrong
 //!    for -0.0), or float `x - x` (NaN, infinities).
 //! 4. **Constant branches.** An `IF`/`UIF` whose condition is a constant is
 //!    replaced by the arm the backend takes (`UIF`: bits nonzero; `IF`: the
@@ -69,7 +69,7 @@ mod values;
 
 pub use identity::{identity, Outcome, Pat};
 pub(crate) use known::is_quiet;
-pub use known::is_signalling_nan;
+pub use known::{is_other_nan, is_signalling_nan};
 
 use ir::Module;
 

@@ -10,7 +10,7 @@ use tgsi::{OperandType, Processor};
 use super::columns::Beside;
 use super::mask::{full, Lanes};
 use super::output_table::OutputTable;
-use super::ExecError;
+use super::{Code, ExecError};
 use crate::env::Env;
 use crate::geometry::Emitter;
 use crate::kernel::MAX_ARGS;
@@ -65,6 +65,8 @@ impl Drop for Batch<'_> {
 /// One batch of lanes in flight.
 pub(super) struct Batch<'a> {
     pub(super) program: &'a Program,
+    /// The program's compiled segments, run in place of their steps.
+    pub(super) code: Code<'a>,
     pub(super) env: &'a Env<'a>,
     pub(super) first: u32,
     pub(super) w: usize,
@@ -100,11 +102,13 @@ pub(super) struct Batch<'a> {
     /// The run's buffers, images and shared memory (none when no step
     /// touches memory and the state has none).
     pub(super) memory: Option<&'a Mutex<Memory>>,
+    /// The error of a step compiled code had the interpreter run.
+    pub(super) compiled_error: Option<ExecError>,
 }
 
 impl<'a> Batch<'a> {
     pub(super) fn new(
-        program: &'a Program,
+        (program, code): (&'a Program, Code<'a>),
         env: &'a Env<'a>,
         first: u32,
         w: usize,
@@ -132,6 +136,7 @@ impl<'a> Batch<'a> {
         scratch.continues.clear();
         Batch {
             program,
+            code,
             env,
             first,
             w,
@@ -154,7 +159,18 @@ impl<'a> Batch<'a> {
             joined: scratch.joined,
             joined_out: scratch.joined_out,
             memory,
+            compiled_error: None,
         }
+    }
+
+    /// Runs the program for the lanes of `active`: its compiled function
+    /// when it was compiled whole, else its control list.
+    pub(super) fn run_program(&mut self, active: u64) -> Result<(), ExecError> {
+        #[cfg(feature = "jit")]
+        if let Some(code) = self.code.and_then(|c| c.whole()) {
+            return self.run_compiled(code, active);
+        }
+        self.run(active)
     }
 
     /// Sets the values that do not depend on a lane's path, in every lane.

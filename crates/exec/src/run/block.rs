@@ -4,14 +4,28 @@
 //! loop is built twice, once for any processor and once for AVX2, and
 //! every step function is inlined into both builds so that its batch loops
 //! use the wider vectors where the processor has them.
+//!
+//! With the JIT, a block is a list of pieces instead: compiled segments,
+//! called in place of their steps, and the other steps, each run by the
+//! same step function as here.
+
+use ir::function::Block;
+use ir::EntityRef;
 
 use super::batch::Batch;
 use super::ExecError;
 use crate::program::Step;
 
 impl<'a> Batch<'a> {
-    /// Runs the steps of a block for the lanes of `active`.
-    pub(super) fn block(&mut self, steps: &'a [Step], active: u64) -> Result<(), ExecError> {
+    /// Runs the steps of block `b` for the lanes of `active`.
+    pub(super) fn block(&mut self, b: Block, active: u64) -> Result<(), ExecError> {
+        let steps = self.program.block(b);
+        // Every step counts against the budget, compiled or not.
+        self.count(steps.len() as u64)?;
+        #[cfg(feature = "jit")]
+        if let Some(code) = self.code {
+            return self.pieces(steps, code.pieces(b.index()), active);
+        }
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: the processor has AVX2 (checked when the batch started).
@@ -28,52 +42,94 @@ impl<'a> Batch<'a> {
         self.block_any(steps, active)
     }
 
-    /// Each step of `steps` by its kind. The guards pick the faster form
-    /// of a step when every lane is active; the order of the arms matters.
     #[inline(always)]
     fn block_any(&mut self, steps: &'a [Step], active: u64) -> Result<(), ExecError> {
-        self.count(steps.len() as u64)?;
         for step in steps {
-            match step {
-                Step::Alu { dst, args, src_tys, sat, kernel, wide: true, wide_dst, .. } => {
-                    self.alu_wide(*dst, (args, src_tys), *sat, kernel, *wide_dst, active)?;
+            self.step(step, active)?;
+        }
+        Ok(())
+    }
+
+    /// The pieces of a block of `steps`: each segment's code called over
+    /// the batch's slots, each other step run as the interpreter runs it.
+    #[cfg(feature = "jit")]
+    fn pieces(&mut self, steps: &'a [Step], pieces: &[crate::jit::Piece], active: u64) -> Result<(), ExecError> {
+        use crate::jit::Piece;
+        let active = active & self.all;
+        for piece in pieces {
+            match *piece {
+                Piece::Segment(code) => {
+                    // Every slot a segment touches is below the program's
+                    // slot count (checked when it was compiled), and a
+                    // batch has that many slots of `w` lanes.
+                    debug_assert!(self.slots.len() >= self.program.slots * self.w && self.w.is_multiple_of(4));
+                    // SAFETY: as above; `w` is a multiple of 4 up to 64.
+                    unsafe { code(self.slots.as_mut_ptr(), self.w, active) }
                 }
-                Step::Alu { dst, width, broadcast, args, kernel, plain: true, .. } if active == self.all => {
-                    self.alu_in_place((*dst, *width, *broadcast), args, *kernel);
+                Piece::Steps(from, to) => {
+                    if let Some(steps) = steps.get(from as usize..to as usize) {
+                        self.steps(steps, active)?;
+                    }
                 }
-                Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel, .. } => {
-                    self.alu_masked((*dst, *width, *broadcast), (args, src_tys), *sat, *kernel, active);
-                }
-                Step::Deriv { dst, arg, kind, sat } => self.deriv(*dst, arg, *kind, *sat, active),
-                Step::Move { dst, src } => self.move_slot(*dst, *src, active),
-                Step::ArrayLoad { dst, array, offset, index: None, chan } if active == self.all => {
-                    self.array_load_every_lane(*dst, *array, *offset, *chan);
-                }
-                Step::ArrayStore { array, offset, index: None, value, chan } if active == self.all => {
-                    self.array_store_every_lane(*array, *offset, *value, *chan);
-                }
-                Step::LoadIndirect { dst, file, base, index, dim, chan } => {
-                    self.load_indirect(*dst, *file, (*base, *index), *dim, *chan, active)?;
-                }
-                Step::ArrayLoad { dst, array, offset, index, chan } => {
-                    self.array_load(*dst, *array, (*offset, *index), *chan, active);
-                }
-                Step::ArrayStore { array, offset, index, value, chan } => {
-                    self.array_store(*array, (*offset, *index), *value, *chan, active);
-                }
-                Step::StoreOutput { index, chan, value, declared } => {
-                    self.store_output(*index, *chan, *value, *declared, active);
-                }
-                Step::Texture { op, unit, coords, swizzle, dsts, sat } => {
-                    self.texture((*op, *unit), coords, swizzle, dsts, *sat, active);
-                }
-                Step::Kill => self.killed |= active,
-                Step::Memory(access) => self.memory_access(access, active)?,
-                Step::Emit { stream } => self.emit(*stream, active),
-                Step::EndPrimitive { stream } => self.end_primitive(*stream, active),
-                Step::KillIf { args } => self.kill_if(args, active),
-                Step::Copies(pairs) => self.copies(pairs, active),
             }
+        }
+        Ok(())
+    }
+
+    /// Steps not compiled, in the AVX2 build where the processor has it.
+    #[cfg(feature = "jit")]
+    fn steps(&mut self, steps: &'a [Step], active: u64) -> Result<(), ExecError> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: the processor has AVX2 (checked when the batch started).
+            return unsafe { self.block_avx2(steps, active) };
+        }
+        self.block_any(steps, active)
+    }
+
+    /// One step by its kind. The guards pick the faster form of a step
+    /// when every lane is active; the order of the arms matters.
+    #[inline(always)]
+    pub(super) fn step(&mut self, step: &'a Step, active: u64) -> Result<(), ExecError> {
+        match step {
+            Step::Alu { dst, args, src_tys, sat, kernel, wide: true, wide_dst, .. } => {
+                self.alu_wide(*dst, (args, src_tys), *sat, kernel, *wide_dst, active)?;
+            }
+            Step::Alu { dst, width, broadcast, args, kernel, plain: true, .. } if active == self.all => {
+                self.alu_in_place((*dst, *width, *broadcast), args, *kernel);
+            }
+            Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel, .. } => {
+                self.alu_masked((*dst, *width, *broadcast), (args, src_tys), *sat, *kernel, active);
+            }
+            Step::Deriv { dst, arg, kind, sat } => self.deriv(*dst, arg, *kind, *sat, active),
+            Step::Move { dst, src } => self.move_slot(*dst, *src, active),
+            Step::ArrayLoad { dst, array, offset, index: None, chan } if active == self.all => {
+                self.array_load_every_lane(*dst, *array, *offset, *chan);
+            }
+            Step::ArrayStore { array, offset, index: None, value, chan } if active == self.all => {
+                self.array_store_every_lane(*array, *offset, *value, *chan);
+            }
+            Step::LoadIndirect { dst, file, base, index, dim, chan } => {
+                self.load_indirect(*dst, *file, (*base, *index), *dim, *chan, active)?;
+            }
+            Step::ArrayLoad { dst, array, offset, index, chan } => {
+                self.array_load(*dst, *array, (*offset, *index), *chan, active);
+            }
+            Step::ArrayStore { array, offset, index, value, chan } => {
+                self.array_store(*array, (*offset, *index), *value, *chan, active);
+            }
+            Step::StoreOutput { index, chan, value, declared } => {
+                self.store_output(*index, *chan, *value, *declared, active);
+            }
+            Step::Texture { op, unit, coords, swizzle, dsts, sat } => {
+                self.texture((*op, *unit), coords, swizzle, dsts, *sat, active);
+            }
+            Step::Kill => self.killed |= active,
+            Step::Memory(access) => self.memory_access(access, active)?,
+            Step::Emit { stream } => self.emit(*stream, active),
+            Step::EndPrimitive { stream } => self.end_primitive(*stream, active),
+            Step::KillIf { args } => self.kill_if(args, active),
+            Step::Copies(pairs) => self.copies(pairs, active),
         }
         Ok(())
     }

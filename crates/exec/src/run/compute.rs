@@ -51,14 +51,17 @@ impl Batch<'_> {
             }
         }
         let mut values = [0u64; MAX_ARGS];
-        for (l, r) in out[..w].iter_mut().enumerate() {
+        // The lanes of the quads with an active lane: one quad when
+        // compiled code has the step run for a quad.
+        let (lo, hi) = quad_span(active, w);
+        for (l, r) in out[..w].iter_mut().enumerate().take(hi).skip(lo) {
             for (v, column) in values[..n].iter_mut().zip(joined.chunks_exact(w)) {
                 *v = column[l];
             }
             *r = family.eval(*opcode, *chan, &values[..n]).unwrap_or(0);
         }
         if let Some(ty) = sat {
-            out[..w].iter_mut().for_each(|r| *r = semantics::saturate(ty, *r));
+            out[lo..hi].iter_mut().for_each(|r| *r = semantics::saturate(ty, *r));
         }
         let at = dst as usize * w;
         for l in Lanes(active & self.all) {
@@ -136,10 +139,14 @@ impl Batch<'_> {
         let (w, (clear, flip)) = (self.w, sign_masks(arg));
         let (slots, out) = (&mut self.slots, &mut self.out);
         let at = arg.slot as usize * w;
-        for (quad, results) in slots[at..at + w].chunks_exact(4).zip(out[..w].chunks_exact_mut(4)) {
+        // The quads with an active lane: one when compiled code has the
+        // step run for a quad.
+        let (lo, hi) = quad_span(active, w);
+        let quads = slots[at + lo..at + hi].chunks_exact(4).zip(out[lo..hi].chunks_exact_mut(4));
+        for (quad, results) in quads {
             let value = |k: usize| f32::from_bits((quad[k] & clear) ^ flip);
             for (r, &(a, b)) in results.iter_mut().zip(&pairs) {
-                let d = (value(a) - value(b)).to_bits();
+                let d = semantics::canonical(value(a) - value(b));
                 *r = if sat { semantics::saturate(OperandType::Float, d as u64) as u32 } else { d };
             }
         }
@@ -183,24 +190,41 @@ impl Batch<'_> {
         sat: bool,
         active: u64,
     ) {
-        // Every lane is sampled (sampling is pure), then the
-        // active ones written.
+        // Every lane of the quads with an active lane is sampled
+        // (sampling is pure), then the active ones written: one quad
+        // when compiled code has the step run for a quad.
         let w = self.w;
+        let (lo, hi) = quad_span(active, w);
         let (slots, texels) = (&mut self.slots, &mut self.texels);
         let mut columns: [&[u32]; TEX_OPERANDS] = [&[]; TEX_OPERANDS];
         // Only the operands `op` reads: the others are placeholders.
         let used = sampler::operands_read(op);
         let operands = (&coords[..used], 0);
         operand_columns(slots, &mut self.modified, (w, w), operands, |_| OperandType::Float, &mut columns[..used]);
-        sampler::sample_lanes(self.env.state, unit, op, columns, &mut texels[..w]);
+        for column in &mut columns[..used] {
+            *column = column.get(lo..hi).unwrap_or_default();
+        }
+        sampler::sample_lanes(self.env.state, unit, op, columns, &mut texels[lo..hi]);
         let out = &mut self.out;
         for &(chan, dst) in dsts {
             let c = swizzle[chan as usize & 3] as usize & 3;
-            for (o, texel) in out[..w].iter_mut().zip(&texels[..w]) {
+            for (o, texel) in out[lo..hi].iter_mut().zip(&texels[lo..hi]) {
                 let v = texel[c];
                 *o = if sat { semantics::saturate(OperandType::Float, v as u64) as u32 } else { v };
             }
             write_lanes(&mut slots[dst as usize * w..(dst as usize + 1) * w], &out[..w], active, w);
         }
     }
+}
+
+/// The lanes from the first quad with an active lane of `active` to the
+/// end of the last one, within a batch of `w`.
+#[inline(always)]
+fn quad_span(active: u64, w: usize) -> (usize, usize) {
+    if active == 0 {
+        return (0, 0);
+    }
+    let lo = active.trailing_zeros() as usize / 4 * 4;
+    let hi = (64 - active.leading_zeros() as usize).div_ceil(4) * 4;
+    (lo.min(w), hi.min(w))
 }

@@ -24,7 +24,7 @@ impl Batch<'_> {
                     pc = *skip;
                 }
                 Control::Block { block, .. } => {
-                    self.block(program.block(*block), active)?;
+                    self.block(*block, active)?;
                     active = match program.exit(*block) {
                         ir::Exit::Fallthrough => active,
                         ir::Exit::Break => {

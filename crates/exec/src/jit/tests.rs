@@ -1,0 +1,374 @@
+//! The compiled tier against the interpreter: segments under partial
+//! masks and in loops, and every lowered operation against
+//! `semantics::eval` on random bits.
+
+use crate::{Backend, Executable, Outputs, RunOptions, State};
+
+/// Runs `text` on `state` with both tiers at `lanes` lanes a batch, and
+/// checks the outputs are the same; returns them.
+fn both(text: &str, state: &str, lanes: usize) -> Outputs {
+    let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+    let state = State::parse(state).unwrap();
+    let options = RunOptions { lanes, ..RunOptions::default() };
+    let interp = Executable::compile_with(&module, Backend::Interpreter).unwrap().run(&state, &options).unwrap();
+    let jit = Executable::compile_with(&module, Backend::Jit).unwrap();
+    assert_eq!(jit.backend(), Backend::Jit);
+    let out = jit.run(&state, &options).unwrap();
+    assert_eq!(out.write(), interp.write());
+    out
+}
+
+#[test]
+fn straight_line_alu_matches_the_interpreter() {
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+                MUL TEMP[0], IN[0], -|IN[0].yxwz|\nADD_SAT OUT[0], TEMP[0], IN[0].xxxx\nEND\n";
+    let state = "invocations 7\ninput 0 * 0.5 -2 3 nan\ninput 0 3 1e30 -0 inf 0x00000001\n";
+    both(text, state, 8);
+}
+
+/// `n` lanes of IN[0] = (lane, lane / 3, -lane, 0.25 * lane).
+fn lanes_state(n: u32) -> String {
+    let mut s = format!("invocations {n}\n");
+    for l in 0..n {
+        let x = l as f32;
+        s += &format!("input 0 {l} {x} {} {} {}\n", x / 3.0, -x, 0.25 * x);
+    }
+    s
+}
+
+#[test]
+fn segments_under_partial_masks_write_only_active_lanes() {
+    // Lanes split at the IF (lane l takes the ELSE when l % 3 == 2), so
+    // the segments in each arm run with some lanes of each quad off; TEMP[1] keeps its value
+    // from before the IF in the lanes of the other arm.
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
+                IMM[0] FLT32 { 2.5, 1.0, 0.5, 0.0 }\n\
+                MOV TEMP[1], IN[0].wzyx\n\
+                FRC TEMP[0].x, IN[0].yyyy\nSLT TEMP[0].x, TEMP[0].xxxx, IMM[0].zzzz\n\
+                IF TEMP[0].xxxx\n  MAD_SAT TEMP[1].xy, IN[0], IMM[0].zzzz, -IN[0].wwww\n\
+                ELSE\n  ADD TEMP[1].zw, |IN[0]|, IMM[0].yyyy\nENDIF\n\
+                MUL OUT[0], TEMP[1], IN[0].xxxx\nEND\n";
+    for lanes in [4, 8, 16, 64] {
+        both(text, &lanes_state(37), lanes);
+    }
+}
+
+#[test]
+fn segments_in_loops_keep_the_values_of_lanes_that_left() {
+    // Lane l leaves the loop after about l / 4 turns; the phi copies and
+    // the ALU steps of the body run for fewer and fewer lanes.
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..2]\n\
+                IMM[0] FLT32 { 1.0, 4.0, 0.5, 0.0 }\n\
+                MOV TEMP[0], IMM[0].wwww\nMOV TEMP[1], IN[0]\n\
+                BGNLOOP\n  SGE TEMP[2].x, TEMP[0].xxxx, IN[0].wwww\n  IF TEMP[2].xxxx\n    BRK\n  ENDIF\n\
+                  ADD TEMP[0].x, TEMP[0].xxxx, IMM[0].zzzz\n  MAD TEMP[1], TEMP[1], IMM[0].zzzz, TEMP[0].xxxx\n\
+                ENDLOOP\nMOV OUT[0], TEMP[1]\nEND\n";
+    for lanes in [4, 16, 64] {
+        both(text, &lanes_state(50), lanes);
+    }
+}
+
+#[test]
+fn a_straight_line_alu_shader_is_one_segment() {
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+                MUL TEMP[0], IN[0], IN[0].yxwz\nEX2 TEMP[0].x, TEMP[0].xxxx\nADD OUT[0], TEMP[0], IN[0]\nEND\n";
+    let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+    let program = crate::program::Program::compile(&module).unwrap();
+    let compiled = super::compile_segments(&program).unwrap();
+    let pieces: Vec<_> = (0..program.steps.len()).flat_map(|b| compiled.pieces(b).iter()).collect();
+    // The ALU steps form one segment; only the OUT stores are steps.
+    let segments = pieces.iter().filter(|p| matches!(p, super::Piece::Segment(_))).count();
+    assert_eq!(segments, 1, "{pieces:?}");
+    assert!(pieces.iter().all(|p| match p {
+        super::Piece::Steps(a, b) => program.steps[0][*a as usize..*b as usize]
+            .iter()
+            .all(|s| matches!(s, crate::program::Step::StoreOutput { .. })),
+        super::Piece::Segment(_) => true,
+    }));
+}
+
+/// One segment of the single step `step` over `slots` (slot-major, 64
+/// lanes a slot), run for the lanes of `active`; whether it calls the
+/// helper.
+fn run_segment(step: crate::program::Step, slots: &mut [u32], active: u64) -> bool {
+    let mut module = super::new_module().unwrap();
+    let mut kernels = super::helpers::Kernels::default();
+    let mut builder = super::codegen::Builder::new(&module);
+    let id = builder.define(&mut module, &[step], &|_| true, &mut kernels).unwrap();
+    module.finalize_definitions().unwrap();
+    // SAFETY: defined with the signature of `SegmentFn`.
+    let code = unsafe { std::mem::transmute::<*const u8, super::SegmentFn>(module.get_finalized_function(id)) };
+    // SAFETY: the step's slots are within `slots`, of 64 lanes each.
+    unsafe { code(slots.as_mut_ptr(), 64, active) };
+    let code = super::Code(Some(module));
+    drop(code);
+    !kernels.is_empty()
+}
+
+/// Every operation with a batch loop of its own, compiled (lowered to
+/// vector code or through the helper), computes what `semantics::eval`
+/// computes, bit for bit but NaN payloads, on random bits and special
+/// values, and writes only the active lanes.
+#[test]
+fn compiled_operations_compute_what_eval_computes() {
+    use crate::kernel::Kernel;
+    use crate::program::{Arg, Step};
+    use tgsi::Opcode::*;
+    use tgsi::OperandType;
+    let mut rng = testkit::Rng::new(0x005e_ed0f_7e57);
+    let special = [
+        0u32,
+        0x8000_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffc0_0001,
+        0x7f80_0001,
+        1,
+        0x8000_0001,
+        0x0080_0000,
+        0x3f00_0000,
+        0xbf00_0000,
+        0x3fc0_0000,
+        0x4b00_0000,
+        0x4b7f_ffff,
+        0xcb00_0001,
+        0x4f00_0000,
+        0xcf00_0000,
+        0x4f80_0000,
+        0x4eff_ffff,
+        0xcf00_0001,
+        0x7fff_ffff,
+        0xffff_ffff,
+        // NaNs with payloads, quiet and signalling.
+        0x7fc0_1234,
+        0xffc5_4321,
+        0x7f80_0001,
+        31,
+        32,
+        33,
+    ];
+    // Lowered to vector code: no helper call.
+    let lowered = [
+        (Add, 2),
+        (Mul, 2),
+        (Mad, 3),
+        (Min, 2),
+        (Max, 2),
+        (Mov, 1),
+        (Dp2, 4),
+        (Dp3, 6),
+        (Dp4, 8),
+        (Slt, 2),
+        (Sge, 2),
+        (Sgt, 2),
+        (Sle, 2),
+        (Seq, 2),
+        (Sne, 2),
+        (Fslt, 2),
+        (Fsge, 2),
+        (Fseq, 2),
+        (Fsne, 2),
+        (Rcp, 1),
+        (Rsq, 1),
+        (Sqrt, 1),
+        (Div, 2),
+        (Uadd, 2),
+        (Umul, 2),
+        (Umad, 3),
+        (And, 2),
+        (Or, 2),
+        (Xor, 2),
+        (Not, 1),
+        (Ineg, 1),
+        (Iabs, 1),
+        (Imin, 2),
+        (Imax, 2),
+        (Umin, 2),
+        (Umax, 2),
+        (Islt, 2),
+        (Isge, 2),
+        (Useq, 2),
+        (Usne, 2),
+        (Uslt, 2),
+        (Usge, 2),
+        (Cmp, 3),
+        (Ucmp, 3),
+        (Lrp, 3),
+        (Flr, 1),
+        (Ceil, 1),
+        (Trunc, 1),
+        (Round, 1),
+        (Frc, 1),
+        (Ssg, 1),
+        (I2f, 1),
+        (U2f, 1),
+        (F2i, 1),
+        (F2u, 1),
+        (Uarl, 1),
+    ];
+    // Through the helper (the interpreter's batch loop, lane by lane).
+    let helped = [
+        (Shl, 2),
+        (Ishr, 2),
+        (Ushr, 2),
+        (UmulHi, 2),
+        (Udiv, 2),
+        (Umod, 2),
+        (Ex2, 1),
+        (Lg2, 1),
+        (Pow, 2),
+        (Sin, 1),
+        (Cos, 1),
+        (Fma, 3),
+        (Lit, 4),
+        (Dst, 8),
+        (ImulHi, 2),
+    ];
+    let ops = lowered.iter().map(|&o| (o, true)).chain(helped.iter().map(|&o| (o, false)));
+    for ((op, n), inline) in ops {
+        let kernel = Kernel::of(op, 0, n).unwrap();
+        let arg = |slot: u32| Arg { slot, neg: false, abs: false, wide: false };
+        for round in 0..64 {
+            let mut slots: Vec<u32> = (0..(n + 1) * 64)
+                .map(|_| if rng.below(3) == 0 { *rng.pick(&special) } else { rng.next_u32() })
+                .collect();
+            let old = slots[n * 64..].to_vec();
+            // Every lane, then random lanes (whole, partial and empty quads).
+            let active = if round % 2 == 0 { u64::MAX } else { rng.next_u64() & rng.next_u64() | 0xf };
+            let step = Step::Alu {
+                dst: n as u32,
+                width: 1,
+                broadcast: 0,
+                args: (0..n as u32).map(arg).collect(),
+                src_tys: (0..n).map(|_| OperandType::Float).collect(),
+                sat: None,
+                kernel,
+                plain: true,
+                wide: false,
+                wide_dst: false,
+            };
+            let called = run_segment(step, &mut slots, active);
+            assert_eq!(called, !inline, "{op:?}: lowered to vector code {inline}");
+            for l in 0..64 {
+                let got = slots[n * 64 + l];
+                let want = if active & (1 << l) != 0 {
+                    let lane: Vec<u64> = (0..n).map(|i| slots[i * 64 + l] as u64).collect();
+                    semantics::eval(op, 0, &lane).unwrap() as u32
+                } else {
+                    old[l]
+                };
+                assert_eq!(got, want, "{op:?} lane {l}: {got:#x} vs {want:#x}");
+            }
+        }
+    }
+}
+
+#[test]
+fn values_only_the_segment_reads_are_not_stored() {
+    use crate::program::Step;
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+                MUL TEMP[0], IN[0], IN[0]\nADD OUT[0], TEMP[0], IN[0]\nEND\n";
+    let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+    let program = crate::program::Program::compile(&module).unwrap();
+    let steps = &program.steps[0];
+    let range = super::segment::segments(steps, program.slots).remove(0);
+    let counts = super::liveness::read_counts(&program);
+    let stored = super::liveness::stored(&steps[range.clone()], counts.as_deref());
+    let dsts: Vec<(u32, u32)> = steps[range]
+        .iter()
+        .filter_map(|s| if let Step::Alu { dst, width, .. } = s { Some((*dst, *width)) } else { None })
+        .collect();
+    let [(mul, 4), (add, 4)] = dsts[..] else { panic!("{dsts:?}") };
+    assert!((mul..mul + 4).all(|s| !stored(s)), "the products stay in registers");
+    assert!((add..add + 4).all(&stored), "the sums go to OUT[0]");
+}
+
+#[test]
+fn programs_without_memory_or_textures_compile_whole_the_others_in_segments() {
+    let compiled = |text: &str| {
+        let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+        let program = crate::program::Program::compile(&module).unwrap();
+        super::compile(&program).unwrap().whole().is_some()
+    };
+    assert!(compiled("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nADD OUT[0], IN[0], IN[0]\nEND\n"));
+    let store = "COMP\nDCL BUFFER[0]\nDCL TEMP[0]\nIMM[0] UINT32 {0, 7, 0, 0}\n\
+                 STORE BUFFER[0].x, IMM[0].xxxx, IMM[0].yyyy\nEND\n";
+    assert!(!compiled(store), "stores keep the interpreter's order of lanes: segments");
+    let deep = format!(
+        "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\n{}MOV OUT[0], IN[0]\n{}END\n",
+        "IF IN[0].xxxx\n".repeat(40),
+        "ENDIF\n".repeat(40)
+    );
+    assert!(!compiled(&deep), "constructs nested deeper than Cranelift's limits allow: segments");
+    let tex = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nTEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
+    assert!(!compiled(tex), "sampling once a batch: segments");
+}
+
+#[test]
+fn switches_returns_kills_and_derivatives_match_the_interpreter() {
+    // Lanes sorted by a SWITCH on lane % 4 (case 1 falls through into
+    // case 2, case 3 breaks early), some returning inside an IF, some
+    // killed; a derivative of a value written only in some lanes, and
+    // an indirect load from the outputs through the interpreter.
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL OUT[1], GENERIC[0]\nDCL TEMP[0..3]\nDCL ADDR[0]\n\
+                IMM[0] INT32 {0, 1, 2, 3}\nIMM[1] FLT32 {0.5, 2.0, 4.0, 0.0}\n\
+                F2I TEMP[0].x, IN[0].xxxx\nAND TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww\n\
+                MOV TEMP[1], IN[0].wzyx\n\
+                SWITCH TEMP[0].xxxx\n\
+                CASE IMM[0].yyyy\n  MUL TEMP[1], TEMP[1], IMM[1].yyyy\n\
+                CASE IMM[0].zzzz\n  ADD TEMP[1], TEMP[1], IMM[1].zzzz\n  BRK\n\
+                CASE IMM[0].wwww\n  SLT TEMP[2].x, IN[0].yyyy, IMM[1].yyyy\n  IF TEMP[2].xxxx\n    BRK\n  ENDIF\n  MAD TEMP[1], TEMP[1], IN[0], IMM[1].xxxx\n  BRK\n\
+                DEFAULT\n  MOV TEMP[1].x, IMM[1].wwww\n  BRK\n\
+                ENDSWITCH\n\
+                MOV OUT[1], TEMP[1]\n\
+                DDX TEMP[3], TEMP[1]\n\
+                SGE TEMP[2].y, IN[0].xxxx, IMM[1].zzzz\n\
+                IF TEMP[2].yyyy\n  KILL\nENDIF\n\
+                UARL ADDR[0].x, IMM[0].yyyy\n\
+                MOV TEMP[2], OUT[ADDR[0].x]\n\
+                SGE TEMP[2].z, IN[0].yyyy, IMM[1].yyyy\n\
+                IF TEMP[2].zzzz\n  MOV OUT[0], TEMP[3]\n  RET\nENDIF\n\
+                ADD OUT[0], TEMP[2], TEMP[3]\nEND\n";
+    // Without the OUT load, the code stores the outputs itself.
+    let direct = text.replace("MOV TEMP[2], OUT[ADDR[0].x]\n", "MOV TEMP[2], IN[0]\n");
+    for text in [text, direct.as_str()] {
+        for lanes in [4, 64] {
+            both(text, &lanes_state(37), lanes);
+            both(text, &lanes_state(130), lanes);
+        }
+    }
+}
+
+#[test]
+fn a_runaway_loop_stops_at_the_step_budget_in_compiled_code() {
+    let text =
+        "FRAG\nDCL OUT[0], COLOR\nBGNLOOP\nENDLOOP\nMOV OUT[0], IMM[0]\nIMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}\nEND\n";
+    let text = text.replace("MOV OUT[0], IMM[0]\nIMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}\n", "");
+    let module = ir::from_tgsi(&tgsi::parse(&text).unwrap()).unwrap();
+    let state = State::parse("invocations 5\n").unwrap();
+    let options = RunOptions { step_budget: 1000, ..RunOptions::default() };
+    let jit = Executable::compile_with(&module, Backend::Jit).unwrap();
+    let err = jit.run(&state, &options).unwrap_err();
+    assert!(matches!(err, crate::ExecError::StepBudget(1000)), "{err}");
+}
+
+#[test]
+fn derivatives_in_compiled_code_match_the_interpreter() {
+    // Coarse and fine, with modifiers and saturation, of a value some
+    // lanes of a quad wrote in an IF (the others read what they left).
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL OUT[1], GENERIC[0]\nDCL TEMP[0..2]\n\
+                IMM[0] FLT32 {0.5, 3.0, 0.0, 0.0}\n\
+                MUL TEMP[0], IN[0], IN[0].yxwz\n\
+                SLT TEMP[1].x, IN[0].xxxx, IMM[0].yyyy\n\
+                IF TEMP[1].xxxx\n  ADD TEMP[0].xy, TEMP[0], IMM[0].xxxx\nENDIF\n\
+                DDX TEMP[2].xy, -|TEMP[0]|\nDDY_SAT TEMP[2].zw, TEMP[0]\n\
+                MOV OUT[0], TEMP[2]\n\
+                DDX_FINE TEMP[2].xy, TEMP[0].zwzw\nDDY_FINE TEMP[2].zw, -TEMP[0].xyxy\n\
+                MOV OUT[1], TEMP[2]\nEND\n";
+    for n in [13, 64, 70] {
+        both(text, &lanes_state(n), 64);
+    }
+}

@@ -1,0 +1,753 @@
+//! The whole program as one Cranelift function over a batch of 64 lanes,
+//! [`ProgramFn`]:
+//!
+//! ```text
+//! for q in 0..16:                     one quad, one 128-bit vector a value
+//!     bits = active >> 4q & 0xf;  skip the quad when 0
+//!     the control list, as branches: a region no lane of the quad is
+//!     active in is skipped; IF, loops and SWITCH keep i32x4 lane masks
+//!     (arms waiting, breaks, continues) as the interpreter keeps u64 ones
+//!     every value an SSA variable (a vector register or a spill slot),
+//!     written under the mask where another lane may still read the old
+//!     value (in loops, phi copies, derivatives' and textures' operands)
+//!     fills (inputs, constants, immediates, system values) loaded from
+//!     the batch's columns, which the batch fills as the interpreter does
+//!     OUT stores straight into the run's output table
+//!     every other step (textures, derivatives, indirect loads, arrays,
+//!     kills, 64-bit operations, ...) by the interpreter's own step
+//!     function for the quad's active lanes (`run::compiled::step_quad`):
+//!     its operands stored to the batch's slots first, its results loaded
+//!     back after
+//! ```
+//!
+//! The step budget counts as the interpreter counts (every step of a
+//! block that runs, every turn of a loop), per quad.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I32, I32X4, I64};
+use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, MemFlags, SigRef, Signature, StackSlot, Type, Value};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Module};
+use tgsi::OperandType;
+
+use super::codegen::{self, vector};
+use super::helpers::Kernels;
+use super::liveness;
+use super::lower;
+use super::segment;
+use crate::kernel::MAX_ARGS;
+use crate::program::{Control, Program, Step};
+use crate::run::compiled::{Frame, STEP_QUAD};
+use crate::run::ExecError;
+
+/// Lanes of the batch the function runs over (its slots' stride).
+pub(crate) const LANES: usize = 64;
+/// Bytes from a slot's lanes to the next slot's.
+const SLOT_BYTES: i64 = 4 * LANES as i64;
+
+/// The program's code: `frame` the batch's pointers, `active` its lanes;
+/// returns 0, or a [`Status`] code.
+pub(crate) type ProgramFn = unsafe extern "C" fn(frame: *mut Frame, active: u64) -> u32;
+
+/// Why a function stopped early.
+#[repr(u32)]
+pub(crate) enum Status {
+    /// The step budget ran out.
+    StepBudget = 1,
+    /// A step the interpreter ran failed (its error is in the batch).
+    Step = 2,
+}
+
+/// Whether the whole program compiles into one function: not when its
+/// steps touch memory (stores, atomics and barriers order lanes step by
+/// step across the batch, which quad after quad would not keep), nor
+/// when a step would call the interpreter (texture sampling, indirect
+/// loads, arrays, 64-bit operations: their fixed cost, paid once a quad
+/// instead of once a batch, made such shaders slower than in segments).
+pub(crate) fn fits(program: &Program) -> bool {
+    let native = native_outputs(program);
+    let calls = program.steps.iter().flatten().filter(|s| !compiled_natively(s, program.slots, native)).count();
+    !program.memory.accesses
+        && !program.memory.writes
+        && !program.memory.barrier
+        && calls == 0
+        && nesting(&program.control) <= MAX_NESTING
+        && program.control.len() <= MAX_CONTROL
+}
+
+/// The deepest a whole-program function nests constructs, and the most
+/// control nodes it takes: every variable may need a block parameter at
+/// every join, which past these grows beyond what Cranelift takes (and
+/// compiles slowly well before); deeper or longer programs compile in
+/// segments.
+const MAX_NESTING: usize = 32;
+const MAX_CONTROL: usize = 4096;
+
+/// How deep the constructs of `control` nest.
+fn nesting(control: &[Control]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for node in control {
+        match node {
+            Control::If { .. } | Control::Loop { .. } | Control::Switch { .. } => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            Control::EndIf | Control::EndLoop { .. } | Control::EndSwitch => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Whether the whole-program code computes `step` itself (or, for kills,
+/// with a call cheap enough per quad): a step the interpreter runs once a
+/// quad (an indirect load, an array, a texture, a 64-bit operation) costs
+/// more than in segments, where it runs once a batch.
+fn compiled_natively(step: &Step, slots: usize, native_outputs: bool) -> bool {
+    match step {
+        Step::Alu { .. } | Step::Move { .. } | Step::Copies(_) => segment::compiles(step, slots),
+        Step::Deriv { arg, .. } => !arg.wide,
+        Step::StoreOutput { declared: Some(_), .. } => native_outputs,
+        Step::Kill | Step::KillIf { .. } => true,
+        _ => false,
+    }
+}
+
+/// Whether the code stores to OUT registers itself, in the frame's output
+/// block: not when a step the interpreter runs reads the outputs (an
+/// indirect OUT load, EMIT) or a store names an undeclared register, as
+/// those see the batch's own output table.
+pub(crate) fn native_outputs(program: &Program) -> bool {
+    !program.steps.iter().flatten().any(|s| {
+        matches!(
+            s,
+            Step::Emit { .. }
+                | Step::LoadIndirect { file: tgsi::File::Output, .. }
+                | Step::StoreOutput { declared: None, .. }
+        )
+    })
+}
+
+/// Defines the function of `program` in `module`.
+pub(super) fn define(module: &mut JITModule, program: &Program, kernels: &mut Kernels) -> Result<FuncId, ExecError> {
+    let fail = |e: &dyn std::fmt::Debug| ExecError::Jit(format!("compiling the program: {e:?}"));
+    let ptr = module.target_config().pointer_type();
+    let mut signature = module.make_signature();
+    signature.params.extend([AbiParam::new(ptr), AbiParam::new(I64)]);
+    signature.returns.push(AbiParam::new(I32));
+    let mut step_sig = module.make_signature();
+    step_sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I64)]);
+    step_sig.returns.push(AbiParam::new(I32));
+    let alu_sig = codegen::alu_signature(module);
+
+    let id = module.declare_anonymous_function(&signature).map_err(|e| fail(&e))?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = signature;
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+    build(&mut b, program, (ptr, step_sig, alu_sig), kernels);
+    b.seal_all_blocks();
+    b.finalize();
+    module.define_function(id, &mut ctx).map_err(|e| fail(&e))?;
+    Ok(id)
+}
+
+/// What each slot is, for reading and writing it.
+struct SlotKinds {
+    /// Filled when the batch starts: read from its column.
+    fill: Vec<bool>,
+    /// Written under the mask wherever it is written: phi destinations
+    /// (several predecessors write them), and the operands of steps that
+    /// read other lanes of the quad (derivatives, textures' level of
+    /// detail).
+    always_masked: Vec<bool>,
+}
+
+impl SlotKinds {
+    fn of(program: &Program) -> SlotKinds {
+        let mut fill = vec![false; program.slots];
+        // Immediates too: a column of them costs a batch 16 stores.
+        for &(slot, _) in &program.fills {
+            if let Some(x) = fill.get_mut(slot as usize) {
+                *x = true;
+            }
+        }
+        let mut always_masked = vec![false; program.slots];
+        let mut mark = |slot: u32| {
+            if let Some(x) = always_masked.get_mut(slot as usize) {
+                *x = true;
+            }
+        };
+        for step in program.steps.iter().flatten() {
+            match step {
+                Step::Copies(pairs) => pairs.iter().for_each(|&(d, _)| mark(d)),
+                Step::Deriv { arg, .. } => {
+                    mark(arg.slot);
+                    if arg.wide {
+                        mark(arg.slot + 1);
+                    }
+                }
+                Step::Texture { coords, .. } => coords.iter().for_each(|a| {
+                    mark(a.slot);
+                    if a.wide {
+                        mark(a.slot + 1);
+                    }
+                }),
+                _ => {}
+            }
+        }
+        program.cleared.iter().for_each(|&s| mark(s));
+        SlotKinds { fill, always_masked }
+    }
+}
+
+/// The quad loop around the program.
+fn build(
+    b: &mut FunctionBuilder,
+    program: &Program,
+    (ptr, step_sig, alu_sig): (Type, Signature, Signature),
+    kernels: &mut Kernels,
+) {
+    let entry = b.create_block();
+    let header = b.create_block();
+    let check = b.create_block();
+    let body = b.create_block();
+    let next = b.create_block();
+    let done = b.create_block();
+    let fail_budget = b.create_block();
+    let fail_step = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.append_block_param(header, I64);
+
+    b.switch_to_block(entry);
+    let (frame, active) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+    let flags = MemFlags::trusted();
+    let slots = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, slots) as i32);
+    let outputs = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, outputs) as i32);
+    let budget = b.ins().load(I64, flags, frame, std::mem::offset_of!(Frame, budget) as i32);
+    let zero = b.ins().iconst(I64, 0);
+    b.ins().jump(header, &[zero.into()]);
+
+    b.switch_to_block(header);
+    let q = b.block_params(header)[0];
+    let more = b.ins().icmp_imm(IntCC::UnsignedLessThan, q, (LANES / 4) as i64);
+    b.ins().brif(more, check, &[], done, &[]);
+
+    b.switch_to_block(check);
+    let shift = b.ins().ishl_imm(q, 2);
+    let bits = b.ins().ushr(active, shift);
+    let bits = b.ins().band_imm(bits, 0xf);
+    b.ins().brif(bits, body, &[], next, &[]);
+
+    b.switch_to_block(body);
+    let slot_offset = b.ins().imul_imm(q, 16);
+    let quad_slots = b.ins().iadd(slots, slot_offset);
+    let regs = program.outputs.len() as i64;
+    let out_offset = b.ins().imul_imm(q, 4 * 16 * regs);
+    let quad_outputs = b.ins().iadd(outputs, out_offset);
+    let bits32 = b.ins().ireduce(I32, bits);
+    let mask = lane_mask(b, bits32);
+    let scratch = codegen::alu_scratch(b);
+    let step_sig = b.import_signature(step_sig);
+    let alu_sig = b.import_signature(alu_sig);
+
+    let vars: Vec<Variable> = (0..program.slots).map(|_| b.declare_var(I32X4)).collect();
+    let active_var = b.declare_var(I32X4);
+    let count = b.declare_var(I64);
+    // Every value starts at zero in each quad (as slots the interpreter
+    // clears do): no value flows from one quad to the next.
+    let zeros = vector(b, [0; 4]);
+    let kinds = SlotKinds::of(program);
+    for (slot, &v) in vars.iter().enumerate() {
+        if !kinds.fill[slot] {
+            b.def_var(v, zeros);
+        }
+    }
+    b.def_var(active_var, mask);
+    b.def_var(count, zero);
+
+    let mut g = Gen {
+        b,
+        program,
+        ptr,
+        frame,
+        quad: (quad_slots, quad_outputs, shift, bits32),
+        budget,
+        fails: (fail_budget, fail_step),
+        vars,
+        active: active_var,
+        count,
+        kinds,
+        native_outputs: native_outputs(program),
+        depth: 0,
+        loops: 0,
+        maybe_none: false,
+        labels: vec![None; program.control.len() + 1],
+        waiting: Vec::new(),
+        breaks: Vec::new(),
+        continues: Vec::new(),
+        scratch,
+        step_sig,
+        alu_sig,
+        kernels,
+    };
+    g.control();
+    let b = g.b;
+    b.ins().jump(next, &[]);
+
+    b.switch_to_block(next);
+    let q1 = b.ins().iadd_imm(q, 1);
+    b.ins().jump(header, &[q1.into()]);
+
+    b.switch_to_block(done);
+    let ok = b.ins().iconst(I32, 0);
+    b.ins().return_(&[ok]);
+    for (block, status) in [(fail_budget, Status::StepBudget), (fail_step, Status::Step)] {
+        b.switch_to_block(block);
+        let code = b.ins().iconst(I32, status as i64);
+        b.ins().return_(&[code]);
+    }
+}
+
+/// The lanes of a quad's `bits` (lane `l` is bit `l`, i32) as an i32x4
+/// mask.
+fn lane_mask(b: &mut FunctionBuilder, bits: Value) -> Value {
+    let bits = b.ins().splat(I32X4, bits);
+    let lanes = vector(b, [1, 2, 4, 8]);
+    let set = b.ins().band(bits, lanes);
+    b.ins().icmp(IntCC::Equal, set, lanes)
+}
+
+/// The program's body under construction, for one quad.
+struct Gen<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    program: &'a Program,
+    ptr: Type,
+    frame: Value,
+    /// The quad's lane 0 of slot 0, of its first lane's outputs, its
+    /// first lane's index in the batch (i64), and its lanes as bits (i32).
+    quad: (Value, Value, Value, Value),
+    budget: Value,
+    /// Where the function returns the step budget's or a step's failure.
+    fails: (Block, Block),
+    vars: Vec<Variable>,
+    /// The quad's active lanes (i32x4 mask).
+    active: Variable,
+    /// Steps counted in this quad (i64).
+    count: Variable,
+    kinds: SlotKinds,
+    /// Whether OUT stores are compiled ([`native_outputs`]).
+    native_outputs: bool,
+    /// Constructs around the current node, and loops among them.
+    depth: usize,
+    loops: usize,
+    /// Whether the top level's lanes may be fewer than the quad's (after
+    /// a return).
+    maybe_none: bool,
+    /// The block starting at each control node, where some branch goes.
+    labels: Vec<Option<Block>>,
+    /// Masks of lanes waiting for an arm or a case.
+    waiting: Vec<Value>,
+    /// Lanes that left each loop or switch, and that continued each loop.
+    breaks: Vec<Variable>,
+    continues: Vec<Variable>,
+    scratch: StackSlot,
+    step_sig: SigRef,
+    alu_sig: SigRef,
+    kernels: &'a mut Kernels,
+}
+
+impl Gen<'_, '_> {
+    fn label(&mut self, pc: usize) -> Block {
+        if let Some(block) = self.labels.get(pc).copied().flatten() {
+            return block;
+        }
+        let block = self.b.create_block();
+        if let Some(l) = self.labels.get_mut(pc) {
+            *l = Some(block);
+        }
+        block
+    }
+
+    /// Goes on at the label of `pc` if a branch goes there.
+    fn place(&mut self, pc: usize) {
+        if let Some(block) = self.labels.get(pc).copied().flatten() {
+            self.b.ins().jump(block, &[]);
+            self.b.switch_to_block(block);
+        }
+    }
+
+    /// Continues in a new block when some lane is active, at `skip`
+    /// otherwise.
+    fn skip_if_none(&mut self, skip: usize) {
+        if self.depth == 0 && !self.maybe_none {
+            return;
+        }
+        let target = self.label(skip);
+        let active = self.b.use_var(self.active);
+        let any = self.b.ins().vany_true(active);
+        let go = self.b.create_block();
+        self.b.ins().brif(any, go, &[], target, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    fn set_active(&mut self, v: Value) {
+        self.b.def_var(self.active, v);
+    }
+
+    fn none(&mut self) -> Value {
+        vector(self.b, [0; 4])
+    }
+
+    /// Adds `n` steps to the quad's count; stops at the budget.
+    fn count(&mut self, n: u64) {
+        let c = self.b.use_var(self.count);
+        let c = self.b.ins().iadd_imm(c, n as i64);
+        self.b.def_var(self.count, c);
+        let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, c, self.budget);
+        let go = self.b.create_block();
+        self.b.ins().brif(over, self.fails.0, &[], go, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    fn control(&mut self) {
+        let program = self.program;
+        for (pc, node) in program.control.iter().enumerate() {
+            self.place(pc);
+            match node {
+                Control::Block { block, skip } => {
+                    self.skip_if_none(*skip);
+                    self.block(program.block(*block));
+                    self.exit(program.exit(*block));
+                }
+                Control::If { cond, unsigned, skip } => {
+                    self.skip_if_none(*skip);
+                    let c = self.read(*cond);
+                    let zero = self.none();
+                    let taken = if *unsigned {
+                        self.b.ins().icmp(IntCC::NotEqual, c, zero)
+                    } else {
+                        // `!= 0.0`: true for NaN, false for -0.0.
+                        lower::float_not_zero(self.b, c)
+                    };
+                    let active = self.b.use_var(self.active);
+                    let waiting = self.b.ins().band_not(active, taken);
+                    let taken = self.b.ins().band(active, taken);
+                    self.waiting.push(waiting);
+                    self.set_active(taken);
+                    self.depth += 1;
+                }
+                Control::Else => {
+                    let waiting = self.waiting.pop().unwrap_or_else(|| vector(self.b, [0; 4]));
+                    let active = self.b.use_var(self.active);
+                    self.waiting.push(active);
+                    self.set_active(waiting);
+                }
+                Control::EndIf => {
+                    let waiting = self.waiting.pop().unwrap_or_else(|| vector(self.b, [0; 4]));
+                    let active = self.b.use_var(self.active);
+                    let active = self.b.ins().bor(active, waiting);
+                    self.set_active(active);
+                    self.depth = self.depth.saturating_sub(1);
+                }
+                Control::Loop { skip } => {
+                    self.skip_if_none(*skip);
+                    let (brk, cont) = (self.b.declare_var(I32X4), self.b.declare_var(I32X4));
+                    let zero = self.none();
+                    self.b.def_var(brk, zero);
+                    self.b.def_var(cont, zero);
+                    self.breaks.push(brk);
+                    self.continues.push(cont);
+                    self.depth += 1;
+                    self.loops += 1;
+                    // The body's first node: where each turn starts.
+                    self.label(pc + 1);
+                }
+                Control::EndLoop { body } => {
+                    let active = self.b.use_var(self.active);
+                    let cont = self.continues.last().copied();
+                    let live = match cont {
+                        Some(c) => {
+                            let c = self.b.use_var(c);
+                            self.b.ins().bor(active, c)
+                        }
+                        None => active,
+                    };
+                    self.count(1);
+                    let again = self.b.create_block();
+                    let out = self.b.create_block();
+                    let any = self.b.ins().vany_true(live);
+                    self.b.ins().brif(any, again, &[], out, &[]);
+                    self.b.switch_to_block(again);
+                    if let Some(c) = cont {
+                        let zero = self.none();
+                        self.b.def_var(c, zero);
+                    }
+                    self.set_active(live);
+                    let start = self.label(*body);
+                    self.b.ins().jump(start, &[]);
+                    self.b.switch_to_block(out);
+                    self.continues.pop();
+                    let left = match self.breaks.pop() {
+                        Some(v) => self.b.use_var(v),
+                        None => self.none(),
+                    };
+                    self.set_active(left);
+                    self.depth = self.depth.saturating_sub(1);
+                    self.loops = self.loops.saturating_sub(1);
+                }
+                Control::Switch { selector, values, skip } => {
+                    self.skip_if_none(*skip);
+                    self.switch(*selector, values);
+                    self.depth += 1;
+                }
+                Control::Case => {
+                    let waiting = self.waiting.pop().unwrap_or_else(|| vector(self.b, [0; 4]));
+                    let active = self.b.use_var(self.active);
+                    let active = self.b.ins().bor(active, waiting);
+                    self.set_active(active);
+                }
+                Control::EndSwitch => {
+                    let waiting = self.waiting.pop().unwrap_or_else(|| vector(self.b, [0; 4]));
+                    let left = match self.breaks.pop() {
+                        Some(v) => self.b.use_var(v),
+                        None => self.none(),
+                    };
+                    let active = self.b.use_var(self.active);
+                    let active = self.b.ins().bor(active, waiting);
+                    let active = self.b.ins().bor(active, left);
+                    self.set_active(active);
+                    self.depth = self.depth.saturating_sub(1);
+                }
+            }
+        }
+        self.place(program.control.len());
+    }
+
+    /// As the interpreter's `switch`: the lanes no case takes (without a
+    /// `DEFAULT`) wait first, then each case's, last case first; none
+    /// runs until the first case.
+    fn switch(&mut self, selector: u32, values: &[Option<u32>]) {
+        let active = self.b.use_var(self.active);
+        let sel = self.read(selector);
+        let mut matched = self.none();
+        let mut entries = vec![None; values.len()];
+        for (k, value) in values.iter().enumerate() {
+            let Some(v) = *value else { continue };
+            let v = self.read(v);
+            let eq = self.b.ins().icmp(IntCC::Equal, sel, v);
+            let open = self.b.ins().band_not(active, matched);
+            let entry = self.b.ins().band(eq, open);
+            matched = self.b.ins().bor(matched, entry);
+            entries[k] = Some(entry);
+        }
+        let default = self.b.ins().band_not(active, matched);
+        let has_default = values.iter().any(Option::is_none);
+        let base = if has_default { self.none() } else { default };
+        self.waiting.push(base);
+        for entry in entries.iter().rev() {
+            self.waiting.push(entry.unwrap_or(default));
+        }
+        let brk = self.b.declare_var(I32X4);
+        let zero = self.none();
+        self.b.def_var(brk, zero);
+        self.breaks.push(brk);
+        self.set_active(zero);
+    }
+
+    /// Leaves a block by its exit.
+    fn exit(&mut self, exit: ir::Exit) {
+        let into = match exit {
+            ir::Exit::Fallthrough => return,
+            ir::Exit::Break => self.breaks.last().copied(),
+            ir::Exit::Continue => self.continues.last().copied(),
+            ir::Exit::Return => {
+                // From here on the lanes that returned are off, at the
+                // top level too.
+                self.maybe_none = true;
+                None
+            }
+        };
+        let active = self.b.use_var(self.active);
+        if let Some(v) = into {
+            let m = self.b.use_var(v);
+            let m = self.b.ins().bor(m, active);
+            self.b.def_var(v, m);
+        }
+        let zero = self.none();
+        self.set_active(zero);
+    }
+
+    fn block(&mut self, steps: &[Step]) {
+        // Every step counts against the budget, as in the interpreter.
+        self.count(steps.len() as u64);
+        for step in steps {
+            self.step(step);
+        }
+    }
+
+    fn slot_address(&mut self, slot: u32) -> (Value, i32) {
+        (self.quad.0, (slot as i64 * SLOT_BYTES) as i32)
+    }
+
+    /// The quad of `slot`.
+    fn read(&mut self, slot: u32) -> Value {
+        if self.kinds.fill.get(slot as usize).copied().unwrap_or(false) {
+            // Loaded at each use: kept in a register from the start, the
+            // fills of a long shader would be spilled.
+            let (base, offset) = self.slot_address(slot);
+            let flags = MemFlags::new().with_notrap().with_readonly().with_can_move();
+            return self.b.ins().load(I32X4, flags, base, offset);
+        }
+        match self.vars.get(slot as usize) {
+            Some(&v) => self.b.use_var(v),
+            None => vector(self.b, [0; 4]),
+        }
+    }
+
+    /// `v` into `slot`: into the active lanes where other lanes may read
+    /// the old value.
+    fn write(&mut self, slot: u32, v: Value) {
+        let Some(&var) = self.vars.get(slot as usize) else { return };
+        let masked =
+            self.kinds.always_masked.get(slot as usize).copied().unwrap_or(true) || (self.loops > 0) || self.maybe_none;
+        // Outside loops an SSA value is read only by the lanes that wrote
+        // it (its definition dominates its reads): the other lanes' old
+        // value is dead, and the whole quad can be written.
+        let v = if masked {
+            let old = self.b.use_var(var);
+            let active = self.b.use_var(self.active);
+            self.b.ins().bitselect(active, v, old)
+        } else {
+            v
+        };
+        self.b.def_var(var, v);
+    }
+
+    fn step(&mut self, step: &Step) {
+        match step {
+            Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel, .. }
+                if segment::compiles(step, self.program.slots) =>
+            {
+                let mut results = [None; 4];
+                for (k, result) in results.iter_mut().enumerate().take(*width as usize) {
+                    let mut operands: [Option<Value>; MAX_ARGS] = [None; MAX_ARGS];
+                    for (i, ((a, ty), o)) in args.iter().zip(src_tys).zip(&mut operands).enumerate() {
+                        let slot = if broadcast & (1 << i) != 0 { a.slot } else { a.slot + k as u32 };
+                        let v = self.read(slot);
+                        *o = Some(codegen::modifiers(self.b, v, a, *ty));
+                    }
+                    let operands: Vec<Value> = operands.iter().flatten().copied().collect();
+                    let v = match lower::op(self.b, *kernel, &operands) {
+                        Some(v) => v,
+                        None => codegen::call_alu_helper(
+                            self.b,
+                            (self.ptr, self.scratch, self.alu_sig),
+                            *kernel,
+                            &operands,
+                            self.kernels,
+                        ),
+                    };
+                    *result = Some(match sat {
+                        Some(OperandType::Float | OperandType::Untyped) => lower::saturate(self.b, v),
+                        _ => v,
+                    });
+                }
+                for (k, v) in results.iter().enumerate() {
+                    if let Some(v) = *v {
+                        self.write(dst + k as u32, v);
+                    }
+                }
+            }
+            Step::Move { dst, src } if (*src as usize) < self.program.slots => {
+                let v = self.read(*src);
+                self.write(*dst, v);
+            }
+            Step::Copies(pairs) if pairs.iter().all(|&(_, s)| (s as usize) < self.program.slots) => {
+                let values: Vec<Value> = pairs.iter().map(|&(_, src)| self.read(src)).collect();
+                for (&(dst, _), v) in pairs.iter().zip(values) {
+                    self.write(dst, v);
+                }
+            }
+            Step::Deriv { dst, arg, kind, sat } if !arg.wide && (arg.slot as usize) < self.program.slots => {
+                let v = self.read(arg.slot);
+                let v = codegen::modifiers(self.b, v, arg, OperandType::Float);
+                let d = lower::derivative(self.b, v, *kind);
+                let d = if *sat { lower::saturate(self.b, d) } else { d };
+                self.write(*dst, d);
+            }
+            Step::StoreOutput { chan, value, declared: Some(r), .. }
+                if self.native_outputs
+                    && (*r as usize) < self.program.outputs.len()
+                    && (*value as usize) < self.program.slots =>
+            {
+                let v = self.read(*value);
+                self.store_output(*r, *chan, v);
+            }
+            _ => self.interpreted(step),
+        }
+    }
+
+    /// Channel `chan` of declared output `r` of the quad's active lanes,
+    /// without a branch: every lane of the quad is in the frame's output
+    /// block (`Frame::outputs`), so lanes left out are written back as
+    /// they were.
+    fn store_output(&mut self, r: u32, chan: u8, v: Value) {
+        let regs = self.program.outputs.len() as i32;
+        let offset = |lane: i32| (lane * regs + r as i32) * 16 + (chan as i32 & 3) * 4;
+        let base = self.quad.1;
+        let flags = MemFlags::new().with_notrap();
+        let v = if self.depth == 0 && !self.maybe_none {
+            // Every lane of the quad the batch runs is active here.
+            v
+        } else {
+            let mut old = vector(self.b, [0; 4]);
+            for lane in 0..4u8 {
+                let x = self.b.ins().load(I32, flags, base, offset(lane as i32));
+                old = self.b.ins().insertlane(old, x, lane);
+            }
+            let active = self.b.use_var(self.active);
+            self.b.ins().bitselect(active, v, old)
+        };
+        for lane in 0..4u8 {
+            let x = self.b.ins().extractlane(v, lane);
+            self.b.ins().store(flags, x, base, offset(lane as i32));
+        }
+    }
+
+    /// `step` by the interpreter's step function for the quad's active
+    /// lanes: what it reads stored to the batch's slots first, what it
+    /// writes loaded back after.
+    fn interpreted(&mut self, step: &Step) {
+        let mut reads = Vec::new();
+        let known = liveness::reads(step, &mut reads).is_some();
+        debug_assert!(known, "`fits` admits no step of unknown reads");
+        reads.sort_unstable();
+        reads.dedup();
+        for slot in reads {
+            if (slot as usize) < self.program.slots && !self.kinds.fill[slot as usize] {
+                let v = self.read(slot);
+                let (base, offset) = self.slot_address(slot);
+                self.b.ins().store(MemFlags::new().with_notrap(), v, base, offset);
+            }
+        }
+        let active = self.b.use_var(self.active);
+        let bits = self.b.ins().vhigh_bits(I64, active);
+        let lanes = self.b.ins().ishl(bits, self.quad.2);
+        let at = self.b.ins().iconst(self.ptr, step as *const Step as usize as i64);
+        let callee = self.b.ins().iconst(self.ptr, STEP_QUAD as usize as i64);
+        let call = self.b.ins().call_indirect(self.step_sig, callee, &[self.frame, at, lanes]);
+        let status = self.b.inst_results(call)[0];
+        let go = self.b.create_block();
+        self.b.ins().brif(status, self.fails.1, &[], go, &[]);
+        self.b.switch_to_block(go);
+        for slot in liveness::writes_any(step) {
+            if (slot as usize) < self.program.slots && !self.kinds.fill[slot as usize] {
+                let (base, offset) = self.slot_address(slot);
+                let v = self.b.ins().load(I32X4, MemFlags::new().with_notrap(), base, offset);
+                self.write(slot, v);
+            }
+        }
+    }
+}
