@@ -5,7 +5,7 @@
 //! `initial`: the zero Mesa's interpreter starts registers with. Exact
 //! passes keep that zero (emission writes it where a copy needs it:
 //! `MOV OUT[1].w, IMM[0].xxxx`). This pass, which runs only when the
-//! pipeline's [`Config`](crate::Config) says `undef: Undef::Any`, lets
+//! pipeline's [`Config`] says `undef: Undef::Any`, lets
 //! each such read be whatever value is cheapest:
 //!
 //! - a store of `initial` to an output channel is removed (the channel

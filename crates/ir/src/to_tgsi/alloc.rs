@@ -370,12 +370,11 @@ impl<'a> Allocator<'a> {
     /// enough for a value the source itself wrote there.
     fn only_stored_to(&self, v: Value, index: u32, chan: u8) -> bool {
         let uses = self.uses.get(&v).unwrap_or_default();
-        !uses.is_empty()
-            && uses.iter().all(|&i| {
-                let plain = self.func.insts[i].args.first() == Some(&Operand::new(v));
-                plain
-                    && matches!(self.func.insts[i].op, Op::StoreOutput { index: oi, chan: oc } if oi == index && oc == chan)
-            })
+        !uses.is_empty() && uses.iter().all(|&i| {
+            let plain = self.func.insts[i].args.first() == Some(&Operand::new(v));
+            plain
+                && matches!(self.func.insts[i].op, Op::StoreOutput { index: oi, chan: oc } if oi == index && oc == chan)
+        })
     }
 
     /// Whether nothing writes channels `mask` of output `index`, or reads
