@@ -87,6 +87,12 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     // longer and can mix modifiers in an operand.
     let size = |s: &tgsi::Shader| (s.instructions().count(), temp_registers(s));
     let plain = emit(module, func, alloc::Policy::default())?;
+    // Each further trial is a whole emission again: past this size their
+    // cost (up to five emissions) outweighs what they save, and compile
+    // time must stay linear in the shader.
+    if plain.instructions().count() > MAX_TRIAL_INSTRUCTIONS {
+        return Ok(plain);
+    }
     let bound = size(&plain);
     // (size, shader, folded function, policy)
     let mut best = (bound, plain, false, alloc::Policy::default());
@@ -111,6 +117,11 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     consider(&mut best, folded, policy)?;
     Ok(best.1)
 }
+
+/// The largest shader (in instructions, as first emitted) that emission
+/// tries packing and folded modifier copies on; larger ones are written
+/// as first emitted.
+const MAX_TRIAL_INSTRUCTIONS: usize = 4096;
 
 /// How many TEMP registers a shader declares.
 fn temp_registers(shader: &tgsi::Shader) -> u32 {
