@@ -86,7 +86,8 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     // into; a folded modifier copy saves a MOV but makes its source live
     // longer and can mix modifiers in an operand.
     let size = |s: &tgsi::Shader| (s.instructions().count(), temp_registers(s));
-    let plain = emit(module, func, alloc::Policy::default())?;
+    let laid = Laid::new(func);
+    let plain = emit(module, &laid, alloc::Policy::default())?;
     // Each further trial is a whole emission again: past this size their
     // cost (up to five emissions) outweighs what they save, and compile
     // time must stay linear in the shader.
@@ -94,10 +95,11 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
         return Ok(plain);
     }
     let bound = size(&plain);
+    let laid_folded = folded_func.as_ref().map(Laid::new);
     // (size, shader, folded function, policy)
     let mut best = (bound, plain, false, alloc::Policy::default());
     let consider = |best: &mut (_, tgsi::Shader, bool, alloc::Policy), folded: bool, policy: alloc::Policy| {
-        let from = if folded { folded_func.as_ref().unwrap_or(func) } else { func };
+        let from = if folded { laid_folded.as_ref().unwrap_or(&laid) } else { &laid };
         let shader = emit(module, from, policy)?;
         let s = size(&shader);
         if s.0 <= bound.0 && s.1 <= bound.1 && s < best.0 {
@@ -128,10 +130,25 @@ fn temp_registers(shader: &tgsi::Shader) -> u32 {
     shader.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1).sum()
 }
 
-/// `func` (the module's function, or one prepared from it) written as TGSI.
-fn emit(module: &Module, func: &Function, policy: alloc::Policy) -> Result<tgsi::Shader, EmitError> {
-    let live = live_instructions(func);
-    let layout = Layout::new(func, &live);
+/// A function to emit with its layout, which every allocation tried on it
+/// shares.
+struct Laid<'f> {
+    func: &'f Function,
+    layout: Layout,
+}
+
+impl<'f> Laid<'f> {
+    fn new(func: &'f Function) -> Self {
+        let live = live_instructions(func);
+        let layout = Layout::new(func, &live);
+        Laid { func, layout }
+    }
+}
+
+/// `laid.func` (the module's function, or one prepared from it) written as
+/// TGSI.
+fn emit(module: &Module, laid: &Laid, policy: alloc::Policy) -> Result<tgsi::Shader, EmitError> {
+    let (func, layout) = (laid.func, &laid.layout);
     let mut copies: SecondaryMap<Block, Vec<(Value, Value)>> = SecondaryMap::default();
     for (inst, data) in func.insts.iter() {
         if !layout.inst_pos.contains_key(&inst) {
@@ -143,7 +160,7 @@ fn emit(module: &Module, func: &Function, policy: alloc::Policy) -> Result<tgsi:
             }
         }
     }
-    let mut e = Emitter::new(module, func, &layout, copies, policy);
+    let mut e = Emitter::new(module, func, layout, copies, policy);
     e.region(&func.body)?;
     if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
         e.out.push(tgsi::Instruction::new(Opcode::End));
