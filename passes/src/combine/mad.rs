@@ -1,12 +1,16 @@
-//! `MUL t, a, b` then `ADD y, t, c` into `MAD y, a, b, c`. The backend's
-//! `MAD` is `a * b` rounded, then `+ c` (unfused, the product first), so
-//! it computes what the two instructions computed, NaN operand order
-//! included. Only when `t` has no other use, is read plain as the first
-//! operand of the `ADD`, or as the second when the first is never a NaN
-//! (`c + t` with both NaN returns `c`'s; `-t` or `|t|` change the sign of
-//! a default NaN), and the `MUL` neither saturates nor is precise.
+//! `MUL t, a, b` then `ADD y, t, c` (or `ADD y, c, t`) into
+//! `MAD y, a, b, c`. The backend's `MAD` is `a * b` rounded, then `+ c`
+//! (unfused), so it computes what the two instructions computed: addition
+//! commutes exactly, and every NaN result is the canonical one whichever
+//! operand was a NaN. Only when `t` has no other use and the `MUL` neither
+//! saturates nor is precise.
+//!
+//! A modifier on `t` moves onto the factors: `-(a * b)` is `(-a) * b` and
+//! `|a * b|` is `|a| * |b|` bit for bit, since rounding to nearest is
+//! symmetric in sign (zeros and infinities included), and a NaN product
+//! is a NaN either way, which the addition makes canonical.
 
-use ir::{Function, Inst, Op, Ty};
+use ir::{Function, Inst, Op, Operand, Ty};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::smallvec;
 use tgsi::Opcode;
@@ -16,7 +20,7 @@ use super::remove_placed;
 use super::uses::uses;
 
 /// Fuses every pair whose instructions fuse whole; returns how many.
-pub(super) fn fuse(func: &mut Function, immediates: &[tgsi::Immediate]) -> u64 {
+pub(super) fn fuse(func: &mut Function) -> u64 {
     let uses = uses(func);
     let groups = Groups::new(func);
     let mut pairs: HashMap<Inst, (Inst, usize)> = HashMap::default();
@@ -26,7 +30,7 @@ pub(super) fn fuse(func: &mut Function, immediates: &[tgsi::Immediate]) -> u64 {
     for b in func.blocks_in_order() {
         let Some(bd) = func.blocks.get(b) else { continue };
         for &add in &bd.insts {
-            if let Some(pair) = fusable(func, immediates, &uses, add) {
+            if let Some(pair) = fusable(func, &uses, add) {
                 pairs.insert(add, pair);
                 order.push(add);
             }
@@ -54,9 +58,10 @@ pub(super) fn fuse(func: &mut Function, immediates: &[tgsi::Immediate]) -> u64 {
     }
     let mut dead = Vec::with_capacity(pairs.len());
     for (&add, &(mul, other)) in order.iter().filter_map(|add| pairs.get(add).map(|pair| (add, pair))) {
-        let Some(m) = func.insts.get(mul) else { continue };
-        let (a, b) = (m.args[0], m.args[1]);
+        let Some((fa, fb)) = func.insts.get(mul).map(|m| (m.args[0], m.args[1])) else { continue };
         let Some(d) = crate::rewrite::get_mut(&mut func.insts, add) else { continue };
+        let product = d.args[1 - other];
+        let (a, b) = factors(fa, fb, product);
         let c = d.args[other];
         d.op = Op::Alu { opcode: Opcode::Mad, chan: 0 };
         d.args = smallvec![a, b, c];
@@ -68,19 +73,13 @@ pub(super) fn fuse(func: &mut Function, immediates: &[tgsi::Immediate]) -> u64 {
 
 /// The `MUL` that the placed `ADD` `add` can absorb, and the index of the
 /// ADD's other operand, if any.
-fn fusable(
-    func: &Function,
-    immediates: &[tgsi::Immediate],
-    uses: &HashMap<ir::Value, Vec<super::uses::Use>>,
-    add: Inst,
-) -> Option<(Inst, usize)> {
+fn fusable(func: &Function, uses: &HashMap<ir::Value, Vec<super::uses::Use>>, add: Inst) -> Option<(Inst, usize)> {
     let d = func.insts.get(add)?;
     if d.op != (Op::Alu { opcode: Opcode::Add, chan: 0 }) || d.precise || d.args.len() != 2 {
         return None;
     }
-    // The product first; or second when the other operand is never a
-    // NaN: then at most one operand is a NaN, which the addition returns
-    // (quiet) in either order, and otherwise addition commutes exactly.
+    // The product in either place: addition commutes exactly, NaNs
+    // included (any NaN sum is the canonical NaN).
     let product = |k: usize| {
         let t = d.args[k];
         let single = uses.get(&t.value).map_or(0, Vec::len) == 1;
@@ -88,35 +87,25 @@ fn fusable(
         let mul = func.values.get(t.value)?.def;
         let m = func.insts.get(mul)?;
         let is_mul = m.op == (Op::Alu { opcode: Opcode::Mul, chan: 0 }) && m.args.len() == 2;
-        (!t.neg && !t.abs && single && b32 && is_mul && !m.saturate && !m.precise && m.results.len() == 1)
-            .then_some(mul)
+        (single && b32 && is_mul && !m.saturate && !m.precise && m.results.len() == 1).then_some(mul)
     };
     if let Some(mul) = product(0) {
         return Some((mul, 1));
     }
-    if never_nan(func, immediates, d.args[0].value) {
-        return product(1).map(|mul| (mul, 0));
-    }
-    None
+    product(1).map(|mul| (mul, 0))
 }
 
-/// Whether `v` is never a float NaN: a constant that is not one, a
-/// set-on-compare result (0.0 or 1.0), a saturated float result, or a
-/// conversion from an integer.
-fn never_nan(func: &Function, immediates: &[tgsi::Immediate], v: ir::Value) -> bool {
-    let Some(d) = func.values.get(v).and_then(|vd| func.insts.get(vd.def)) else { return false };
-    let not_nan = |bits: u32| !f32::from_bits(bits).is_nan();
-    use Opcode::*;
-    match &d.op {
-        Op::Const(bits) => not_nan(*bits as u32),
-        Op::Initial => true,
-        Op::Read(src) if src.file == tgsi::File::Immediate => {
-            not_nan(immediates.get(src.index as usize).map_or(0, |imm| imm.data[src.chan as usize & 3]))
-        }
-        Op::Alu { opcode, .. } if d.saturate => {
-            matches!(opcode.dst_type(), tgsi::OperandType::Float | tgsi::OperandType::Untyped)
-        }
-        Op::Alu { opcode, .. } => matches!(opcode, Slt | Sge | Seq | Sne | Sgt | Sle | I2f | U2f),
-        _ => false,
+/// The factors of `MAD` that make `a * b` read with `product`'s modifiers:
+/// an absolute value replaces each factor's sign by `+`, and a negation
+/// then flips the first factor's.
+fn factors(a: Operand, b: Operand, product: Operand) -> (Operand, Operand) {
+    let (mut a, mut b) = (a, b);
+    if product.abs {
+        a = Operand { abs: true, neg: false, ..a };
+        b = Operand { abs: true, neg: false, ..b };
     }
+    if product.neg {
+        a.neg = !a.neg;
+    }
+    (a, b)
 }

@@ -9,11 +9,12 @@
 //!   `MOV` reads) is folded into those operands (`ADD y, t, z` becomes
 //!   `ADD y, -x, z`; `-(-x)` becomes `x`). Float negation and absolute
 //!   value only touch the sign bit, so composing them is exact;
-//! - **multiply-add** (`mad`): `MUL t, a, b` whose one use is the first
-//!   operand of `ADD y, t, c` (or the second, when `c` is never a NaN)
-//!   becomes `MAD y, a, b, c`: the backend's `MAD` rounds the product
-//!   before the addition (unfused), in that operand order, so it is the
-//!   same computation;
+//! - **multiply-add** (`mad`): `MUL t, a, b` whose one use is an operand
+//!   of `ADD y, t, c` (or `ADD y, c, t`), read plain, negated or absolute,
+//!   becomes `MAD y, a, b, c` with the modifier moved onto the factors:
+//!   the backend's `MAD` rounds the product before the addition
+//!   (unfused), addition commutes, and every NaN sum is the canonical
+//!   NaN, so it is the same computation;
 //! - **saturate** (`saturate`): `_SAT` on a value already in [+0.0, 1.0]
 //!   (a set-on-compare result, a `_SAT` result, a constant in range, and
 //!   `MOV`, `MIN`, `MAX`, `MUL`, `CMP`, `UCMP` of such values) is dropped;
@@ -49,7 +50,7 @@ impl Pass for Combine {
     }
 
     fn run(&self, module: &mut ir::Module) -> PassResult {
-        let counts = combine(&mut module.function, &module.immediates);
+        let counts = combine(&mut module.function);
         PassResult { changed: counts.changed(), stats: counts.stats() }
     }
 }
@@ -97,11 +98,11 @@ impl Counts {
 /// let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
 ///             MUL TEMP[0], IN[0], IN[0]\nADD OUT[0], TEMP[0], IN[0]\nEND\n";
 /// let mut module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
-/// let counts = passes::combine::combine(&mut module.function, &module.immediates);
+/// let counts = passes::combine::combine(&mut module.function);
 /// assert_eq!(counts.mads, 4);
 /// ir::verify::verify(&module.function).unwrap();
 /// ```
-pub fn combine(func: &mut Function, immediates: &[tgsi::Immediate]) -> Counts {
+pub fn combine(func: &mut Function) -> Counts {
     let mut total = Counts::default();
     // Every round that changes something removes an instruction or a
     // flag for good; the bound only guards the loop.
@@ -110,7 +111,7 @@ pub fn combine(func: &mut Function, immediates: &[tgsi::Immediate]) -> Counts {
         round.saturates += saturate::drop_saturates(func);
         round.negations += negation::cancel(func);
         round.modifiers += modifiers::fold(func);
-        round.mads += mad::fuse(func, immediates);
+        round.mads += mad::fuse(func);
         if !round.changed() {
             break;
         }
