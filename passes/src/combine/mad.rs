@@ -9,6 +9,11 @@
 //! `|a * b|` is `|a| * |b|` bit for bit, since rounding to nearest is
 //! symmetric in sign (zeros and infinities included), and a NaN product
 //! is a NaN either way, which the addition makes canonical.
+//!
+//! A doubling `ADD t, x, x` is a product too, `x * 2.0`: `x + x` is the
+//! exact double of `x` (or an infinity when that overflows, as `x * 2.0`
+//! rounds), -0.0, infinities and NaNs included, so it fuses as
+//! `MAD y, x, 2.0, c`.
 
 use ir::{Function, Inst, Op, Operand, Ty};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -44,7 +49,10 @@ pub(super) fn fuse(func: &mut Function) -> u64 {
             .iter()
             .filter_map(|add| pairs.get(add).map(|mul| (add, mul)))
             .filter(|&(&add, &(mul, _))| {
-                !groups.of(add).iter().all(|m| pairs.contains_key(m))
+                // A doubling ADD that is itself becoming a MAD is no
+                // product any more.
+                pairs.contains_key(&mul)
+                    || !groups.of(add).iter().all(|m| pairs.contains_key(m))
                     || !groups.of(mul).iter().all(|m| fused_muls.contains(m))
             })
             .map(|(&add, _)| add)
@@ -57,8 +65,16 @@ pub(super) fn fuse(func: &mut Function) -> u64 {
         }
     }
     let mut dead = Vec::with_capacity(pairs.len());
+    let mut twos: HashMap<Inst, Inst> = HashMap::default();
     for (&add, &(mul, other)) in order.iter().filter_map(|add| pairs.get(add).map(|pair| (add, pair))) {
-        let Some((fa, fb)) = func.insts.get(mul).map(|m| (m.args[0], m.args[1])) else { continue };
+        let Some(m) = func.insts.get(mul) else { continue };
+        let (fa, mut fb) = (m.args[0], m.args[1]);
+        if m.op == DOUBLE {
+            let origin = m.origin;
+            let two = func.add_inst(Op::Const(u64::from(TWO)), &[], &[Ty::B32], origin);
+            fb = Operand::new(func.result(two));
+            twos.insert(add, two);
+        }
         let Some(d) = crate::rewrite::get_mut(&mut func.insts, add) else { continue };
         let product = d.args[1 - other];
         let (a, b) = factors(fa, fb, product);
@@ -67,11 +83,40 @@ pub(super) fn fuse(func: &mut Function) -> u64 {
         d.args = smallvec![a, b, c];
         dead.push(mul);
     }
+    place_before(func, &twos);
     remove_placed(func, &dead);
     dead.len() as u64
 }
 
-/// The `MUL` that the placed `ADD` `add` can absorb, and the index of the
+/// `ADD`, as a doubling `ADD x, x` is a product.
+const DOUBLE: Op = Op::Alu { opcode: Opcode::Add, chan: 0 };
+
+/// The bits of 2.0f.
+const TWO: u32 = 0x4000_0000;
+
+/// Places each new instruction of `before` (keyed by the placed
+/// instruction it goes in front of) into that instruction's block.
+fn place_before(func: &mut Function, before: &HashMap<Inst, Inst>) {
+    if before.is_empty() {
+        return;
+    }
+    for b in func.blocks_in_order() {
+        let Some(bd) = crate::rewrite::get_mut(&mut func.blocks, b) else { continue };
+        if !bd.insts.iter().any(|i| before.contains_key(i)) {
+            continue;
+        }
+        let mut insts = Vec::with_capacity(bd.insts.len() + before.len());
+        for &i in &bd.insts {
+            if let Some(&new) = before.get(&i) {
+                insts.push(new);
+            }
+            insts.push(i);
+        }
+        bd.insts = insts;
+    }
+}
+
+/// The `MUL` (or doubling `ADD`) that the placed `ADD` `add` can absorb, and the index of the
 /// ADD's other operand, if any.
 fn fusable(func: &Function, uses: &HashMap<ir::Value, Vec<super::uses::Use>>, add: Inst) -> Option<(Inst, usize)> {
     let d = func.insts.get(add)?;
@@ -87,6 +132,8 @@ fn fusable(func: &Function, uses: &HashMap<ir::Value, Vec<super::uses::Use>>, ad
         let mul = func.values.get(t.value)?.def;
         let m = func.insts.get(mul)?;
         let is_mul = m.op == (Op::Alu { opcode: Opcode::Mul, chan: 0 }) && m.args.len() == 2;
+        let is_double = m.op == DOUBLE && m.args.len() == 2 && m.args[0] == m.args[1];
+        let is_mul = is_mul || is_double;
         (single && b32 && is_mul && !m.saturate && !m.precise && m.results.len() == 1).then_some(mul)
     };
     if let Some(mul) = product(0) {

@@ -37,7 +37,16 @@ pub(super) fn alu_value(func: &Function, immediates: &[tgsi::Immediate], inst: I
             const_of(func, immediates, a.value).map(|bits| apply_modifiers(opcode.src_type(i), bits, a.neg, a.abs))
         })
         .collect::<Option<Vec<u64>>>()?;
-    let v = eval(opcode, chan, &args)?;
+    let v = match (opcode, args.as_slice()) {
+        // Every lane holds a constant (the backend fills it in all lanes,
+        // helpers included), so a derivative is `c - c`: +0.0, or the
+        // canonical NaN for an infinity or a NaN.
+        (Opcode::Ddx | Opcode::Ddy | Opcode::DdxFine | Opcode::DdyFine, &[c]) => {
+            let c = f32::from_bits(c as u32);
+            u64::from(semantics::canonical(c - c))
+        }
+        _ => eval(opcode, chan, &args)?,
+    };
     Some(if data.saturate { saturate(info.dst_type, v) } else { v })
 }
 

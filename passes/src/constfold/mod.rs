@@ -12,7 +12,10 @@
 //!    `Pack` of two constants, a `Split` of a constant and a phi whose
 //!    arguments are all the same constant become constants too (`Pack` and
 //!    `Split` only move bits, as the backend's `Step::Pack`/`Step::Split`
-//!    do). Constants are `Const`, `Initial` (a zero) and immediates.
+//!    do). Constants are `Const`, `Initial` (a zero) and immediates. A
+//!    derivative (`DDX`, `DDY` and their fine forms) of a constant is
+//!    `c - c` (+0.0 for a finite `c`): the backend fills a constant into
+//!    every lane of a quad, so the lanes it subtracts are equal.
 //! 2. **Copies.** The result of a plain `MOV` (no modifiers, no `_SAT`) is
 //!    replaced by its operand everywhere, as is a `Split` of a `Pack` by the
 //!    half it picks, and a phi whose arguments are all one value (or the
@@ -51,7 +54,7 @@
 //! What it leaves: `SWITCH` with a constant selector; loops; an `IF` whose
 //! taken arm ends in `BRK`, `CONT` or `RET`, or whose dropped arm holds the
 //! only way into some block with phis; float identities on values that
-//! may be signalling NaNs; derivatives of constants. Dead instructions are
+//! may be signalling NaNs. Dead instructions are
 //! left for `dce` (copies and identities are taken out of their blocks, so
 //! a second run finds nothing).
 //!
