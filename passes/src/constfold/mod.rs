@@ -31,8 +31,10 @@
 //!    chosen operands, give the chosen operand; and the float identities
 //!    `MUL x, 1.0`, `ADD x, -0.0`, `DIV x, 1.0`, only when
 //!    `x` is known not to be a NaN other than the canonical one (see
-//!    `is_quiet`): float arithmetic gives the canonical NaN for every NaN,
-//!    which would change the bits an integer op reading `x` sees. The
+//!    `is_quiet`), or when every reader of the result is float arithmetic
+//!    or a float comparison, which do not tell one NaN from another: float
+//!    arithmetic gives the canonical NaN for every NaN, which would change
+//!    the bits an integer op or a store reading `x` sees. The
 //!    canonical NaN, -0.0, infinities and denormals come back unchanged
 //!    (x86-64 SSE arithmetic, no flush to zero). Never `x * 0.0`, `x + 0.0` (wrong
 //!    for -0.0), or float `x - x` (NaN, infinities).
@@ -54,7 +56,8 @@
 //! What it leaves: `SWITCH` with a constant selector; loops; an `IF` whose
 //! taken arm ends in `BRK`, `CONT` or `RET`, or whose dropped arm holds the
 //! only way into some block with phis; float identities on values that
-//! may be signalling NaNs. Dead instructions are
+//! may be signalling NaNs read by something that tells NaNs apart. Dead
+//! instructions are
 //! left for `dce` (copies and identities are taken out of their blocks, so
 //! a second run finds nothing).
 //!

@@ -4,7 +4,7 @@
 //! indirect accesses are in `indices`).
 
 use ir::{EntityRef, Function, Inst, Module, Op, Operand, Ty, Value};
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use semantics::apply_modifiers;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode};
@@ -48,6 +48,7 @@ fn bump(counts: &mut Counts, c: Counter) {
 /// One pass over every block's instructions; see the module documentation.
 pub(super) fn fold_values(module: &mut Module, counts: &mut Counts) {
     let (immediates, interface, func) = (&module.immediates, &module.interface, &mut module.function);
+    let blind = nan_blind_values(func);
     let mut rw = Rewrites::default();
     for b in func.blocks_in_order() {
         let insts = func.blocks.get(b).map(|bd| bd.insts.clone()).unwrap_or_default();
@@ -67,7 +68,7 @@ pub(super) fn fold_values(module: &mut Module, counts: &mut Counts) {
                     a.value = rw.value(a.value);
                 }
             }
-            let ctx = Ctx { func: &mut *func, immediates, interface, siblings: &siblings };
+            let ctx = Ctx { func: &mut *func, immediates, interface, siblings: &siblings, blind: &blind };
             let action = ctx.simplify(inst);
             match action {
                 Action::Keep => kept.push(inst),
@@ -103,6 +104,62 @@ pub(super) fn fold_values(module: &mut Module, counts: &mut Counts) {
     apply(func, &rw);
 }
 
+/// Opcodes whose result is the same whichever NaN an operand is: float
+/// arithmetic gives the canonical NaN for every NaN operand, and a float
+/// comparison of a NaN is false (or true for `SNE`/`FSNE`) whatever its
+/// bits.
+const NAN_BLIND: &[Opcode] = &[
+    Opcode::Add,
+    Opcode::Mul,
+    Opcode::Mad,
+    Opcode::Dp2,
+    Opcode::Dp3,
+    Opcode::Dp4,
+    Opcode::Div,
+    Opcode::Rcp,
+    Opcode::Rsq,
+    Opcode::Sqrt,
+    Opcode::Slt,
+    Opcode::Sge,
+    Opcode::Seq,
+    Opcode::Sne,
+    Opcode::Sgt,
+    Opcode::Sle,
+    Opcode::Fslt,
+    Opcode::Fsge,
+    Opcode::Fseq,
+    Opcode::Fsne,
+];
+
+/// The values every use of which is an operand of a [`NAN_BLIND`] 32-bit
+/// operation: for them, which NaN a value is does not matter, so a float
+/// identity that only changes a NaN's bits (`MUL x, 1.0` of a signalling
+/// NaN) holds for what they compute.
+fn nan_blind_values(func: &Function) -> HashSet<Value> {
+    let mut seen: HashMap<Value, bool> = HashMap::default();
+    for b in func.blocks_in_order() {
+        let Some(bd) = func.blocks.get(b) else { continue };
+        for d in bd.insts.iter().filter_map(|&i| func.insts.get(i)) {
+            let blind = match d.op {
+                Op::Alu { opcode, .. } => {
+                    NAN_BLIND.contains(&opcode)
+                        && d.results.iter().all(|&r| func.values.get(r).is_some_and(|vd| vd.ty == Ty::B32))
+                }
+                _ => false,
+            };
+            for a in &d.args {
+                let e = seen.entry(a.value).or_insert(true);
+                *e &= blind;
+            }
+        }
+    }
+    // IF conditions and SWITCH selectors and cases are no such operands.
+    for a in ir::walk::construct_operands(&func.body) {
+        seen.insert(a.value, false);
+    }
+    seen.into_iter().filter_map(|(v, blind)| blind.then_some(v)).collect()
+}
+
 /// The `Alu` instructions of a block by the TGSI instruction they came
 /// from (up to four channels: inline, no allocation per instruction).
 type Siblings = HashMap<u32, SmallVec<[Inst; 4]>>;
@@ -120,6 +177,8 @@ pub(super) struct Ctx<'a> {
     /// The `Alu` instructions of the block by the TGSI instruction they
     /// came from.
     siblings: &'a Siblings,
+    /// The values whose users do not tell one NaN from another.
+    blind: &'a HashSet<Value>,
 }
 
 impl Ctx<'_> {
@@ -254,10 +313,12 @@ impl Ctx<'_> {
         if data.saturate {
             return None;
         }
-        let result_ty = data.results.first().and_then(|&r| self.ty(r))?;
+        let result = *data.results.first()?;
+        let result_ty = self.ty(result)?;
         if result_ty != Ty::B32 {
             return None;
         }
+        let blind = self.blind.contains(&result);
         let known: PerOperand<Option<u64>> = data
             .args
             .iter()
@@ -274,7 +335,7 @@ impl Ctx<'_> {
                     id: a.value.index(),
                     neg: a.neg,
                     abs: a.abs,
-                    quiet: is_quiet(self.func, self.immediates, a.value),
+                    quiet: blind || is_quiet(self.func, self.immediates, a.value),
                 },
             })
             .collect();
