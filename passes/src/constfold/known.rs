@@ -42,8 +42,8 @@ pub(super) fn alu_value(func: &Function, immediates: &[tgsi::Immediate], inst: I
         // helpers included), so a derivative is `c - c`: +0.0, or the
         // canonical NaN for an infinity or a NaN.
         (Opcode::Ddx | Opcode::Ddy | Opcode::DdxFine | Opcode::DdyFine, &[c]) => {
-            let c = f32::from_bits(c as u32);
-            u64::from(semantics::canonical(c - c))
+            let finite = f32::from_bits(c as u32).is_finite();
+            u64::from(if finite { 0.0f32.to_bits() } else { semantics::CANONICAL_NAN })
         }
         _ => eval(opcode, chan, &args)?,
     };
