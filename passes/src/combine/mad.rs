@@ -13,11 +13,11 @@ use tgsi::Opcode;
 
 use super::groups::Groups;
 use super::remove_placed;
-use super::uses::uses;
+use super::uses::Uses;
 
 /// Fuses every pair whose instructions fuse whole; returns how many.
 pub(super) fn fuse(func: &mut Function, immediates: &[tgsi::Immediate]) -> u64 {
-    let uses = uses(func);
+    let uses = Uses::new(func);
     let groups = Groups::new(func);
     let mut pairs: HashMap<Inst, (Inst, usize)> = HashMap::default();
     // The ADDs in program order: what is iterated (the map only answers
@@ -40,8 +40,8 @@ pub(super) fn fuse(func: &mut Function, immediates: &[tgsi::Immediate]) -> u64 {
             .iter()
             .filter_map(|add| pairs.get(add).map(|mul| (add, mul)))
             .filter(|&(&add, &(mul, _))| {
-                !groups.of(add).iter().all(|m| pairs.contains_key(m))
-                    || !groups.of(mul).iter().all(|m| fused_muls.contains(m))
+                !groups.of(&add).iter().all(|m| pairs.contains_key(m))
+                    || !groups.of(&mul).iter().all(|m| fused_muls.contains(m))
             })
             .map(|(&add, _)| add)
             .collect();
@@ -68,12 +68,7 @@ pub(super) fn fuse(func: &mut Function, immediates: &[tgsi::Immediate]) -> u64 {
 
 /// The `MUL` that the placed `ADD` `add` can absorb, and the index of the
 /// ADD's other operand, if any.
-fn fusable(
-    func: &Function,
-    immediates: &[tgsi::Immediate],
-    uses: &HashMap<ir::Value, Vec<super::uses::Use>>,
-    add: Inst,
-) -> Option<(Inst, usize)> {
+fn fusable(func: &Function, immediates: &[tgsi::Immediate], uses: &Uses, add: Inst) -> Option<(Inst, usize)> {
     let d = func.insts.get(add)?;
     if d.op != (Op::Alu { opcode: Opcode::Add, chan: 0 }) || d.precise || d.args.len() != 2 {
         return None;
@@ -83,7 +78,7 @@ fn fusable(
     // (quiet) in either order, and otherwise addition commutes exactly.
     let product = |k: usize| {
         let t = d.args[k];
-        let single = uses.get(&t.value).map_or(0, Vec::len) == 1;
+        let single = uses.of(t.value).len() == 1;
         let b32 = func.values.get(t.value).is_some_and(|vd| vd.ty == Ty::B32);
         let mul = func.values.get(t.value)?.def;
         let m = func.insts.get(mul)?;

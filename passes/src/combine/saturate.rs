@@ -58,7 +58,7 @@ pub(super) fn drop_saturates(func: &mut Function) -> u64 {
                 continue;
             }
             let is_mov = matches!(func.insts.get(inst).map(|d| &d.op), Some(Op::Alu { opcode: Opcode::Mov, .. }));
-            if is_mov || groups.of(inst).iter().all(|&m| droppable(func, m)) {
+            if is_mov || groups.of(&inst).iter().all(|&m| droppable(func, m)) {
                 drop.push(inst);
             }
         }
