@@ -18,7 +18,6 @@ use super::uses::Uses;
 /// Fuses every pair whose instructions fuse whole; returns how many.
 pub(super) fn fuse(func: &mut Function, immediates: &[tgsi::Immediate]) -> u64 {
     let uses = Uses::new(func);
-    let groups = Groups::new(func);
     let mut pairs: HashMap<Inst, (Inst, usize)> = HashMap::default();
     // The ADDs in program order: what is iterated (the map only answers
     // lookups, so nothing depends on hash order).
@@ -32,6 +31,10 @@ pub(super) fn fuse(func: &mut Function, immediates: &[tgsi::Immediate]) -> u64 {
             }
         }
     }
+    if pairs.is_empty() {
+        return 0;
+    }
+    let groups = Groups::new(func);
     // Fuse an ADD instruction only when all its channels fuse, and a MUL
     // only when all of its go: a part left would be an extra instruction.
     loop {

@@ -34,7 +34,6 @@ fn float_read(func: &Function, reader: Inst, k: usize) -> Option<usize> {
 /// many copies went.
 pub(super) fn fold(func: &mut Function) -> u64 {
     let uses = Uses::new(func);
-    let groups = Groups::new(func);
     let mut copies: HashMap<Value, (Inst, Operand)> = HashMap::default();
     // The copies in program order: what is iterated (the map only answers
     // lookups, so nothing depends on hash order).
@@ -60,6 +59,10 @@ pub(super) fn fold(func: &mut Function) -> u64 {
             }
         }
     }
+    if copies.is_empty() {
+        return 0;
+    }
+    let groups = Groups::new(func);
     // Drop the copies whose folding would leave an instruction with an
     // operand whose channels disagree on modifiers, and copies of copies
     // (the next round takes them), until the rest all fold.
