@@ -216,12 +216,12 @@ fn opt_times_passes_and_counts_statistics() {
     assert!(lines[1].starts_with("dce ") && lines[1].ends_with('%'), "{err}");
     assert!(lines[2].starts_with("total ") && lines[2].ends_with("100.0%"), "{err}");
     assert_eq!(lines[1].split_whitespace().nth(1), Some("2"), "two runs of dce: {err}");
-    // --stats: only the non-zero counters, one aligned table (no phis:
-    // those nothing reads are not built).
+    // --stats: only the non-zero counters, one aligned table.
     assert_eq!(
         &lines[3..],
         [
             "   8  dce  - values removed",
+            "   4  dce  - phis removed",
             "   3  dce  - texture channels removed",
             "   1  dce  - ifs removed",
             "   3  dce  - blocks removed",
