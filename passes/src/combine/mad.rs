@@ -22,12 +22,11 @@ use tgsi::Opcode;
 
 use super::groups::Groups;
 use super::remove_placed;
-use super::uses::uses;
+use super::uses::Uses;
 
 /// Fuses every pair whose instructions fuse whole; returns how many.
 pub(super) fn fuse(func: &mut Function) -> u64 {
-    let uses = uses(func);
-    let groups = Groups::new(func);
+    let uses = Uses::new(func);
     let mut pairs: HashMap<Inst, (Inst, usize)> = HashMap::default();
     // The ADDs in program order: what is iterated (the map only answers
     // lookups, so nothing depends on hash order).
@@ -41,6 +40,10 @@ pub(super) fn fuse(func: &mut Function) -> u64 {
             }
         }
     }
+    if pairs.is_empty() {
+        return 0;
+    }
+    let groups = Groups::new(func);
     // Fuse an ADD instruction only when all its channels fuse, and a MUL
     // only when all of its go: a part left would be an extra instruction.
     loop {
@@ -52,8 +55,8 @@ pub(super) fn fuse(func: &mut Function) -> u64 {
                 // A doubling ADD that is itself becoming a MAD is no
                 // product any more.
                 pairs.contains_key(&mul)
-                    || !groups.of(add).iter().all(|m| pairs.contains_key(m))
-                    || !groups.of(mul).iter().all(|m| fused_muls.contains(m))
+                    || !groups.of(&add).iter().all(|m| pairs.contains_key(m))
+                    || !groups.of(&mul).iter().all(|m| fused_muls.contains(m))
             })
             .map(|(&add, _)| add)
             .collect();
@@ -118,7 +121,7 @@ fn place_before(func: &mut Function, before: &HashMap<Inst, Inst>) {
 
 /// The `MUL` (or doubling `ADD`) that the placed `ADD` `add` can absorb, and the index of the
 /// ADD's other operand, if any.
-fn fusable(func: &Function, uses: &HashMap<ir::Value, Vec<super::uses::Use>>, add: Inst) -> Option<(Inst, usize)> {
+fn fusable(func: &Function, uses: &Uses, add: Inst) -> Option<(Inst, usize)> {
     let d = func.insts.get(add)?;
     if d.op != (Op::Alu { opcode: Opcode::Add, chan: 0 }) || d.precise || d.args.len() != 2 {
         return None;
@@ -127,7 +130,7 @@ fn fusable(func: &Function, uses: &HashMap<ir::Value, Vec<super::uses::Use>>, ad
     // included (any NaN sum is the canonical NaN).
     let product = |k: usize| {
         let t = d.args[k];
-        let single = uses.get(&t.value).map_or(0, Vec::len) == 1;
+        let single = uses.of(t.value).len() == 1;
         let b32 = func.values.get(t.value).is_some_and(|vd| vd.ty == Ty::B32);
         let mul = func.values.get(t.value)?.def;
         let m = func.insts.get(mul)?;

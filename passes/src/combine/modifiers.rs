@@ -10,7 +10,7 @@ use tgsi::{Opcode, OperandType};
 
 use super::groups::{source_of, Groups};
 use super::remove_placed;
-use super::uses::{uses, Use};
+use super::uses::{Use, Uses};
 
 /// What a reader reading `outer` of a copy of `inner` reads.
 pub(super) fn compose(inner: Operand, outer: Operand) -> Operand {
@@ -33,8 +33,7 @@ fn float_read(func: &Function, reader: Inst, k: usize) -> Option<usize> {
 /// Folds every copy with modifiers whose uses all take it; returns how
 /// many copies went.
 pub(super) fn fold(func: &mut Function) -> u64 {
-    let uses = uses(func);
-    let groups = Groups::new(func);
+    let uses = Uses::new(func);
     let mut copies: HashMap<Value, (Inst, Operand)> = HashMap::default();
     // The copies in program order: what is iterated (the map only answers
     // lookups, so nothing depends on hash order).
@@ -51,15 +50,19 @@ pub(super) fn fold(func: &mut Function) -> u64 {
             if d.saturate || !(a.neg || a.abs) || !b32(*r) || !b32(a.value) {
                 continue;
             }
-            let readers = uses.get(r).map(Vec::as_slice).unwrap_or_default();
+            let readers = uses.of(*r);
             let all_float = !readers.is_empty()
-                && readers.iter().all(|u| matches!(*u, Use::Arg(i, k) if float_read(func, i, k).is_some()));
+                && readers.iter().all(|u| matches!(*u, Use::Arg(i, k) if float_read(func, i, k as usize).is_some()));
             if all_float {
                 copies.insert(*r, (inst, *a));
                 order.push(*r);
             }
         }
     }
+    if copies.is_empty() {
+        return 0;
+    }
+    let groups = Groups::new(func);
     // Drop the copies whose folding would leave an instruction with an
     // operand whose channels disagree on modifiers, and copies of copies
     // (the next round takes them), until the rest all fold.
@@ -74,12 +77,13 @@ pub(super) fn fold(func: &mut Function) -> u64 {
                 dropped.push(r);
                 continue;
             }
-            let readers = uses.get(&r).map(Vec::as_slice).unwrap_or_default();
+            let readers = uses.of(r);
             let agrees = readers.iter().all(|u| {
                 let &Use::Arg(reader, k) = u else { return false };
+                let k = k as usize;
                 let Some(s) = float_read(func, reader, k) else { return false };
                 let Some(mine) = func.insts.get(reader).and_then(|d| d.args.get(k)).map(read) else { return false };
-                groups.of(reader).iter().all(|&m| {
+                groups.of(&reader).iter().all(|&m| {
                     let Some(md) = func.insts.get(m) else { return false };
                     let Op::Alu { opcode, .. } = md.op else { return false };
                     md.args.iter().enumerate().filter(|&(k2, _)| source_of(opcode, k2) == Some(s)).all(|(_, a2)| {

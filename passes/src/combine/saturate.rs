@@ -49,7 +49,8 @@ fn droppable(func: &Function, inst: Inst) -> bool {
 /// drops it channel by channel (the channel becomes a copy); another
 /// opcode only when every channel of its instruction can.
 pub(super) fn drop_saturates(func: &mut Function) -> u64 {
-    let groups = Groups::new(func);
+    // Built at the first candidate: most rounds find none.
+    let mut groups: Option<Groups> = None;
     let mut drop = Vec::new();
     for b in func.blocks_in_order() {
         let Some(bd) = func.blocks.get(b) else { continue };
@@ -58,7 +59,7 @@ pub(super) fn drop_saturates(func: &mut Function) -> u64 {
                 continue;
             }
             let is_mov = matches!(func.insts.get(inst).map(|d| &d.op), Some(Op::Alu { opcode: Opcode::Mov, .. }));
-            if is_mov || groups.of(inst).iter().all(|&m| droppable(func, m)) {
+            if is_mov || groups.get_or_insert_with(|| Groups::new(func)).of(&inst).iter().all(|&m| droppable(func, m)) {
                 drop.push(inst);
             }
         }
