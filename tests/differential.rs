@@ -7,7 +7,8 @@
 use testkit::difftest::{self, FindingKind};
 use testkit::random_program::{self, Stage};
 
-/// Seeds for the differential test (about 10 s in a debug build).
+/// Seeds for the differential test (the file takes about 80 s of CPU in a
+/// debug build).
 const SEEDS: u64 = 300;
 
 /// Seeds whose programs must be valid.

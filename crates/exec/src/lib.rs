@@ -30,6 +30,7 @@
 //! ```
 
 mod backend;
+mod cache;
 mod env;
 pub mod error;
 pub mod geometry;
@@ -45,6 +46,7 @@ pub mod state;
 mod syntax;
 
 pub use backend::{Backend, UnknownBackend};
+pub use cache::{CacheStats, CompileCache};
 pub use error::{StateError, StateErrorKind};
 pub use geometry::EmittedStream;
 pub use outputs::{Difference, Outputs};

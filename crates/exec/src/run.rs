@@ -23,7 +23,7 @@
 //! `output_table` a batch's OUT registers.
 
 use std::marker::PhantomData;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use ir::function::Module;
 
@@ -139,10 +139,36 @@ pub struct Executable<'m> {
     /// The program reads nothing of the module once compiled; the borrow
     /// stays part of the type all the same.
     module: PhantomData<&'m Module>,
+    /// Shared with the executables of equal programs a
+    /// [`crate::CompileCache`] compiled.
+    loaded: Arc<Loaded>,
+}
+
+/// A compiled program and its native code, which points into the
+/// program's steps: the two live and are shared together.
+pub(crate) struct Loaded {
     program: Program,
     /// The compiled segments, with [`Backend::Jit`].
     #[cfg(feature = "jit")]
     jit: Option<crate::jit::Compiled>,
+}
+
+impl Loaded {
+    /// `program`, with its native code for `backend`.
+    pub(crate) fn new(program: Program, backend: Backend) -> Result<Loaded, ExecError> {
+        #[cfg(feature = "jit")]
+        let jit = match backend {
+            Backend::Jit => Some(crate::jit::compile(&program)?),
+            Backend::Interpreter => None,
+        };
+        #[cfg(not(feature = "jit"))]
+        let _ = backend;
+        Ok(Loaded {
+            program,
+            #[cfg(feature = "jit")]
+            jit,
+        })
+    }
 }
 
 impl<'m> Executable<'m> {
@@ -170,23 +196,18 @@ impl<'m> Executable<'m> {
     pub fn compile_with(module: &'m Module, backend: Backend) -> Result<Self, ExecError> {
         backend.available().map_err(ExecError::JitUnavailable)?;
         let program = Program::compile(module)?;
-        #[cfg(feature = "jit")]
-        let jit = match backend {
-            Backend::Jit => Some(crate::jit::compile(&program)?),
-            Backend::Interpreter => None,
-        };
-        Ok(Executable {
-            module: PhantomData,
-            program,
-            #[cfg(feature = "jit")]
-            jit,
-        })
+        Ok(Executable::from_loaded(Arc::new(Loaded::new(program, backend)?)))
+    }
+
+    /// An executable running `loaded`.
+    pub(crate) fn from_loaded(loaded: Arc<Loaded>) -> Self {
+        Executable { module: PhantomData, loaded }
     }
 
     /// The tier this executable runs on.
     pub fn backend(&self) -> Backend {
         #[cfg(feature = "jit")]
-        if self.jit.is_some() {
+        if self.loaded.jit.is_some() {
             return Backend::Jit;
         }
         Backend::Interpreter
@@ -217,10 +238,10 @@ impl<'m> Executable<'m> {
     /// ```
     pub fn run_into(&self, state: &State, options: &RunOptions, outputs: &mut Outputs) -> Result<(), ExecError> {
         #[cfg(feature = "jit")]
-        let code = self.jit.as_ref();
+        let code = self.loaded.jit.as_ref();
         #[cfg(not(feature = "jit"))]
         let code = None;
-        run_program((&self.program, code), state, options, outputs)
+        run_program((&self.loaded.program, code), state, options, outputs)
     }
 }
 

@@ -5,6 +5,16 @@
 //! on both execution tiers (the JIT and the interpreter), which must
 //! agree (a finding of pipeline `tiers`).
 //!
+//! Where each stage runs, for speed (compiling with the JIT costs far
+//! more than running these small programs on the interpreter): the
+//! program itself on both tiers; each pipeline's IR on the interpreter
+//! (the baseline it is compared with is the same on both tiers, so a pass
+//! that changes the results differs there as well); the TGSI emitted after
+//! each pipeline, what a driver would compile, on the default tier (the
+//! JIT where there is one). Every distinct program is compiled once per
+//! check ([`exec::CompileCache`]): most pipelines leave most programs as
+//! they were, and equal IR emits equal TGSI.
+//!
 //! [`check_seed`] does it for the program [`random_program::program`]
 //! writes from one seed; `tests/differential.rs` runs it over a few hundred
 //! seeds and `tgsi-opt fuzz-passes` over as many as asked, in parallel.
@@ -22,6 +32,10 @@ use crate::random_program;
 
 /// How many random states each program runs on.
 pub const STATES: u64 = 2;
+
+/// How many distinct programs' code one program's check keeps: more than
+/// its stages (the baseline, and each pipeline's IR and emitted TGSI).
+const CACHED_PROGRAMS: usize = 64;
 
 /// What went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,6 +243,17 @@ pub fn check_program_with(
         report.findings.push(finding(FindingKind::Verify, "generator", "IR construction", e.to_string(), None, None));
         return report;
     }
+    // Most pipelines leave most programs as they were, and the TGSI
+    // emitted from equal IR is equal: each distinct program is compiled
+    // once.
+    let cache = exec::CompileCache::new(CACHED_PROGRAMS);
+    let executable = match cache.compile(&module, exec::Backend::default()) {
+        Ok(e) => e,
+        Err(e) => {
+            report.findings.push(generator("unoptimized run", e.to_string(), states.first()));
+            return report;
+        }
+    };
     let mut parsed = Vec::new();
     let mut baseline = Vec::new();
     for state in states {
@@ -239,7 +264,7 @@ pub fn check_program_with(
                 return report;
             }
         };
-        match exec::run(&module, &s, &run_options()) {
+        match executable.run(&s, &run_options()) {
             Ok(out) => baseline.push(out),
             Err(e) => {
                 report.findings.push(generator("unoptimized run", e.to_string(), Some(state)));
@@ -253,7 +278,7 @@ pub fn check_program_with(
     }
     for (name, pipeline) in pipelines {
         report.pass_runs += 1;
-        let check = catch_unwind(AssertUnwindSafe(|| check_pipeline(&module, pipeline, &parsed, &baseline)));
+        let check = catch_unwind(AssertUnwindSafe(|| check_pipeline(&module, pipeline, &parsed, &baseline, &cache)));
         let problem = match check {
             Ok(problem) => problem,
             Err(panic) => {
@@ -315,6 +340,7 @@ fn check_pipeline(
     pipeline: &passes::Pipeline,
     states: &[exec::State],
     baseline: &[exec::Outputs],
+    cache: &exec::CompileCache,
 ) -> Option<Problem> {
     let problem = |kind, stage, detail: String, state, emitted| Some(Problem { kind, stage, detail, state, emitted });
     let mut optimized = module.clone();
@@ -326,7 +352,7 @@ fn check_pipeline(
         Ok(shader) => tgsi::print(&shader, tgsi::Style::Exact),
         Err(e) => return problem(FindingKind::Error, "emission", e.to_string(), None, None),
     };
-    if let Some(p) = compare_runs(&optimized, "the pass's IR", states, baseline, &emitted) {
+    if let Some(p) = compare_runs(&optimized, "the pass's IR", states, baseline, &emitted, Tier::Interpreter) {
         return Some(p);
     }
     let reread = match tgsi::parse(&emitted) {
@@ -343,19 +369,47 @@ fn check_pipeline(
     if let Err(e) = ir::verify::verify(&rebuilt.function) {
         return problem(FindingKind::Verify, "building emitted TGSI", e.to_string(), None, Some(emitted));
     }
-    compare_runs(&rebuilt, "re-emitted TGSI", states, baseline, &emitted)
+    compare_runs(&rebuilt, "re-emitted TGSI", states, baseline, &emitted, Tier::Default(cache))
 }
 
-/// Runs `module` on every state and compares with `baseline`.
+/// Which tier runs a stage of a pipeline.
+#[derive(Clone, Copy)]
+enum Tier<'c> {
+    /// The interpreter, which compiles nothing native.
+    Interpreter,
+    /// The default tier (the JIT where there is one), through the check's
+    /// cache of compiled programs.
+    Default(&'c exec::CompileCache),
+}
+
+/// Runs `module` on `tier` on every state and compares with `baseline`.
 fn compare_runs(
     module: &ir::Module,
     stage: &'static str,
     states: &[exec::State],
     baseline: &[exec::Outputs],
     emitted: &str,
+    tier: Tier<'_>,
 ) -> Option<Problem> {
+    let compiled = match tier {
+        Tier::Interpreter => exec::Executable::compile_with(module, exec::Backend::Interpreter),
+        Tier::Default(cache) => cache.compile(module, exec::Backend::default()),
+    };
+    let executable = match compiled {
+        Ok(e) => e,
+        Err(e) => {
+            let detail = format!("it does not compile: {e}");
+            return Some(Problem {
+                kind: FindingKind::Error,
+                stage,
+                detail,
+                state: None,
+                emitted: Some(emitted.to_string()),
+            });
+        }
+    };
     for (i, (state, want)) in states.iter().zip(baseline).enumerate() {
-        let (kind, detail) = match exec::run(module, state, &run_options()) {
+        let (kind, detail) = match executable.run(state, &run_options()) {
             Ok(got) => match want.first_difference(&got) {
                 None => continue,
                 Some(d) => {
