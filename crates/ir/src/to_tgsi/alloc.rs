@@ -1022,6 +1022,7 @@ impl<'a> Allocator<'a> {
         let data = &self.func.insts[def];
         let Op::Opaque { inst, .. } = &data.op else { return };
         let mut results = data.results.iter().copied();
+        let unread_dropped = drops_unread_channels(inst);
         // The template's value registers are placeholders; the origin says
         // where the first destination was written in the source.
         let mut hint = data.origin.dst;
@@ -1035,6 +1036,18 @@ impl<'a> Allocator<'a> {
             };
             let chans: Vec<u8> = (0..4u8).filter(|c| dst.write_mask & (1 << c) != 0).collect();
             let vals: Vec<Value> = results.by_ref().take(chans.len()).collect();
+            // Channels nothing reads are not written (`Loc::Any`), as
+            // emission writes no unread ALU channel; one stays written.
+            let read = |a: &Self, v: Value| !a.uses.get(&v).unwrap_or_default().is_empty();
+            let (chans, vals): (Vec<u8>, Vec<Value>) = if unread_dropped && vals.iter().any(|&v| read(self, v)) {
+                let (kept, unread): (Vec<_>, Vec<_>) = chans.iter().zip(&vals).partition(|&(_, &v)| read(self, v));
+                for (_, &v) in unread {
+                    self.loc.insert(v, Loc::Any);
+                }
+                kept.into_iter().map(|(&c, &v)| (c, v)).unzip()
+            } else {
+                (chans, vals)
+            };
             let fits = |a: &Self, f: File, index: u32| {
                 chans.iter().zip(&vals).all(|(&c, &v)| {
                     let r = RegChannel { file: f, index, chan: c };
@@ -1072,6 +1085,15 @@ impl<'a> Allocator<'a> {
             }
         }
     }
+}
+
+/// Whether emission writes only the read result channels of `inst`, kept
+/// whole: a texture or sample instruction without other effects, whose
+/// channels are independent (as `dce` shrinks them).
+fn drops_unread_channels(inst: &tgsi::Instruction) -> bool {
+    let info = inst.opcode.info();
+    let effect = info.has(tgsi::flags::SIDE_EFFECT) || inst.dst.iter().any(|d| !is_value_destination(d.reg.file));
+    (info.is_tex() || info.has(tgsi::flags::SAMPLE)) && !effect
 }
 
 /// Where outputs are written or read other than by a value computed into
