@@ -4,7 +4,25 @@
 //! Prints the totals of TGSI instructions, TEMP registers and scalar ALU
 //! operations of the IR before and after, and the ten shaders that shrink
 //! most; asserts the total shrinks and no shader grows past what plain
-//! emission (no pass) gives it.
+//! emission (no pass) gives it, and that no shader comes out with more
+//! instructions or TEMPs than its input, with no pass or with `-O1`,
+//! but for the reasons [`ABOVE_INPUT`] lists.
+
+/// Corpus shaders (file names) that come out with more instructions or
+/// TEMPs than their input, and why: emission writes today's opcodes only,
+/// and reads no output (reading `OUT` is optional in Gallium, a driver
+/// cap).
+const ABOVE_INPUT: &[(&str, &str)] = &[
+    ("glean_xpd.tgsi", "XPD (removed) is MUL + MAD, with a TEMP"),
+    ("frag-xpd.tgsi", "XPD (removed) is MUL + MAD, with a TEMP"),
+    ("vert-xpd.tgsi", "XPD (removed) is MUL + MAD and a MOV for w, with a TEMP"),
+    ("vert-xpd@20090401-65cbe7e.tgsi", "XPD (removed) is MUL + MAD and a MOV for w, with a TEMP"),
+    ("fragProg1__fragProg1-25.tgsi", "CLAMP (removed) is MAX + MIN with no pass"),
+    ("fragProg1__fragProg1-26.tgsi", "CLAMP (removed) is MAX + MIN with no pass"),
+    ("fragProg1__fragProg1-27.tgsi", "CLAMP (removed) is MAX + MIN with no pass"),
+    ("frag-tempx.tgsi", "TEMPX (removed) registers become TEMPs: 1 TEMP for 2 TEMPX"),
+    ("g6lc_apu_tgsi_check__subneg.tgsi", "the input computes in OUT and reads it back; emission reads no output"),
+];
 
 /// What one shader counts.
 #[derive(Clone, Copy, Debug, Default)]
@@ -47,6 +65,7 @@ fn o1_shrinks_the_corpus() {
     let mut reductions = Vec::new();
     let mut grew = Vec::new();
     let mut larger_than_input = Vec::new();
+    let mut unexplained = Vec::new();
     for path in &files {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -72,6 +91,16 @@ fn o1_shrinks_the_corpus() {
                 before.instructions, after_size.instructions, plain_size.instructions
             ));
         }
+        let file = path.file_name().map_or(String::new(), |f| f.to_string_lossy().into_owned());
+        for (pipeline, s) in [("no pass", plain_size), ("-O1", after_size)] {
+            let above = s.instructions > before.instructions || s.temps > before.temps;
+            if above && !ABOVE_INPUT.iter().any(|(f, _)| *f == file) {
+                unexplained.push(format!(
+                    "{name} ({pipeline}): {} instructions, {} TEMPs -> {}, {}",
+                    before.instructions, before.temps, s.instructions, s.temps
+                ));
+            }
+        }
         if after_size.instructions > plain_size.instructions.max(before.instructions) {
             grew.push(format!("{name}: {} -> {}", before.instructions, after_size.instructions));
         }
@@ -95,4 +124,5 @@ fn o1_shrinks_the_corpus() {
     assert!(optimized.instructions < input.instructions, "-O1 must shrink the corpus");
     assert!(optimized.alu_ops < input.alu_ops);
     assert!(grew.is_empty(), "-O1 output larger than both the input and plain emission:\n{}", grew.join("\n"));
+    assert!(unexplained.is_empty(), "more instructions or TEMPs than the input:\n{}", unexplained.join("\n"));
 }

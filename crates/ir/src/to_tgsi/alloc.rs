@@ -229,8 +229,8 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allo
         also: SecondaryMap::default(),
         uses,
         group_reg: HashMap::default(),
-        groups: find_groups(func),
-        store_runs: find_store_runs(func),
+        groups: find_groups(func, layout),
+        store_runs: find_store_runs(func, layout),
         output_writes: OutputWrites::new(func, layout),
         whole_groups: policy.whole_groups,
     };
@@ -1022,6 +1022,7 @@ impl<'a> Allocator<'a> {
         let data = &self.func.insts[def];
         let Op::Opaque { inst, .. } = &data.op else { return };
         let mut results = data.results.iter().copied();
+        let unread_dropped = drops_unread_channels(inst);
         // The template's value registers are placeholders; the origin says
         // where the first destination was written in the source.
         let mut hint = data.origin.dst;
@@ -1035,6 +1036,18 @@ impl<'a> Allocator<'a> {
             };
             let chans: Vec<u8> = (0..4u8).filter(|c| dst.write_mask & (1 << c) != 0).collect();
             let vals: Vec<Value> = results.by_ref().take(chans.len()).collect();
+            // Channels nothing reads are not written (`Loc::Any`), as
+            // emission writes no unread ALU channel; one stays written.
+            let read = |a: &Self, v: Value| !a.uses.get(&v).unwrap_or_default().is_empty();
+            let (chans, vals): (Vec<u8>, Vec<Value>) = if unread_dropped && vals.iter().any(|&v| read(self, v)) {
+                let (kept, unread): (Vec<_>, Vec<_>) = chans.iter().zip(&vals).partition(|&(_, &v)| read(self, v));
+                for (_, &v) in unread {
+                    self.loc.insert(v, Loc::Any);
+                }
+                kept.into_iter().map(|(&c, &v)| (c, v)).unzip()
+            } else {
+                (chans, vals)
+            };
             let fits = |a: &Self, f: File, index: u32| {
                 chans.iter().zip(&vals).all(|(&c, &v)| {
                     let r = RegChannel { file: f, index, chan: c };
@@ -1072,6 +1085,15 @@ impl<'a> Allocator<'a> {
             }
         }
     }
+}
+
+/// Whether emission writes only the read result channels of `inst`, kept
+/// whole: a texture or sample instruction without other effects, whose
+/// channels are independent (as `dce` shrinks them).
+fn drops_unread_channels(inst: &tgsi::Instruction) -> bool {
+    let info = inst.opcode.info();
+    let effect = info.has(tgsi::flags::SIDE_EFFECT) || inst.dst.iter().any(|d| !is_value_destination(d.reg.file));
+    (info.is_tex() || info.has(tgsi::flags::SAMPLE)) && !effect
 }
 
 /// Where outputs are written or read other than by a value computed into
@@ -1208,13 +1230,13 @@ fn number_regions(region: &Region, next: &mut u32, out: &mut SecondaryMap<Block,
 
 /// For each output store, the values stored by its run of consecutive
 /// stores to the same output register.
-fn find_store_runs(func: &Function) -> SecondaryMap<Inst, std::rc::Rc<Vec<Value>>> {
+fn find_store_runs(func: &Function, layout: &Layout) -> SecondaryMap<Inst, std::rc::Rc<Vec<Value>>> {
     let mut out = SecondaryMap::default();
     let key = |data: &InstData| match (&data.op, data.args.first()) {
         (Op::StoreOutput { index, .. }, Some(_)) => Some(*index),
         _ => None,
     };
-    for run in runs(func, usize::MAX, key) {
+    for run in runs(func, layout, usize::MAX, key) {
         let values =
             std::rc::Rc::new(run.iter().filter_map(|&i| func.insts[i].args.first()).map(|a| a.value).collect());
         for &inst in &run {
@@ -1226,7 +1248,10 @@ fn find_store_runs(func: &Function) -> SecondaryMap<Inst, std::rc::Rc<Vec<Value>
 
 /// Groups of values computed by consecutive ALU operations (skipping
 /// operations that write no register) of one source instruction.
-fn find_groups(func: &Function) -> SecondaryMap<Value, std::rc::Rc<Vec<Value>>> {
+/// Operations emission does not write (nothing uses their results) are
+/// no members: a group of one live and three dead channels is one
+/// channel, free to go where a single value goes (into an output).
+fn find_groups(func: &Function, layout: &Layout) -> SecondaryMap<Value, std::rc::Rc<Vec<Value>>> {
     let mut out = SecondaryMap::default();
     let key = |data: &InstData| match (&data.op, data.origin.inst) {
         (Op::Alu { opcode, .. }, Some(src)) if data.results.len() == 1 && func.ty(data.results[0]) == Ty::B32 => {
@@ -1234,7 +1259,7 @@ fn find_groups(func: &Function) -> SecondaryMap<Value, std::rc::Rc<Vec<Value>>> 
         }
         _ => None,
     };
-    for run in runs(func, 4, key).into_iter().filter(|run| run.len() > 1) {
+    for run in runs(func, layout, 4, key).into_iter().filter(|run| run.len() > 1) {
         let group = std::rc::Rc::new(run.iter().map(|&i| func.insts[i].results[0]).collect::<Vec<_>>());
         for &m in group.iter() {
             out.insert(m, std::rc::Rc::clone(&group));
@@ -1245,15 +1270,23 @@ fn find_groups(func: &Function) -> SecondaryMap<Value, std::rc::Rc<Vec<Value>>> 
 
 /// The runs, at most `max` long, of consecutive instructions of a block
 /// with equal keys; an instruction without a key ends a run, except those
-/// that write no register (constants, reads, phis), which are skipped.
-fn runs<K: PartialEq>(func: &Function, max: usize, key: impl Fn(&InstData) -> Option<K>) -> Vec<Vec<Inst>> {
+/// that write no register (constants, reads, phis, and what emission does
+/// not write at all), which are skipped, as emission skips them.
+fn runs<K: PartialEq>(
+    func: &Function,
+    layout: &Layout,
+    max: usize,
+    key: impl Fn(&InstData) -> Option<K>,
+) -> Vec<Vec<Inst>> {
     let mut out = Vec::new();
     for (_, block) in func.blocks.iter() {
         let mut run: Vec<Inst> = Vec::new();
         let mut run_key: Option<K> = None;
         for &inst in &block.insts {
             let data = &func.insts[inst];
-            if matches!(data.op, Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) | Op::Phi { .. }) {
+            let writes_nothing = !layout.inst_pos.contains_key(&inst)
+                || matches!(data.op, Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) | Op::Phi { .. });
+            if writes_nothing {
                 continue;
             }
             let k = key(data);

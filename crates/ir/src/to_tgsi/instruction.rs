@@ -129,9 +129,21 @@ impl Emitter<'_> {
                 continue;
             }
             let vals: Vec<Value> = results.by_ref().take(n).collect();
-            if let Some(&v) = vals.first() {
+            // Channels the allocator left unplaced (`Loc::Any`) are read by
+            // nothing and not written.
+            let chans = (0..4u8).filter(|c| dst.write_mask & (1 << c) != 0);
+            let mut mask = dst.write_mask & !0xf;
+            let mut first = None;
+            for (c, &v) in chans.zip(&vals) {
+                if self.loc(v)? != Loc::Any {
+                    mask |= 1 << c;
+                    first = first.or(Some(v));
+                }
+            }
+            if let Some(v) = first {
                 let (file, index) = self.dst_reg(v)?;
                 dst.reg = Register::new(file, index as i32);
+                dst.write_mask = mask;
             }
         }
         self.out.push(t);

@@ -72,7 +72,8 @@ impl Layout {
         let split = split_at_loop_exits(&spans, &ctx.loop_ranges, &breaks_of, &loops);
         let mut ifs = std::mem::take(&mut ctx.ifs);
         ifs.sort_by_key(|(_, e)| e.start);
-        layout.fill_ranges(spans, &split, &ifs, &breaks_of, &loops);
+        let exits = ctx.break_exits();
+        layout.fill_ranges(spans, &split, &ifs, &breaks_of, &loops, &exits);
         layout
     }
 
@@ -126,6 +127,7 @@ impl Layout {
         ifs: &[(Interval, Interval)],
         breaks_of: &[Vec<u32>],
         loops: &[Interval],
+        exits: &[BreakExit],
     ) {
         // Ifs: a value defined before an if whose last use is in the else
         // arm is dead on the then path after its last use there, so it
@@ -150,6 +152,7 @@ impl Layout {
                 let extra: Ranges = p.into_iter().filter(|p| outside(p, &ranges)).collect();
                 ranges.extend(extra);
             }
+            leave_out_breaks(&mut ranges, value_uses, exits);
             self.ranges.insert(v, ranges);
         }
     }
@@ -259,7 +262,8 @@ impl Layout {
         ctx.blocks_in_loop.push(b);
         if func.blocks[b].exit == Exit::Break {
             if let Some(Some(l)) = ctx.breakables.last() {
-                ctx.breaks.push((*l, *pos));
+                let start = self.block_start.get(&b).copied().unwrap_or(*pos);
+                ctx.breaks.push((*l, Interval { start, end: *pos }));
             }
         }
     }
@@ -456,6 +460,67 @@ fn split_at_ifs(iv: Interval, reads: &[u32], ifs: &[(Interval, Interval)], loops
     ranges
 }
 
+/// A block that ends with `BRK` out of a loop.
+#[derive(Clone, Copy, Debug)]
+struct BreakExit {
+    /// The block's positions.
+    block: Interval,
+    /// The first position after the loop: where the break goes.
+    after_loop: u32,
+}
+
+/// Breaks: on the path through a block that leaves a loop with `BRK`, a
+/// value live into the block and not live where the break goes (after
+/// the loop) is dead after its last read in the block, so the rest of
+/// the block is cut out of its ranges. Whatever is written there (the
+/// copies into the phis after the loop, above all) may then take its
+/// register: a value kept in one register through the loop needs no
+/// copy into another at each break, and none back after the loop.
+///
+/// Only the blocks breaking out (at most [`MAX_BREAK_LOOK`] of them per
+/// range, which keeps this linear: missing one only costs a copy) are
+/// looked at; `exits` are sorted by position.
+fn leave_out_breaks(ranges: &mut Ranges, reads: &[u32], exits: &[BreakExit]) {
+    let Some(live_from) = ranges.iter().map(|r| r.start).min() else { return };
+    let live_at = |ranges: &Ranges, at: u32| ranges.iter().any(|r| r.start <= at && at <= r.end);
+    let mut holes: SmallVec<[Interval; 2]> = SmallVec::new();
+    for r in ranges.iter() {
+        let first = exits.partition_point(|x| x.block.start < r.start);
+        for x in exits[first..].iter().take_while(|x| x.block.end <= r.end).take(MAX_BREAK_LOOK) {
+            // Live into the block (not written in it), dead after the loop.
+            let written_in = ranges.iter().any(|q| x.block.start < q.start && q.start <= x.block.end);
+            if live_from >= x.block.start || written_in || live_at(ranges, x.after_loop) {
+                continue;
+            }
+            let last_read = reads.iter().copied().filter(|&u| x.block.start <= u && u <= x.block.end).max();
+            let from = last_read.unwrap_or(x.block.start) + 1;
+            if from <= x.block.end {
+                holes.push(Interval { start: from, end: x.block.end });
+            }
+        }
+    }
+    for hole in holes {
+        let mut out = Ranges::new();
+        for r in ranges.iter().copied() {
+            if !r.overlaps(hole) {
+                out.push(r);
+                continue;
+            }
+            if r.start < hole.start {
+                out.push(Interval { start: r.start, end: hole.start - 1 });
+            }
+            if hole.end < r.end {
+                out.push(Interval { start: hole.end + 1, end: r.end });
+            }
+        }
+        *ranges = out;
+    }
+}
+
+/// How many blocks breaking out of loops [`leave_out_breaks`] looks at in
+/// one range of a value.
+const MAX_BREAK_LOOK: usize = 64;
+
 /// `at`, or the end of the outermost loop holding `at` that starts after
 /// `defined` (`loops` sorted by start).
 fn extend_through_loops(loops: &[Interval], defined: u32, at: u32) -> u32 {
@@ -477,18 +542,30 @@ struct Context {
     loop_ranges: Vec<Interval>,
     /// The innermost loop (`Some`) or switch (`None`) a `BRK` leaves.
     breakables: Vec<Option<usize>>,
-    /// (loop, end of a block that breaks out of it).
-    breaks: Vec<(usize, u32)>,
+    /// (loop, the positions of a block that breaks out of it).
+    breaks: Vec<(usize, Interval)>,
 }
 
 impl Context {
     /// For each loop (by id), the ends of the blocks that break out of it.
     fn breaks_by_loop(&self) -> Vec<Vec<u32>> {
         let mut breaks_of: Vec<Vec<u32>> = vec![Vec::new(); self.loop_ranges.len()];
-        for &(id, at) in &self.breaks {
-            breaks_of[id].push(at);
+        for &(id, block) in &self.breaks {
+            breaks_of[id].push(block.end);
         }
         breaks_of
+    }
+
+    /// Every block that breaks out of a loop, with where the loop ends,
+    /// sorted by position.
+    fn break_exits(&self) -> Vec<BreakExit> {
+        let mut exits: Vec<BreakExit> = self
+            .breaks
+            .iter()
+            .filter_map(|&(id, block)| Some(BreakExit { block, after_loop: self.loop_ranges.get(id)?.end + 1 }))
+            .collect();
+        exits.sort_unstable_by_key(|x| x.block.start);
+        exits
     }
 }
 

@@ -18,6 +18,9 @@
 //! - `constant_phis`: constants stored beside phis of constants made phis;
 //! - `modifier_copies`: copies with modifiers read through their readers'
 //!   modifiers (an emission of its own, kept when it is smaller);
+//! - `early_copies`: results of whole instructions (textures) that one
+//!   operand reads together, copied into one register as they are
+//!   computed (an emission of its own, kept when it is smaller);
 //! - `layout`: positions in emission order and live intervals;
 //! - `alloc`: a register channel for every value, and (`alloc/pack`)
 //!   registers packed into the free channels of others, an emission of
@@ -41,6 +44,7 @@ mod assemble;
 mod constant_phis;
 mod control;
 mod copies;
+mod early_copies;
 mod gather;
 mod immediates;
 mod indirect;
@@ -95,28 +99,38 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
         return Ok(plain);
     }
     let bound = size(&plain);
-    let laid_folded = folded_func.as_ref().map(Laid::new);
-    // (size, shader, folded function, policy)
-    let mut best = (bound, plain, false, alloc::Policy::default());
-    let consider = |best: &mut (_, tgsi::Shader, bool, alloc::Policy), folded: bool, policy: alloc::Policy| {
-        let from = if folded { laid_folded.as_ref().unwrap_or(&laid) } else { &laid };
-        let shader = emit(module, from, policy)?;
+    // Whole instructions' results read together copied beside each other
+    // as they are computed (in `func` and in the folded one): fewer
+    // registers, as many copies or fewer.
+    let early_func = early_copies::early_copies(func);
+    let early_folded = folded_func.as_ref().and_then(early_copies::early_copies);
+    // The functions tried besides `func`, each with and without packing.
+    let others: Vec<Laid> = [folded_func.as_ref(), early_func.as_ref(), early_folded.as_ref()]
+        .into_iter()
+        .flatten()
+        .map(Laid::new)
+        .collect();
+    // (size, shader, function tried (0: `func`, k: `others[k - 1]`), policy)
+    let mut best = (bound, plain, 0usize, alloc::Policy::default());
+    let consider = |best: &mut (_, tgsi::Shader, usize, alloc::Policy), from: usize, policy: alloc::Policy| {
+        let laid = from.checked_sub(1).and_then(|k| others.get(k)).unwrap_or(&laid);
+        let shader = emit(module, laid, policy)?;
         let s = size(&shader);
         if s.0 <= bound.0 && s.1 <= bound.1 && s < best.0 {
-            *best = (s, shader, folded, policy);
+            *best = (s, shader, from, policy);
         }
         Ok::<(), EmitError>(())
     };
     let pack = alloc::Policy { pack: true, whole_groups: false };
-    consider(&mut best, false, pack)?;
-    if folded_func.is_some() {
-        consider(&mut best, true, pack)?;
-        consider(&mut best, true, alloc::Policy::default())?;
+    consider(&mut best, 0, pack)?;
+    for from in 1..=others.len() {
+        consider(&mut best, from, pack)?;
+        consider(&mut best, from, alloc::Policy::default())?;
     }
     // Channels written straight into outputs one by one can split a
     // vector instruction: the best so far again, with groups kept whole.
-    let (folded, policy) = (best.2, alloc::Policy { whole_groups: true, ..best.3 });
-    consider(&mut best, folded, policy)?;
+    let (from, policy) = (best.2, alloc::Policy { whole_groups: true, ..best.3 });
+    consider(&mut best, from, policy)?;
     Ok(best.1)
 }
 
@@ -325,6 +339,66 @@ mod tests {
         let temps = temp_registers(&shader);
         let printed = tgsi::print(&shader, tgsi::Style::Exact);
         (shader.instructions().count(), temps, printed)
+    }
+
+    /// A source instruction whose other channels are overwritten before
+    /// anything reads them leaves one live channel: it goes straight into
+    /// the output it is stored to, like any single value, not into a
+    /// register copied out at the end.
+    #[test]
+    fn a_lone_live_channel_goes_into_its_output() {
+        let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL OUT[1], COLOR\nDCL CONST[0..1]\nDCL TEMP[0]\n\
+                    MOV_SAT OUT[1], CONST[0]\nMUL TEMP[0], IN[0], CONST[1]\nMOV OUT[0], TEMP[0]\n\
+                    MAD_SAT OUT[1].xyz, TEMP[0].xxxx, CONST[1], CONST[0]\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (5, 1), "{printed}");
+        assert!(printed.contains("MOV_SAT OUT[1].w, CONST[0].wwww"), "{printed}");
+    }
+
+    /// A value kept through a loop is dead on the path of a `BRK` that
+    /// does not need it: the break writes the phi after the loop into that
+    /// value's register, so neither the break nor the code after the loop
+    /// copies.
+    #[test]
+    fn a_break_writes_into_the_register_of_a_value_it_leaves_behind() {
+        let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..2]\nIMM[0] FLT32 { 1.0, 0.0, 0.5, 8.0 }\n\
+                    MUL TEMP[0], IN[0], IMM[0].zzzz\nMOV TEMP[1].x, IMM[0].yyyy\nBGNLOOP\n\
+                    SGE TEMP[2].x, TEMP[1].xxxx, IMM[0].wwww\nIF TEMP[2].xxxx\nBRK\nENDIF\n\
+                    ADD TEMP[1].x, TEMP[1].xxxx, IMM[0].xxxx\nSLT TEMP[2].x, TEMP[0].yyyy, TEMP[1].xxxx\n\
+                    IF TEMP[2].xxxx\nMOV TEMP[0].x, IMM[0].zzzz\nBRK\nENDIF\nENDLOOP\nMOV OUT[0], TEMP[0]\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (16, 2), "{printed}");
+        assert!(printed.contains("MOV TEMP[0].x, IMM[0].zzzz"), "{printed}");
+    }
+
+    /// A texture instruction writes only the channels something reads, so
+    /// a single read channel can go straight into its output.
+    #[test]
+    fn texture_channels_nothing_reads_are_not_written() {
+        let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL SAMP[1]\nDCL TEMP[0..2]\n\
+                    TEX TEMP[0], IN[0], SAMP[0], 2D\nTEX TEMP[1], TEMP[0].xxxx, SAMP[1], 1D\n\
+                    MOV TEMP[2].x, TEMP[1].xxxx\nTEX TEMP[1], TEMP[0].yyyy, SAMP[1], 1D\n\
+                    MOV TEMP[2].y, TEMP[1].yyyy\nMOV TEMP[2].zw, TEMP[0]\nMOV OUT[0], TEMP[2]\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (5, 1), "{printed}");
+        assert!(printed.contains("TEX OUT[0].y, TEMP[0].yyyy, SAMP[1], 1D"), "{printed}");
+    }
+
+    /// Texture results that one operand reads together, each in channel
+    /// `x` of its own register, are copied into one register as they are
+    /// computed: two registers instead of one per texture, and no more
+    /// instructions than three single-channel `ADD`s.
+    #[test]
+    fn texture_results_read_together_are_copied_into_one_register() {
+        let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL SVIEW[0], 2D, FLOAT\n\
+                    DCL TEMP[0..2]\nTEX TEMP[0].x, IN[1].xyyy, SAMP[0], 2D\nMOV TEMP[1].x, TEMP[0].xxxx\n\
+                    TEX TEMP[0].x, IN[1].zwww, SAMP[0], 2D\nMOV TEMP[1].y, TEMP[0].xxxx\n\
+                    TEX TEMP[0].x, IN[0].zwww, SAMP[0], 2D\nMOV TEMP[1].z, TEMP[0].xxxx\n\
+                    TEX TEMP[0].x, IN[0].xyyy, SAMP[0], 2D\nADD TEMP[2].xyz, TEMP[0].xxxx, -TEMP[1]\n\
+                    MOV OUT[0], TEMP[2]\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (9, 2), "{printed}");
+        assert!(printed.contains("ADD OUT[0].xyz, TEMP[1].xxxx, -TEMP[0]"), "{printed}");
     }
 
     /// Values scattered over no register (an input channel, a constant) are
