@@ -909,7 +909,8 @@ impl<'a> Allocator<'a> {
             }
             Some(out)
         };
-        let mut choice = self.group_output_home(&group);
+        let home = self.group_output_home(&group);
+        let mut choice = None;
         let mut partners: Vec<u32> = group.iter().flat_map(|&m| self.partner_registers(m)).collect();
         partners.dedup();
         for index in partners {
@@ -919,6 +920,9 @@ impl<'a> Allocator<'a> {
                 break;
             }
         }
+        // The output the group is stored to, when no partner's register
+        // has room: a copy saved all the same.
+        let mut choice = choice.or(home);
         if choice.is_none() && same_origin_reg {
             if let Some(o) = origins[0] {
                 choice = try_reg(self, o.file, o.index, true);
