@@ -267,10 +267,7 @@ fn run_program(
     let n = state.invocations() as usize;
     // A program compiled whole runs batches of the width it was compiled
     // for.
-    let w = match whole_code(code) {
-        true => crate::jit::LANES,
-        false => w.min(n.div_ceil(4) * 4).max(4),
-    };
+    let w = whole_lanes(code).unwrap_or_else(|| w.min(n.div_ceil(4) * 4).max(4));
     // Each batch runs `step` lanes: `w` but for barriers (whole work groups).
     let (w, step) = memory::batch_lanes(program, w, n)?;
     // A run with no memory steps and no buffers or images in its state
@@ -348,16 +345,17 @@ fn run_program(
     Ok(())
 }
 
-/// Whether `code` is the whole program compiled into one function.
+/// The batch width `code` was compiled for, when it is the whole program
+/// compiled into one function.
 #[cfg(feature = "jit")]
-fn whole_code(code: Code<'_>) -> bool {
-    code.is_some_and(|c| c.whole().is_some())
+fn whole_lanes(code: Code<'_>) -> Option<usize> {
+    code.is_some_and(|c| c.whole().is_some()).then_some(crate::jit::LANES)
 }
 
 /// Never: no JIT in this build.
 #[cfg(not(feature = "jit"))]
-fn whole_code(_: Code<'_>) -> bool {
-    false
+fn whole_lanes(_: Code<'_>) -> Option<usize> {
+    None
 }
 
 /// Runs `f` on `pool`, or on rayon's global pool without one.

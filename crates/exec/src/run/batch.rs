@@ -66,6 +66,7 @@ impl Drop for Batch<'_> {
 pub(super) struct Batch<'a> {
     pub(super) program: &'a Program,
     /// The program's compiled segments, run in place of their steps.
+    #[cfg_attr(not(feature = "jit"), allow(dead_code))]
     pub(super) code: Code<'a>,
     pub(super) env: &'a Env<'a>,
     pub(super) first: u32,
@@ -103,6 +104,7 @@ pub(super) struct Batch<'a> {
     /// touches memory and the state has none).
     pub(super) memory: Option<&'a Mutex<Memory>>,
     /// The error of a step compiled code had the interpreter run.
+    #[cfg_attr(not(feature = "jit"), allow(dead_code))]
     pub(super) compiled_error: Option<ExecError>,
 }
 

@@ -10,6 +10,7 @@
 //! same step function as here.
 
 use ir::function::Block;
+#[cfg(feature = "jit")]
 use ir::EntityRef;
 
 use super::batch::Batch;
