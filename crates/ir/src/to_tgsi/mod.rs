@@ -93,7 +93,7 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     let laid = Laid::new(func);
     let plain = emit(module, &laid, alloc::Policy::default())?;
     // Each further trial is a whole emission again: past this size their
-    // cost (up to five emissions) outweighs what they save, and compile
+    // cost (up to nine emissions) outweighs what they save, and compile
     // time must stay linear in the shader.
     if plain.instructions().count() > MAX_TRIAL_INSTRUCTIONS {
         return Ok(plain);
