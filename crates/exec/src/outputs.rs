@@ -78,7 +78,7 @@ impl Outputs {
             buffers: BTreeMap::new(),
             images: BTreeMap::new(),
         };
-        outputs.reset(invocations, registers, false);
+        outputs.reset(invocations, registers, false, true);
         outputs
     }
 
@@ -89,7 +89,16 @@ impl Outputs {
     /// written on the threads of the current rayon pool: for many
     /// invocations, where one thread writing megabytes of zeros would hold
     /// the others up.
-    pub(crate) fn reset(&mut self, invocations: u32, registers: impl IntoIterator<Item = u32>, parallel: bool) {
+    /// Without `zero` the values keep whatever they held where the table
+    /// keeps its size (grown with zeros): for a run that writes every
+    /// declared channel of every lane.
+    pub(crate) fn reset(
+        &mut self,
+        invocations: u32,
+        registers: impl IntoIterator<Item = u32>,
+        parallel: bool,
+        zero: bool,
+    ) {
         use rayon::prelude::*;
         self.registers.clear();
         self.registers.extend(registers);
@@ -97,7 +106,11 @@ impl Outputs {
         self.registers.dedup();
         self.invocations = invocations;
         let lanes = invocations as usize;
-        self.values.clear();
+        if zero {
+            self.values.clear();
+        } else {
+            self.values.truncate(lanes * self.registers.len());
+        }
         self.killed.clear();
         if parallel {
             self.values.par_extend(rayon::iter::repeat_n([0; 4], lanes * self.registers.len()));

@@ -252,6 +252,15 @@ pub(crate) type Code<'a> = Option<&'a crate::jit::Compiled>;
 #[cfg(not(feature = "jit"))]
 pub(crate) type Code<'a> = Option<&'a std::convert::Infallible>;
 
+/// A run's fills laid out for its compiled code.
+#[cfg(feature = "jit")]
+pub(crate) type RunFills<'a> = compiled::RunFills<'a>;
+/// Nothing: no JIT in this build.
+#[cfg(not(feature = "jit"))]
+pub(crate) type RunFills<'a> = PhantomData<&'a ()>;
+/// The run's fills, where its code is compiled whole.
+type Fills<'a> = Option<RunFills<'a>>;
+
 fn run_program(
     (program, code): (&Program, Code<'_>),
     state: &State,
@@ -284,10 +293,15 @@ fn run_program(
             rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| ExecError::Threads(e.to_string()))?,
         ),
     };
+    // Compiled whole, the code loads the fills from a table laid out once
+    // for the run (every lane of every batch), and writes every declared
+    // OUT channel of every lane it runs: the table need not be zeroed.
+    let fills = run_fills(program, code, &env, n.div_ceil(step).saturating_sub(1) * step + w);
+    let zero = !writes_every_output(program, code);
     let declared = program.outputs.iter().copied();
     match threads {
-        1 => outputs.reset(state.invocations(), declared, false),
-        _ => on_pool(pool.as_ref(), || outputs.reset(state.invocations(), declared, true)),
+        1 => outputs.reset(state.invocations(), declared, false, zero),
+        _ => on_pool(pool.as_ref(), || outputs.reset(state.invocations(), declared, true, zero)),
     }
     let registers = program.outputs.len();
     let (values, killed) = outputs.lanes_mut();
@@ -298,10 +312,9 @@ fn run_program(
             let table = OutputTable { values, registers: &program.outputs, extra: Vec::new() };
             let mut batch =
                 Batch::new((program, code), &env, first as u32, w, options.step_budget, table, memory.as_ref());
-            batch.fill_invariants();
             let count = step.min(n - first);
             let all = full(count);
-            batch.run_program(all)?;
+            batch.run_program(all, fills.as_ref())?;
             batch.sync_output_arrays(all);
             if batch.killed != 0 {
                 for (l, k) in killed.iter_mut().enumerate() {
@@ -356,6 +369,32 @@ fn whole_lanes(code: Code<'_>) -> Option<usize> {
 #[cfg(not(feature = "jit"))]
 fn whole_lanes(_: Code<'_>) -> Option<usize> {
     None
+}
+
+/// The fills of a run of `lanes` lanes laid out for `code`, when it is
+/// the whole program compiled into one function.
+#[cfg(feature = "jit")]
+fn run_fills<'a>(program: &Program, code: Code<'_>, env: &Env<'a>, lanes: usize) -> Fills<'a> {
+    whole_lanes(code).map(|_| compiled::RunFills::new(program, env, lanes))
+}
+
+/// None: no JIT in this build.
+#[cfg(not(feature = "jit"))]
+fn run_fills<'a>(_: &Program, _: Code<'_>, _: &Env<'a>, _: usize) -> Fills<'a> {
+    None
+}
+
+/// Whether `code` writes every declared OUT channel of every lane it runs
+/// (see `jit::whole`), so that the output table need not start zeroed.
+#[cfg(feature = "jit")]
+fn writes_every_output(program: &Program, code: Code<'_>) -> bool {
+    whole_lanes(code).is_some() && crate::jit::native_outputs(program)
+}
+
+/// Never: no JIT in this build.
+#[cfg(not(feature = "jit"))]
+fn writes_every_output(_: &Program, _: Code<'_>) -> bool {
+    false
 }
 
 /// Runs `f` on `pool`, or on rayon's global pool without one.

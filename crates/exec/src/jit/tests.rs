@@ -372,3 +372,49 @@ fn derivatives_in_compiled_code_match_the_interpreter() {
         both(text, &lanes_state(n), 64);
     }
 }
+
+/// Compiled whole, the code writes every declared OUT channel of every
+/// lane it runs, so a run into a reused table does not zero it first: a
+/// channel no lane stores must still read zero, not what the table held.
+#[test]
+fn outputs_reused_from_another_run_read_as_a_fresh_run_s() {
+    let fill = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nADD OUT[0], IN[0], IN[0].wzyx\nEND\n";
+    // Only some lanes store OUT[0].x, and no lane stores .yzw.
+    let sparse = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+                  FRC TEMP[0].x, IN[0].yyyy\nIF TEMP[0].xxxx\n  MOV OUT[0].x, IN[0].zzzz\nENDIF\nEND\n";
+    let state = State::parse(&lanes_state(70)).unwrap();
+    let options = RunOptions::default();
+    let module = |text: &str| ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+    let (first, second) = (module(fill), module(sparse));
+    let mut outputs = Outputs::new(0, []);
+    let jit = |m| Executable::compile_with(m, Backend::Jit).unwrap();
+    jit(&first).run_into(&state, &options, &mut outputs).unwrap();
+    assert!(outputs.get(0, 5).is_some_and(|v| v != [0; 4]), "the first run leaves values behind");
+    jit(&second).run_into(&state, &options, &mut outputs).unwrap();
+    let fresh = Executable::compile_with(&second, Backend::Interpreter).unwrap().run(&state, &options).unwrap();
+    assert_eq!(outputs.write(), fresh.write());
+    assert_eq!(outputs.get(0, 5).map(|v| v[1..].to_vec()), Some(vec![0; 3]));
+}
+
+/// The code loads its fills from a table laid out once a run: inputs the
+/// state gives lane by lane (here past the first batch, and not a whole
+/// number of batches), inputs with lanes the state leaves out (zero), an
+/// input every lane shares, constants, immediates and system values; a
+/// kill the interpreter runs reads an input directly.
+#[test]
+fn fills_read_from_the_run_s_layout_match_the_batches_fills() {
+    let text = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL IN[2]\nDCL SV[0], VERTEXID\nDCL OUT[0], POSITION\n\
+                DCL OUT[1], GENERIC[0]\nDCL CONST[0..1]\nDCL TEMP[0]\n\
+                IMM[0] FLT32 { 0.5, 2.0, -1.0, 3.0 }\n\
+                MAD TEMP[0], IN[0], CONST[1], IN[1]\nADD OUT[0], TEMP[0], IN[2].wzyx\n\
+                U2F TEMP[0].x, SV[0].xxxx\nMAD OUT[1], TEMP[0].xxxx, IMM[0], CONST[0]\nEND\n";
+    let mut state = lanes_state(150);
+    state += "input 1 3 1 2 3 4\ninput 1 90 5 6 7 8\ninput 2 * 0.25 0.5 0.75 1\n";
+    state += "const 0 0 1 2 3 4\nconst 0 1 -1 0.5 8 0\n";
+    for lanes in [16, 64] {
+        both(text, &state, lanes);
+    }
+    let kill = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nKILL_IF IN[0].zzzz\nMOV OUT[0], IN[0]\nEND\n";
+    let out = both(kill, &lanes_state(70), 64);
+    assert!(out.write().contains("kill"), "the lanes with a negative IN[0].z are killed");
+}

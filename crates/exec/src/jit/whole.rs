@@ -10,9 +10,14 @@
 //!     every value an SSA variable (a vector register or a spill slot),
 //!     written under the mask where another lane may still read the old
 //!     value (in loops, phi copies, derivatives' and textures' operands)
-//!     fills (inputs, constants, immediates, system values) loaded from
-//!     the batch's columns, which the batch fills as the interpreter does
-//!     OUT stores straight into the run's output table
+//!     fills loaded where they are used, from the table the run lays out
+//!     once (`run::compiled::RunFills`): a value every lane shares
+//!     (immediates, constants) from its 16-byte splat, one of each lane
+//!     (inputs, system values) from its column of the run's lanes
+//!     OUT stores into a variable a channel; at the quad's end every
+//!     declared register's four channels transposed into the four lanes'
+//!     entries of the run's output table, four vector stores
+//!     (no table to zero first, no store a lane)
 //!     every other step (textures, derivatives, indirect loads, arrays,
 //!     kills, 64-bit operations, ...) by the interpreter's own step
 //!     function for the quad's active lanes (`run::compiled::step_quad`):
@@ -24,8 +29,10 @@
 //! block that runs, every turn of a loop), per quad.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32, I32X4, I64};
-use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, MemFlags, SigRef, Signature, StackSlot, Type, Value};
+use cranelift_codegen::ir::types::{I32, I32X4, I64, I8X16};
+use cranelift_codegen::ir::{
+    AbiParam, Block, Endianness, InstBuilder, MemFlags, SigRef, Signature, StackSlot, Type, Value,
+};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
@@ -37,7 +44,7 @@ use super::liveness;
 use super::lower;
 use super::segment;
 use crate::kernel::MAX_ARGS;
-use crate::program::{Control, Program, Step};
+use crate::program::{Control, Fill, Program, Step};
 use crate::run::compiled::{Frame, STEP_QUAD};
 use crate::run::ExecError;
 
@@ -153,10 +160,19 @@ pub(super) fn define(module: &mut JITModule, program: &Program, kernels: &mut Ke
     Ok(id)
 }
 
+/// Where the code loads a fill from.
+#[derive(Clone, Copy)]
+enum FillAt {
+    /// The splat of fill `i`, a value every lane shares.
+    Uniform(u32),
+    /// The column of fill `i`, a value of each lane.
+    Column(u32),
+}
+
 /// What each slot is, for reading and writing it.
 struct SlotKinds {
-    /// Filled when the batch starts: read from its column.
-    fill: Vec<bool>,
+    /// A fill, loaded from the run's table.
+    fill: Vec<Option<FillAt>>,
     /// Written under the mask wherever it is written: phi destinations
     /// (several predecessors write them), and the operands of steps that
     /// read other lanes of the quad (derivatives, textures' level of
@@ -166,11 +182,14 @@ struct SlotKinds {
 
 impl SlotKinds {
     fn of(program: &Program) -> SlotKinds {
-        let mut fill = vec![false; program.slots];
-        // Immediates too: a column of them costs a batch 16 stores.
-        for &(slot, _) in &program.fills {
+        let mut fill = vec![None; program.slots];
+        // A slot filled twice holds its last fill, as in a batch.
+        for (i, &(slot, f)) in program.fills.iter().enumerate() {
             if let Some(x) = fill.get_mut(slot as usize) {
-                *x = true;
+                *x = Some(match f {
+                    Fill::Bits(_) | Fill::Constant { .. } => FillAt::Uniform(i as u32),
+                    Fill::Input { .. } | Fill::SystemValue { .. } => FillAt::Column(i as u32),
+                });
             }
         }
         let mut always_masked = vec![false; program.slots];
@@ -226,6 +245,10 @@ fn build(
     let slots = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, slots) as i32);
     let outputs = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, outputs) as i32);
     let budget = b.ins().load(I64, flags, frame, std::mem::offset_of!(Frame, budget) as i32);
+    let uniforms = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, uniforms) as i32);
+    let columns = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, columns) as i32);
+    let first = b.ins().load(I64, flags, frame, std::mem::offset_of!(Frame, first) as i32);
+    let first_bytes = b.ins().ishl_imm(first, 2);
     let zero = b.ins().iconst(I64, 0);
     b.ins().jump(header, &[zero.into()]);
 
@@ -243,6 +266,8 @@ fn build(
     b.switch_to_block(body);
     let slot_offset = b.ins().imul_imm(q, 16);
     let quad_slots = b.ins().iadd(slots, slot_offset);
+    // The quad's first lane in the run's columns, in bytes.
+    let column_offset = b.ins().iadd(first_bytes, slot_offset);
     let regs = program.outputs.len() as i64;
     let out_offset = b.ins().imul_imm(q, 4 * 16 * regs);
     let quad_outputs = b.ins().iadd(outputs, out_offset);
@@ -260,9 +285,18 @@ fn build(
     let zeros = vector(b, [0; 4]);
     let kinds = SlotKinds::of(program);
     for (slot, &v) in vars.iter().enumerate() {
-        if !kinds.fill[slot] {
+        if kinds.fill[slot].is_none() {
             b.def_var(v, zeros);
         }
+    }
+    // Every declared OUT channel, zero until stored (as in the table).
+    let outputs_written = native_outputs(program);
+    let output_vars: Vec<Variable> = match outputs_written {
+        true => (0..program.outputs.len() * 4).map(|_| b.declare_var(I32X4)).collect(),
+        false => Vec::new(),
+    };
+    for &v in &output_vars {
+        b.def_var(v, zeros);
     }
     b.def_var(active_var, mask);
     b.def_var(count, zero);
@@ -273,13 +307,15 @@ fn build(
         ptr,
         frame,
         quad: (quad_slots, quad_outputs, shift, bits32),
+        fills: (uniforms, columns, column_offset),
+        output_vars,
         budget,
         fails: (fail_budget, fail_step),
         vars,
         active: active_var,
         count,
         kinds,
-        native_outputs: native_outputs(program),
+        native_outputs: outputs_written,
         depth: 0,
         loops: 0,
         maybe_none: false,
@@ -293,6 +329,7 @@ fn build(
         kernels,
     };
     g.control();
+    g.write_outputs();
     let b = g.b;
     b.ins().jump(next, &[]);
 
@@ -328,6 +365,12 @@ struct Gen<'a, 'b> {
     /// The quad's lane 0 of slot 0, of its first lane's outputs, its
     /// first lane's index in the batch (i64), and its lanes as bits (i32).
     quad: (Value, Value, Value, Value),
+    /// The run's splats of shared fills, the starts of its columns of
+    /// per-lane fills, and the quad's first lane in the columns (bytes).
+    fills: (Value, Value, Value),
+    /// Each declared OUT register's channels (register-major), written to
+    /// the output table when the quad ends.
+    output_vars: Vec<Variable>,
     budget: Value,
     /// Where the function returns the step budget's or a step's failure.
     fails: (Block, Block),
@@ -593,12 +636,18 @@ impl Gen<'_, '_> {
 
     /// The quad of `slot`.
     fn read(&mut self, slot: u32) -> Value {
-        if self.kinds.fill.get(slot as usize).copied().unwrap_or(false) {
-            // Loaded at each use: kept in a register from the start, the
-            // fills of a long shader would be spilled.
-            let (base, offset) = self.slot_address(slot);
-            let flags = MemFlags::new().with_notrap().with_readonly().with_can_move();
-            return self.b.ins().load(I32X4, flags, base, offset);
+        // Fills are loaded at each use: kept in registers from the start
+        // (or hoisted out of the quad loop), a long shader's would spill.
+        let flags = MemFlags::new().with_notrap().with_readonly();
+        let (uniforms, columns, column_offset) = self.fills;
+        match self.kinds.fill.get(slot as usize).copied().flatten() {
+            Some(FillAt::Uniform(i)) => return self.b.ins().load(I32X4, flags, uniforms, i as i32 * 16),
+            Some(FillAt::Column(i)) => {
+                let column = self.b.ins().load(self.ptr, flags, columns, i as i32 * self.ptr.bytes() as i32);
+                let at = self.b.ins().iadd(column, column_offset);
+                return self.b.ins().load(I32X4, flags, at, 0);
+            }
+            None => {}
         }
         match self.vars.get(slot as usize) {
             Some(&v) => self.b.use_var(v),
@@ -690,29 +739,36 @@ impl Gen<'_, '_> {
     }
 
     /// Channel `chan` of declared output `r` of the quad's active lanes,
-    /// without a branch: every lane of the quad is in the frame's output
-    /// block (`Frame::outputs`), so lanes left out are written back as
-    /// they were.
+    /// into its variable.
     fn store_output(&mut self, r: u32, chan: u8, v: Value) {
-        let regs = self.program.outputs.len() as i32;
-        let offset = |lane: i32| (lane * regs + r as i32) * 16 + (chan as i32 & 3) * 4;
-        let base = self.quad.1;
-        let flags = MemFlags::new().with_notrap();
+        let Some(&var) = self.output_vars.get(r as usize * 4 + (chan as usize & 3)) else { return };
         let v = if self.depth == 0 && !self.maybe_none {
             // Every lane of the quad the batch runs is active here.
             v
         } else {
-            let mut old = vector(self.b, [0; 4]);
-            for lane in 0..4u8 {
-                let x = self.b.ins().load(I32, flags, base, offset(lane as i32));
-                old = self.b.ins().insertlane(old, x, lane);
-            }
+            let old = self.b.use_var(var);
             let active = self.b.use_var(self.active);
             self.b.ins().bitselect(active, v, old)
         };
-        for lane in 0..4u8 {
-            let x = self.b.ins().extractlane(v, lane);
-            self.b.ins().store(flags, x, base, offset(lane as i32));
+        self.b.def_var(var, v);
+    }
+
+    /// Every declared OUT register of the quad's four lanes into the
+    /// frame's output block (`Frame::outputs`, lane-major): its channels'
+    /// quads transposed into the lanes' `[x, y, z, w]`, each one store.
+    /// Lanes the batch does not run are written too, into the block's
+    /// room for them.
+    fn write_outputs(&mut self) {
+        let regs = self.program.outputs.len() as i32;
+        let flags = MemFlags::new().with_notrap();
+        let base = self.quad.1;
+        for r in 0..regs {
+            let channels: Vec<Value> = (0..4).map(|c| self.b.use_var(self.output_vars[(r * 4 + c) as usize])).collect();
+            for (lane, v) in
+                transpose(self.b, [channels[0], channels[1], channels[2], channels[3]]).into_iter().enumerate()
+            {
+                self.b.ins().store(flags, v, base, (lane as i32 * regs + r) * 16);
+            }
         }
     }
 
@@ -725,8 +781,9 @@ impl Gen<'_, '_> {
         debug_assert!(known, "`fits` admits no step of unknown reads");
         reads.sort_unstable();
         reads.dedup();
+        // Fills too: the batch's slots hold none.
         for slot in reads {
-            if (slot as usize) < self.program.slots && !self.kinds.fill[slot as usize] {
+            if (slot as usize) < self.program.slots {
                 let v = self.read(slot);
                 let (base, offset) = self.slot_address(slot);
                 self.b.ins().store(MemFlags::new().with_notrap(), v, base, offset);
@@ -743,11 +800,37 @@ impl Gen<'_, '_> {
         self.b.ins().brif(status, self.fails.1, &[], go, &[]);
         self.b.switch_to_block(go);
         for slot in liveness::writes_any(step) {
-            if (slot as usize) < self.program.slots && !self.kinds.fill[slot as usize] {
+            if (slot as usize) < self.program.slots && self.kinds.fill[slot as usize].is_none() {
                 let (base, offset) = self.slot_address(slot);
                 let v = self.b.ins().load(I32X4, MemFlags::new().with_notrap(), base, offset);
                 self.write(slot, v);
             }
         }
     }
+}
+
+/// The 4x4 transpose of `rows` (i32x4 each): lane `l` of the result's
+/// row `k` is lane `k` of `rows[l]`. Interleaves of 32- then 64-bit lanes
+/// (`punpck*dq`, `punpck*qdq` on x86-64).
+fn transpose(b: &mut FunctionBuilder, rows: [Value; 4]) -> [Value; 4] {
+    let shuffle = |b: &mut FunctionBuilder, x: Value, y: Value, words: [u8; 4]| {
+        // Words 0-3 from `x`, 4-7 from `y`.
+        let bytes: Vec<u8> = words.iter().flat_map(|&w| (0..4).map(move |k| w * 4 + k)).collect();
+        let mask = b.func.dfg.immediates.push(bytes.as_slice().into());
+        let flags = MemFlags::new().with_endianness(Endianness::Little);
+        let (x8, y8) = (b.ins().bitcast(I8X16, flags, x), b.ins().bitcast(I8X16, flags, y));
+        let v = b.ins().shuffle(x8, y8, mask);
+        b.ins().bitcast(I32X4, flags, v)
+    };
+    let [x, y, z, w] = rows;
+    let xy_low = shuffle(b, x, y, [0, 4, 1, 5]);
+    let xy_high = shuffle(b, x, y, [2, 6, 3, 7]);
+    let zw_low = shuffle(b, z, w, [0, 4, 1, 5]);
+    let zw_high = shuffle(b, z, w, [2, 6, 3, 7]);
+    [
+        shuffle(b, xy_low, zw_low, [0, 1, 4, 5]),
+        shuffle(b, xy_low, zw_low, [2, 3, 6, 7]),
+        shuffle(b, xy_high, zw_high, [0, 1, 4, 5]),
+        shuffle(b, xy_high, zw_high, [2, 3, 6, 7]),
+    ]
 }

@@ -10,7 +10,7 @@ use tgsi::{OperandType, Processor};
 use super::columns::Beside;
 use super::mask::{full, Lanes};
 use super::output_table::OutputTable;
-use super::{Code, ExecError};
+use super::{Code, ExecError, RunFills};
 use crate::env::Env;
 use crate::geometry::Emitter;
 use crate::kernel::MAX_ARGS;
@@ -167,11 +167,16 @@ impl<'a> Batch<'a> {
 
     /// Runs the program for the lanes of `active`: its compiled function
     /// when it was compiled whole, else its control list.
-    pub(super) fn run_program(&mut self, active: u64) -> Result<(), ExecError> {
+    /// The code loads its fills from `fills`; the control list runs on
+    /// the fills of the batch's own slots.
+    pub(super) fn run_program(&mut self, active: u64, fills: Option<&RunFills<'_>>) -> Result<(), ExecError> {
         #[cfg(feature = "jit")]
-        if let Some(code) = self.code.and_then(|c| c.whole()) {
-            return self.run_compiled(code, active);
+        if let (Some(code), Some(fills)) = (self.code.and_then(|c| c.whole()), fills) {
+            return self.run_compiled(code, fills, active);
         }
+        #[cfg(not(feature = "jit"))]
+        let _ = fills;
+        self.fill_invariants();
         self.run(active)
     }
 

@@ -1,12 +1,78 @@
 //! A batch running the program's compiled function (`jit::whole`): the
-//! frame of pointers the code reads, and the helper through which it has
-//! the interpreter run the steps it does not compile, one quad at a time.
+//! frame of pointers the code reads, the values it loads in place of the
+//! batch's fills (laid out once per run), and the helper through which it
+//! has the interpreter run the steps it does not compile, one quad at a
+//! time.
 
+use std::borrow::Cow;
 use std::ffi::c_void;
 
 use super::batch::Batch;
 use super::ExecError;
-use crate::program::Step;
+use crate::env::Env;
+use crate::program::{Fill, Program, Step};
+
+/// The values of the program's fills for a whole run, laid out once so
+/// that compiled code loads them where it uses them and no batch fills a
+/// column: a value every lane shares (an immediate, a constant) as one
+/// 16-byte splat, a value of each lane (an input, a system value) as a
+/// column of the run's lanes, the state's own where it holds one.
+pub(crate) struct RunFills<'a> {
+    /// By fill (`Program::fills` order): the splat of a shared value.
+    uniforms: Vec<[u32; 4]>,
+    /// By fill: the lanes of a per-lane value (empty for shared ones),
+    /// at least every lane of every batch of the run long.
+    columns: Vec<Cow<'a, [u32]>>,
+    /// The start of each column, as the code reads them.
+    column_starts: Vec<*const u32>,
+}
+
+// SAFETY: the pointers point into `columns` (or the state they borrow),
+// which the table owns or borrows immutably and never changes.
+unsafe impl Send for RunFills<'_> {}
+// SAFETY: as `Send`: nothing writes through the pointers.
+unsafe impl Sync for RunFills<'_> {}
+
+impl<'a> RunFills<'a> {
+    /// The fills of `program` for a run of `lanes` lanes (every batch's,
+    /// whole: a multiple of the batch width), as the batches would fill
+    /// them.
+    pub(crate) fn new(program: &Program, env: &Env<'a>, lanes: usize) -> RunFills<'a> {
+        let state = env.state;
+        let mut uniforms = Vec::with_capacity(program.fills.len());
+        let mut columns = Vec::with_capacity(program.fills.len());
+        for &(_, fill) in &program.fills {
+            let (uniform, column): ([u32; 4], Cow<'a, [u32]>) = match fill {
+                Fill::Bits(bits) => ([bits; 4], Cow::Borrowed(&[])),
+                Fill::Constant { k } => ([env.constants.get(k as usize).copied().unwrap_or(0); 4], Cow::Borrowed(&[])),
+                Fill::Input { vertex, index, chan } => {
+                    let column = match state.input_lanes(vertex, index, chan, lanes) {
+                        Some(lanes) => Cow::Borrowed(lanes),
+                        None => {
+                            let mut column = vec![0; lanes];
+                            state.input_column(vertex, index, chan, 0, &mut column);
+                            Cow::Owned(column)
+                        }
+                    };
+                    ([0; 4], column)
+                }
+                Fill::SystemValue { name, chan } => {
+                    let column = (0..lanes as u32).map(|l| env.system_value(name, l)[chan as usize & 3]).collect();
+                    ([0; 4], Cow::Owned(column))
+                }
+            };
+            uniforms.push(uniform);
+            columns.push(column);
+        }
+        let column_starts = columns.iter().map(|c| c.as_ptr()).collect();
+        RunFills { uniforms, columns, column_starts }
+    }
+
+    /// Whether every column holds `lanes` lanes.
+    fn covers(&self, lanes: usize) -> bool {
+        self.columns.iter().all(|c| c.is_empty() || c.len() >= lanes)
+    }
+}
 
 /// What the compiled function reads of its batch (laid out for the code,
 /// which loads the fields at their offsets).
@@ -20,6 +86,13 @@ pub(crate) struct Frame {
     pub batch: *mut c_void,
     /// Steps one quad may run.
     pub budget: u64,
+    /// By fill: the splat of a value every lane shares
+    /// ([`RunFills::uniforms`]).
+    pub uniforms: *const [u32; 4],
+    /// By fill: the start of the column of a per-lane value.
+    pub columns: *const *const u32,
+    /// The batch's first lane in the run (its lane 0 in the columns).
+    pub first: u64,
 }
 
 /// [`step_quad`], as compiled code calls it.
@@ -48,9 +121,20 @@ unsafe extern "C" fn step_quad(frame: *mut Frame, step: *const Step, lanes: u64)
 impl Batch<'_> {
     /// Runs the program's compiled function `code` for the lanes of
     /// `active`.
-    pub(super) fn run_compiled(&mut self, code: crate::jit::ProgramFn, active: u64) -> Result<(), ExecError> {
-        // The code's slots have the stride it was compiled for.
-        if self.w != crate::jit::LANES || self.slots.len() < self.program.slots * self.w {
+    pub(super) fn run_compiled(
+        &mut self,
+        code: crate::jit::ProgramFn,
+        fills: &RunFills<'_>,
+        active: u64,
+    ) -> Result<(), ExecError> {
+        // The code's slots have the stride it was compiled for, and it
+        // reads every fill of each lane of the batch.
+        let end = self.first as usize + self.w;
+        if self.w != crate::jit::LANES
+            || self.slots.len() < self.program.slots * self.w
+            || fills.uniforms.len() != self.program.fills.len()
+            || !fills.covers(end)
+        {
             return Err(ExecError::Malformed(format!("a batch of {} lanes for compiled code", self.w)));
         }
         // The code writes every lane of a quad whose lanes are all active
@@ -75,9 +159,14 @@ impl Batch<'_> {
             outputs,
             batch: (self as *mut Batch<'_>).cast(),
             budget: self.budget,
+            uniforms: fills.uniforms.as_ptr(),
+            columns: fills.column_starts.as_ptr(),
+            first: self.first as u64,
         };
         // SAFETY: the code reads and writes the slots below the program's
         // count (checked when it was compiled) of this batch's width, the
+        // fills of the program's count of this batch's lanes (checked
+        // above), the
         // outputs of the active lanes only (each batch's table holds its
         // lanes), and the batch only through `step_quad`.
         let status = unsafe { code(&mut frame, active & self.all) };

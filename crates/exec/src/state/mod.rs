@@ -533,6 +533,18 @@ impl State {
     /// Channel `chan` of `IN[index]` (or `IN[vertex][index]`) of
     /// invocations `first..first + out.len()`, as [`State::input`] and
     /// [`State::vertex_input`] give them, into `out`: one column of a batch.
+    /// Channel `chan` of `IN[index]` (`IN[vertex][index]`) for lanes
+    /// `0..len`, straight from the state's own lanes, when those are
+    /// exactly what [`State::input_column`] gives every batch of a run of
+    /// `len` lanes: every lane set, none past the invocations.
+    pub(crate) fn input_lanes(&self, vertex: Option<u32>, index: u32, chan: u8, len: usize) -> Option<&[u32]> {
+        if vertex.is_some_and(|v| self.vertex_inputs.contains_key(&(v, index))) {
+            return None;
+        }
+        let dense = self.inputs.get(&index)?.dense[chan as usize & 3].as_slice();
+        (len <= self.invocations as usize).then(|| dense.get(..len)).flatten()
+    }
+
     pub(crate) fn input_column(&self, vertex: Option<u32>, index: u32, chan: u8, first: u32, out: &mut [u32]) {
         let valid = (self.invocations.saturating_sub(first) as usize).min(out.len());
         let chan = chan as usize & 3;
