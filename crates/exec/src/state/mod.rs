@@ -537,6 +537,7 @@ impl State {
     /// `0..len`, straight from the state's own lanes, when those are
     /// exactly what [`State::input_column`] gives every batch of a run of
     /// `len` lanes: every lane set, none past the invocations.
+    #[cfg_attr(not(feature = "jit"), allow(dead_code))]
     pub(crate) fn input_lanes(&self, vertex: Option<u32>, index: u32, chan: u8, len: usize) -> Option<&[u32]> {
         if vertex.is_some_and(|v| self.vertex_inputs.contains_key(&(v, index))) {
             return None;
