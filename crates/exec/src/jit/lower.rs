@@ -18,6 +18,23 @@ pub(super) fn op(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option
     Some(if float_result(kernel) { canonical_nan(b, v) } else { v })
 }
 
+/// `kernel` (ADD or MAD) whose last operand `a` holds without its
+/// negate, as a subtraction of it: IEEE defines `x - y` as `x + (-y)`,
+/// so the bits are the same (NaN made canonical either way), one sign
+/// flip less. `None` for other operations.
+pub(super) fn op_negated_last(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value> {
+    let mut l = Lower { b };
+    let v = match (kernel, a) {
+        (Kernel::Add, &[x, y]) => l.float2(x, y, |b, x, y| b.ins().fsub(x, y)),
+        (Kernel::Mad, &[x, y, z]) => {
+            let p = l.float2(x, y, |b, x, y| b.ins().fmul(x, y));
+            l.float2(p, z, |b, x, y| b.ins().fsub(x, y))
+        }
+        _ => return None,
+    };
+    Some(canonical_nan(b, v))
+}
+
 /// Whether `kernel` computes a float that may be NaN, which
 /// `semantics::canonical` makes the canonical one (moves and selections
 /// copy bits instead; SSG and the conversions never give NaN).

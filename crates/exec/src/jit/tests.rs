@@ -418,3 +418,20 @@ fn fills_read_from_the_run_s_layout_match_the_batches_fills() {
     let out = both(kill, &lanes_state(70), 64);
     assert!(out.write().contains("kill"), "the lanes with a negative IN[0].z are killed");
 }
+
+/// `ADD a, -b` and `MAD a, b, -c` compile to subtractions: the same bits
+/// as the sign flip and the sum, on zeros of both signs, infinities and
+/// NaNs of any payload too.
+#[test]
+fn a_negated_addend_is_subtracted_with_the_same_bits() {
+    let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL OUT[1], GENERIC[0]\n\
+                ADD OUT[0], IN[0], -IN[1]\nMAD OUT[1], IN[0], IN[1].wzyx, -IN[1].yxwz\nEND\n";
+    let mut state = String::from("invocations 12\n");
+    let values = ["0", "-0", "inf", "-inf", "nan", "0xffc00001", "1", "-1.5", "1e-45", "3e38", "-3e38", "0x7f800001"];
+    for (l, x) in values.iter().enumerate() {
+        let y = values[(l * 5 + 3) % values.len()];
+        let z = values[(l * 7 + 1) % values.len()];
+        state += &format!("input 0 {l} {x} {y} {z} {x}\ninput 1 {l} {x} {z} {y} {x}\n");
+    }
+    both(text, &state, 64);
+}

@@ -43,7 +43,7 @@ use super::helpers::Kernels;
 use super::liveness;
 use super::lower;
 use super::segment;
-use crate::kernel::MAX_ARGS;
+use crate::kernel::{Kernel, MAX_ARGS};
 use crate::program::{Control, Fill, Program, Step};
 use crate::run::compiled::{Frame, STEP_QUAD};
 use crate::run::ExecError;
@@ -688,7 +688,22 @@ impl Gen<'_, '_> {
                         *o = Some(codegen::modifiers(self.b, v, a, *ty));
                     }
                     let operands: Vec<Value> = operands.iter().flatten().copied().collect();
-                    let v = match lower::op(self.b, *kernel, &operands) {
+                    // A negated last operand of ADD or MAD: subtracted.
+                    let subtracted = match (args.last(), src_tys.get(args.len().wrapping_sub(1))) {
+                        (Some(last), Some(OperandType::Float))
+                            if last.neg && !last.abs && matches!(kernel, Kernel::Add | Kernel::Mad) =>
+                        {
+                            let i = args.len() - 1;
+                            let slot = if broadcast & (1 << i) != 0 { last.slot } else { last.slot + k as u32 };
+                            let mut unnegated = operands.clone();
+                            if let Some(o) = unnegated.last_mut() {
+                                *o = self.read(slot);
+                            }
+                            lower::op_negated_last(self.b, *kernel, &unnegated)
+                        }
+                        _ => None,
+                    };
+                    let v = match subtracted.or_else(|| lower::op(self.b, *kernel, &operands)) {
                         Some(v) => v,
                         None => codegen::call_alu_helper(
                             self.b,
