@@ -226,7 +226,7 @@ impl Quad<'_, '_> {
                         *o = Some(self.operand(slot, a, *ty));
                     }
                     let operands: Vec<Value> = operands.iter().flatten().copied().collect();
-                    let v = match lower::op(self.b, *kernel, &operands) {
+                    let v = match lower::op(self.b, *kernel, &operands, true) {
                         Some(v) => v,
                         None => self.call_helper(*kernel, &operands, kernels),
                     };

@@ -13,16 +13,18 @@ use crate::kernel::Kernel;
 /// `kernel` on the quads `a` (i32x4 each, modifiers applied), as i32x4;
 /// `None` for an operation left to the helper (per-lane shifts, integer
 /// division, the library functions, FMA, the rest of [`Kernel::Eval`]).
-pub(super) fn op(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value> {
+/// A NaN result is the canonical one where `canonical` (see `nan`), of
+/// any payload otherwise.
+pub(super) fn op(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value], canonical: bool) -> Option<Value> {
     let v = compute(b, kernel, a)?;
-    Some(if float_result(kernel) { canonical_nan(b, v) } else { v })
+    Some(if canonical && float_result(kernel) { canonical_nan(b, v) } else { v })
 }
 
 /// `kernel` (ADD or MAD) whose last operand `a` holds without its
 /// negate, as a subtraction of it: IEEE defines `x - y` as `x + (-y)`,
 /// so the bits are the same (NaN made canonical either way), one sign
 /// flip less. `None` for other operations.
-pub(super) fn op_negated_last(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value> {
+pub(super) fn op_negated_last(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value], canonical: bool) -> Option<Value> {
     let mut l = Lower { b };
     let v = match (kernel, a) {
         (Kernel::Add, &[x, y]) => l.float2(x, y, |b, x, y| b.ins().fsub(x, y)),
@@ -32,7 +34,7 @@ pub(super) fn op_negated_last(b: &mut FunctionBuilder, kernel: Kernel, a: &[Valu
         }
         _ => return None,
     };
-    Some(canonical_nan(b, v))
+    Some(if canonical { canonical_nan(b, v) } else { v })
 }
 
 /// Whether `kernel` computes a float that may be NaN, which

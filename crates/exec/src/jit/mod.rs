@@ -29,6 +29,7 @@ mod codegen;
 mod helpers;
 mod liveness;
 mod lower;
+mod nan;
 mod segment;
 mod whole;
 

@@ -435,3 +435,34 @@ fn a_negated_addend_is_subtracted_with_the_same_bits() {
     }
     both(text, &state, 64);
 }
+
+/// The code leaves a NaN's payload as the processor computes it where
+/// only arithmetic, comparisons, MIN/MAX and tests read the value, and
+/// makes it the canonical NaN wherever its bits can be seen: stored to
+/// an output, moved, selected by CMP, read as an integer, switched on.
+/// Inputs with NaN payloads of both signs drive every such reader.
+#[test]
+fn nan_payloads_are_canonical_wherever_their_bits_can_be_seen() {
+    let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL OUT[1], GENERIC[0]\nDCL OUT[2], GENERIC[1]\n\
+                DCL OUT[3], GENERIC[2]\nDCL TEMP[0..4]\nIMM[0] UINT32 { 1, 2, 0, 0 }\n\
+                MUL TEMP[0], IN[0], IN[1]\n\
+                ADD TEMP[1], TEMP[0], IN[1].wzyx\n\
+                MIN TEMP[2], TEMP[0], TEMP[1].yxwz\n\
+                SLT TEMP[3], TEMP[1], TEMP[2]\n\
+                MOV OUT[0], TEMP[2]\n\
+                CMP OUT[1], TEMP[1], TEMP[0], TEMP[2].wzyx\n\
+                UADD OUT[2], TEMP[1], IMM[0].xxxx\n\
+                IF TEMP[1].xxxx\n  MAX TEMP[4], TEMP[0], TEMP[3]\nELSE\n  MOV TEMP[4], TEMP[3]\nENDIF\n\
+                SWITCH TEMP[0].yyyy\nCASE IMM[0].xxxx\n  MOV TEMP[4].x, TEMP[1].zzzz\n  BRK\n\
+                DEFAULT\n  ADD TEMP[4].y, TEMP[4].yyyy, TEMP[0].xxxx\n  BRK\nENDSWITCH\n\
+                MOV OUT[3], TEMP[4]\nEND\n";
+    let mut state = String::from("invocations 12\n");
+    let values =
+        ["0x7f800001", "0xffc00123", "nan", "1", "-0", "inf", "-inf", "0x7fbfffff", "2.5", "0", "-1", "0x00000001"];
+    for (l, x) in values.iter().enumerate() {
+        let y = values[(l * 5 + 3) % values.len()];
+        let z = values[(l * 7 + 1) % values.len()];
+        state += &format!("input 0 {l} {x} {y} {z} {x}\ninput 1 {l} {z} {x} {y} {y}\n");
+    }
+    both(text, &state, 64);
+}

@@ -42,6 +42,7 @@ use super::codegen::{self, vector};
 use super::helpers::Kernels;
 use super::liveness;
 use super::lower;
+use super::nan;
 use super::segment;
 use crate::kernel::{Kernel, MAX_ARGS};
 use crate::program::{Control, Fill, Program, Step};
@@ -315,6 +316,7 @@ fn build(
         active: active_var,
         count,
         kinds,
+        seen: nan::seen_slots(program),
         native_outputs: outputs_written,
         depth: 0,
         loops: 0,
@@ -380,6 +382,9 @@ struct Gen<'a, 'b> {
     /// Steps counted in this quad (i64).
     count: Variable,
     kinds: SlotKinds,
+    /// By slot: whether a NaN there must be the canonical one
+    /// ([`nan::seen_slots`]).
+    seen: Vec<bool>,
     /// Whether OUT stores are compiled ([`native_outputs`]).
     native_outputs: bool,
     /// Constructs around the current node, and loops among them.
@@ -688,6 +693,7 @@ impl Gen<'_, '_> {
                         *o = Some(codegen::modifiers(self.b, v, a, *ty));
                     }
                     let operands: Vec<Value> = operands.iter().flatten().copied().collect();
+                    let canonical = self.seen.get((dst + k as u32) as usize).copied().unwrap_or(true);
                     // A negated last operand of ADD or MAD: subtracted.
                     let subtracted = match (args.last(), src_tys.get(args.len().wrapping_sub(1))) {
                         (Some(last), Some(OperandType::Float))
@@ -699,11 +705,11 @@ impl Gen<'_, '_> {
                             if let Some(o) = unnegated.last_mut() {
                                 *o = self.read(slot);
                             }
-                            lower::op_negated_last(self.b, *kernel, &unnegated)
+                            lower::op_negated_last(self.b, *kernel, &unnegated, canonical)
                         }
                         _ => None,
                     };
-                    let v = match subtracted.or_else(|| lower::op(self.b, *kernel, &operands)) {
+                    let v = match subtracted.or_else(|| lower::op(self.b, *kernel, &operands, canonical)) {
                         Some(v) => v,
                         None => codegen::call_alu_helper(
                             self.b,

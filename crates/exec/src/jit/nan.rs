@@ -1,0 +1,79 @@
+//! Which float results the whole-program code must make canonical when
+//! NaN. The interpreter makes every NaN an operation computes the
+//! canonical one; the code need only do so where the bits can be seen.
+//! A NaN read only by operations that give a NaN for any NaN operand
+//! (arithmetic), or decide by whether it is one (comparisons, MIN and
+//! MAX, conversions to integers, `IF`'s test, derivatives), gives those
+//! the interpreter's results whatever its payload: such a reader is
+//! *blind* to it. Every other reader (outputs, moves and phi copies,
+//! integer and bit operations, the values CMP selects, `SWITCH`, the
+//! steps the interpreter runs) sees the bits, and the value's producer
+//! keeps the canonical NaN for it.
+//!
+//! By induction over the program, each value of the code is then the
+//! interpreter's, or both are NaN where only blind readers read it.
+
+use tgsi::OperandType;
+
+use super::liveness;
+use crate::kernel::Kernel;
+use crate::program::{Control, Program, Step};
+
+/// By slot: whether a NaN in it must be the canonical one (some reader
+/// sees its bits).
+pub(super) fn seen_slots(program: &Program) -> Vec<bool> {
+    let mut seen = vec![false; program.slots];
+    let mut mark = |slot: u32| {
+        if let Some(s) = seen.get_mut(slot as usize) {
+            *s = true;
+        }
+    };
+    let mut reads = Vec::new();
+    for step in program.steps.iter().flatten() {
+        match step {
+            Step::Alu { width, broadcast, args, src_tys, kernel, wide: false, .. } => {
+                for (i, (a, ty)) in args.iter().zip(src_tys).enumerate() {
+                    if blind_operand(*kernel, i) && *ty == OperandType::Float && !a.wide {
+                        continue;
+                    }
+                    let n = if broadcast & (1 << i) != 0 { 1 } else { *width };
+                    (0..n).for_each(|k| mark(a.slot + k));
+                }
+            }
+            Step::Deriv { arg, .. } if !arg.wide => {}
+            _ => {
+                reads.clear();
+                if liveness::reads(step, &mut reads).is_none() {
+                    // A step of unknown reads: every value is seen.
+                    return vec![true; program.slots];
+                }
+                reads.iter().for_each(|&s| mark(s));
+            }
+        }
+    }
+    for node in &program.control {
+        match node {
+            Control::If { cond, unsigned: true, .. } => mark(*cond),
+            Control::Switch { selector, values, .. } => {
+                mark(*selector);
+                values.iter().flatten().for_each(|&v| mark(v));
+            }
+            _ => {}
+        }
+    }
+    seen
+}
+
+/// Whether operand `i` of `kernel`, read as a float, is blind to a NaN's
+/// payload: the result is a NaN for any NaN there (made canonical by the
+/// operation itself where seen), or depends only on whether it is one.
+fn blind_operand(kernel: Kernel, i: usize) -> bool {
+    use Kernel::*;
+    match kernel {
+        Add | Mul | Div | Mad | Min | Max | Dot(_) | Rcp | Sqrt | Rsq | Lrp | Round | Flr | Ceil | Trunc | Frc => true,
+        Slt | Sge | Sgt | Sle | Seq | Sne | Fslt | Fsge | Fseq | Fsne | Ssg | F2i | F2u => true,
+        // Only the operand tested; the other two are copied.
+        Cmp => i == 0,
+        _ => false,
+    }
+}
