@@ -404,7 +404,7 @@ fn render_in_bands(
     if buffers.is_empty() {
         return Err(RenderError::NoColor);
     }
-    let executable = exec::Executable::compile_with(module, options.backend)?;
+    let executable = crate::compile_cache::executable(module, options.backend)?;
     let run_options = exec::RunOptions { threads: options.threads, ..exec::RunOptions::default() };
 
     // Everything but the inputs comes from the caller's state and the

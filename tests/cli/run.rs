@@ -138,7 +138,8 @@ fn bench_reports_speed_and_threads_do_not_change_results() {
             "fastest_ns_per_invocation",
             "median_ns_per_invocation",
             "backend",
-            "compile_us"
+            "compile_us",
+            "compile_cached_us"
         ],
         "{out}"
     );

@@ -31,6 +31,7 @@ struct Scratch {
     texels: Vec<[u32; 4]>,
     joined: Vec<u64>,
     joined_out: Vec<u64>,
+    output_block: Vec<[u32; 4]>,
 }
 
 /// Makes `v` at least `len` long.
@@ -57,6 +58,7 @@ impl Drop for Batch<'_> {
             texels: std::mem::take(&mut self.texels),
             joined: std::mem::take(&mut self.joined),
             joined_out: std::mem::take(&mut self.joined_out),
+            output_block: std::mem::take(&mut self.output_block),
         };
         SCRATCH.with(|s| *s.borrow_mut() = scratch);
     }
@@ -100,6 +102,9 @@ pub(super) struct Batch<'a> {
     /// (`MAX_ARGS` columns), and its results.
     pub(super) joined: Vec<u64>,
     pub(super) joined_out: Vec<u64>,
+    /// The outputs of a batch of fewer lanes than compiled code writes.
+    #[cfg_attr(not(feature = "jit"), allow(dead_code))]
+    pub(super) output_block: Vec<[u32; 4]>,
     /// The run's buffers, images and shared memory (none when no step
     /// touches memory and the state has none).
     pub(super) memory: Option<&'a Mutex<Memory>>,
@@ -160,6 +165,7 @@ impl<'a> Batch<'a> {
             texels: scratch.texels,
             joined: scratch.joined,
             joined_out: scratch.joined_out,
+            output_block: scratch.output_block,
             memory,
             compiled_error: None,
         }

@@ -137,22 +137,20 @@ impl Batch<'_> {
         {
             return Err(ExecError::Malformed(format!("a batch of {} lanes for compiled code", self.w)));
         }
-        // The code writes every lane of a quad whose lanes are all active
-        // at the top level: into the batch's output table when it holds
-        // all 64 lanes, else into a block as large, copied out after.
+        // The code writes every declared channel of every lane of each
+        // quad it runs (all lanes below the batch's count among them):
+        // into the batch's output table when it holds all 64 lanes, else
+        // into a block as large (the batch's own, kept between batches),
+        // whose lanes of the table are copied out after.
         let lanes = (active & self.all).count_ones() as usize;
         let registers = self.outputs.registers.len();
-        let mut block = if lanes < crate::jit::LANES && crate::jit::native_outputs(self.program) {
-            let mut block = vec![[0u32; 4]; crate::jit::LANES * registers];
-            let held = self.outputs.values.len().min(block.len());
-            block[..held].copy_from_slice(&self.outputs.values[..held]);
-            Some(block)
-        } else {
-            None
-        };
-        let outputs = match &mut block {
-            Some(block) => block.as_mut_ptr(),
-            None => self.outputs.values.as_mut_ptr(),
+        let in_block = lanes < crate::jit::LANES && crate::jit::native_outputs(self.program);
+        if in_block && self.output_block.len() < crate::jit::LANES * registers {
+            self.output_block.resize(crate::jit::LANES * registers, [0; 4]);
+        }
+        let outputs = match in_block {
+            true => self.output_block.as_mut_ptr(),
+            false => self.outputs.values.as_mut_ptr(),
         };
         let mut frame = Frame {
             slots: self.slots.as_mut_ptr(),
@@ -170,9 +168,9 @@ impl Batch<'_> {
         // outputs of the active lanes only (each batch's table holds its
         // lanes), and the batch only through `step_quad`.
         let status = unsafe { code(&mut frame, active & self.all) };
-        if let Some(block) = block {
-            let held = self.outputs.values.len().min(block.len());
-            self.outputs.values[..held].copy_from_slice(&block[..held]);
+        if in_block {
+            let held = self.outputs.values.len().min(self.output_block.len());
+            self.outputs.values[..held].copy_from_slice(&self.output_block[..held]);
         }
         match status {
             0 => Ok(()),
