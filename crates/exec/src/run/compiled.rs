@@ -4,34 +4,63 @@
 //! has the interpreter run the steps it does not compile, one quad at a
 //! time.
 
-use std::borrow::Cow;
+use std::cell::RefCell;
 use std::ffi::c_void;
+use std::marker::PhantomData;
 
 use super::batch::Batch;
 use super::ExecError;
 use crate::env::Env;
 use crate::program::{Fill, Program, Step};
+use crate::State;
 
 /// The values of the program's fills for a whole run, laid out once so
 /// that compiled code loads them where it uses them and no batch fills a
 /// column: a value every lane shares (an immediate, a constant) as one
 /// 16-byte splat, a value of each lane (an input, a system value) as a
-/// column of the run's lanes, the state's own where it holds one.
+/// column of the run's lanes, the state's own where it holds one. Its
+/// memory is kept per thread from run to run, as a batch's is.
 pub(crate) struct RunFills<'a> {
     /// By fill (`Program::fills` order): the splat of a shared value.
     uniforms: Vec<[u32; 4]>,
-    /// By fill: the lanes of a per-lane value (empty for shared ones),
-    /// at least every lane of every batch of the run long.
-    columns: Vec<Cow<'a, [u32]>>,
-    /// The start of each column, as the code reads them.
+    /// The columns the state does not hold, one after the other.
+    owned: Vec<u32>,
+    /// By fill: the start of its column (null for shared values).
+    column_starts: Vec<*const u32>,
+    /// Lanes every column holds.
+    lanes: usize,
+    /// The state the borrowed columns are in.
+    _state: PhantomData<&'a State>,
+}
+
+/// A run's fills' memory, kept per thread between runs.
+#[derive(Default)]
+struct Storage {
+    uniforms: Vec<[u32; 4]>,
+    owned: Vec<u32>,
     column_starts: Vec<*const u32>,
 }
 
-// SAFETY: the pointers point into `columns` (or the state they borrow),
-// which the table owns or borrows immutably and never changes.
+thread_local! {
+    static STORAGE: RefCell<Storage> = RefCell::default();
+}
+
+// SAFETY: the pointers point into `owned` or the state borrowed for
+// `'a`, neither of which changes while the table lives.
 unsafe impl Send for RunFills<'_> {}
 // SAFETY: as `Send`: nothing writes through the pointers.
 unsafe impl Sync for RunFills<'_> {}
+
+impl Drop for RunFills<'_> {
+    fn drop(&mut self) {
+        let storage = Storage {
+            uniforms: std::mem::take(&mut self.uniforms),
+            owned: std::mem::take(&mut self.owned),
+            column_starts: std::mem::take(&mut self.column_starts),
+        };
+        STORAGE.with(|s| *s.borrow_mut() = storage);
+    }
+}
 
 impl<'a> RunFills<'a> {
     /// The fills of `program` for a run of `lanes` lanes (every batch's,
@@ -39,38 +68,51 @@ impl<'a> RunFills<'a> {
     /// them.
     pub(crate) fn new(program: &Program, env: &Env<'a>, lanes: usize) -> RunFills<'a> {
         let state = env.state;
-        let mut uniforms = Vec::with_capacity(program.fills.len());
-        let mut columns = Vec::with_capacity(program.fills.len());
+        let Storage { mut uniforms, mut owned, mut column_starts } =
+            STORAGE.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        uniforms.clear();
+        owned.clear();
+        column_starts.clear();
+        // Where each column is: the state's, or at an offset of `owned`
+        // (its address known once every column is in).
+        let mut at: Vec<Result<*const u32, usize>> = Vec::with_capacity(program.fills.len());
         for &(_, fill) in &program.fills {
-            let (uniform, column): ([u32; 4], Cow<'a, [u32]>) = match fill {
-                Fill::Bits(bits) => ([bits; 4], Cow::Borrowed(&[])),
-                Fill::Constant { k } => ([env.constants.get(k as usize).copied().unwrap_or(0); 4], Cow::Borrowed(&[])),
-                Fill::Input { vertex, index, chan } => {
-                    let column = match state.input_lanes(vertex, index, chan, lanes) {
-                        Some(lanes) => Cow::Borrowed(lanes),
-                        None => {
-                            let mut column = vec![0; lanes];
-                            state.input_column(vertex, index, chan, 0, &mut column);
-                            Cow::Owned(column)
-                        }
-                    };
-                    ([0; 4], column)
+            let mut own = |f: &mut dyn FnMut(&mut [u32])| {
+                let start = owned.len();
+                owned.resize(start + lanes, 0);
+                f(&mut owned[start..]);
+                Err(start)
+            };
+            let (uniform, column) = match fill {
+                Fill::Bits(bits) => ([bits; 4], Ok(std::ptr::null())),
+                Fill::Constant { k } => {
+                    ([env.constants.get(k as usize).copied().unwrap_or(0); 4], Ok(std::ptr::null()))
                 }
+                Fill::Input { vertex, index, chan } => match state.input_lanes(vertex, index, chan, lanes) {
+                    Some(column) => ([0; 4], Ok(column.as_ptr())),
+                    None => ([0; 4], own(&mut |column| state.input_column(vertex, index, chan, 0, column))),
+                },
                 Fill::SystemValue { name, chan } => {
-                    let column = (0..lanes as u32).map(|l| env.system_value(name, l)[chan as usize & 3]).collect();
-                    ([0; 4], Cow::Owned(column))
+                    let column = own(&mut |column| {
+                        for (l, v) in (0..).zip(column.iter_mut()) {
+                            *v = env.system_value(name, l)[chan as usize & 3];
+                        }
+                    });
+                    ([0; 4], column)
                 }
             };
             uniforms.push(uniform);
-            columns.push(column);
+            at.push(column);
         }
-        let column_starts = columns.iter().map(|c| c.as_ptr()).collect();
-        RunFills { uniforms, columns, column_starts }
+        let base = owned.as_ptr();
+        // SAFETY: each offset is of a column of `lanes` within `owned`.
+        column_starts.extend(at.into_iter().map(|c| c.unwrap_or_else(|start| unsafe { base.add(start) })));
+        RunFills { uniforms, owned, column_starts, lanes, _state: PhantomData }
     }
 
     /// Whether every column holds `lanes` lanes.
     fn covers(&self, lanes: usize) -> bool {
-        self.columns.iter().all(|c| c.is_empty() || c.len() >= lanes)
+        lanes <= self.lanes
     }
 }
 
