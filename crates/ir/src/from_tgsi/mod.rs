@@ -5,7 +5,8 @@
 //! flow becomes the tree of [`crate::function::Node`]s, with phis where arms
 //! join, at loop headers and loop exits. Loop headers get a phi for every
 //! variable the loop body writes (found by scanning the body first); phis
-//! that turn out trivial are removed at the end.
+//! that turn out trivial, and phis whose values reach no other instruction
+//! or construct, are removed at the end.
 //!
 //! Choices worth knowing:
 //! - Immediates become constants; direct reads of IN, CONST and SV become
@@ -237,6 +238,7 @@ impl<'a> Builder<'a> {
         insts.append(&mut self.func.blocks[entry].insts);
         self.func.blocks[entry].insts = insts;
         self.remove_trivial_phis();
+        self.remove_dead_phis();
         Ok(Module {
             processor: self.processor,
             interface: self.interface,
