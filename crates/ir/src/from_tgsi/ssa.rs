@@ -3,6 +3,7 @@
 //! join point with phis where they disagree, and removing the phis that
 //! turn out trivial once the whole program is built.
 
+use super::live::VarSet;
 use super::vars::Var;
 use super::Builder;
 use crate::entity::SecondaryMap;
@@ -27,10 +28,36 @@ impl Builder<'_> {
 
     /// The current value of a variable (the initial zero if never written).
     pub(super) fn var_value(&mut self, v: Var) -> Value {
-        match self.vars.get(v) {
+        let value = self.vars.get(v);
+        self.state_value(value)
+    }
+
+    /// The value a variable's state gives a reader: the initial zero for
+    /// `None`. Reading the poison of a pruned join is noted (the build is
+    /// then done again without pruning) and reads as zero meanwhile.
+    pub(super) fn state_value(&mut self, value: Option<Value>) -> Value {
+        match value {
+            Some(value) if Some(value) == self.poison => {
+                self.pruned_too_much = true;
+                self.initial()
+            }
             Some(value) => value,
             None => self.initial(),
         }
+    }
+
+    /// The variables live at the join after instruction `index`, when
+    /// joins there are pruned (not inside an inlined subroutine).
+    pub(super) fn live_after(&self, index: usize) -> Option<VarSet> {
+        if !self.calls.is_empty() {
+            return None;
+        }
+        self.live.as_ref()?.at(index).cloned()
+    }
+
+    /// Whether `v` needs a value at a join with `live` variables.
+    pub(super) fn needed(live: Option<&VarSet>, v: Var) -> bool {
+        live.is_none_or(|l| l.contains(v))
     }
 
     /// Sets a variable's value, noting an output's first write.
@@ -46,6 +73,19 @@ impl Builder<'_> {
     /// rolled back to where the construct began). Sets every changed
     /// variable to its joined value, adding phis where the edges disagree.
     pub(super) fn join(&mut self, at: Block, incoming: &[Incoming]) {
+        self.join_pruned(at, incoming, None);
+    }
+
+    /// [`Self::join`] of the construct that instruction `index` closes (or
+    /// the case it opens): variables not live there get no phi.
+    pub(super) fn join_after(&mut self, at: Block, incoming: &[Incoming], index: usize) {
+        let live = self.live_after(index);
+        self.join_pruned(at, incoming, live.as_ref());
+    }
+
+    /// [`Self::join`], giving the variables outside `live` (when given)
+    /// the poison value rather than a phi.
+    fn join_pruned(&mut self, at: Block, incoming: &[Incoming], live: Option<&VarSet>) {
         if incoming.is_empty() {
             return;
         }
@@ -67,17 +107,10 @@ impl Builder<'_> {
             let first = values[0];
             let joined = if values.iter().all(|&x| x == first) {
                 first
+            } else if !Self::needed(live, v) {
+                self.poison
             } else {
-                let args: SmallVec<[Operand; 3]> = values
-                    .iter()
-                    .map(|&x| {
-                        let value = match x {
-                            Some(val) => val,
-                            None => self.initial(),
-                        };
-                        Operand::new(value)
-                    })
-                    .collect();
+                let args: SmallVec<[Operand; 3]> = values.iter().map(|&x| Operand::new(self.state_value(x))).collect();
                 let preds = incoming.iter().map(|inc| inc.pred).collect();
                 let origin = Origin { inst: None, dst: Some(self.vars.reg(v)) };
                 let phi = self.func.add_inst(Op::Phi { preds }, &args, &[Ty::B32], origin);
