@@ -15,7 +15,8 @@
 //!
 //! Run with `cargo bench --bench compile_shapes`. Environment:
 //! `SHAPES_ONLY=name,name` measures only those shapes, `SHAPES_SIZES=1000,5000`
-//! other sizes, `SHAPES_WRITE=DIR` also writes every shader to `DIR`.
+//! other sizes, `SHAPES_WRITE=DIR` also writes every shader to `DIR`,
+//! `SHAPES_STAGE_PEAKS=1` prints the peak heap of each stage of the compile.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -147,22 +148,42 @@ fn measure(text: &str, budget: Duration) -> Result<Measured, String> {
 }
 
 /// The most heap held at once by parse, build, `-O1`, emit and print of
-/// `text`, beyond what was held before.
+/// `text`, beyond what was held before; with `SHAPES_STAGE_PEAKS` set,
+/// also the most held during each stage (what earlier stages still hold
+/// included), printed to standard error.
 fn peak_of_one_compile(text: &str) -> usize {
     let base = HELD.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
+    let mut stages: Vec<(&str, usize)> = Vec::new();
+    // The peak since the last stage ended; the next stage starts from
+    // what is held now.
+    let mut end_stage = |name: &'static str| {
+        stages.push((name, PEAK.load(Ordering::Relaxed).saturating_sub(base)));
+        PEAK.store(HELD.load(Ordering::Relaxed), Ordering::Relaxed);
+    };
     let compiled = (|| {
         let shader = tgsi::parse_with_limits(text, &shapes::LIMITS).ok()?;
+        end_stage("parse");
         let mut module = ir::from_tgsi_with_limits(&shader, &shapes::LIMITS).ok()?;
+        end_stage("build");
         drop(shader);
         passes::PassManager::new(passes::Options::default()).run(&passes::Pipeline::o1(), &mut module).ok()?;
+        end_stage("-O1");
         module.function.compact();
         let emitted = ir::to_tgsi(&module).ok()?;
+        end_stage("emit");
         drop(module);
-        Some(tgsi::print(&emitted, tgsi::Style::Exact))
+        let printed = tgsi::print(&emitted, tgsi::Style::Exact);
+        end_stage("print");
+        Some(printed)
     })();
     drop(compiled);
-    PEAK.load(Ordering::Relaxed) - base
+    end_stage("drop");
+    if std::env::var_os("SHAPES_STAGE_PEAKS").is_some() {
+        let cells: Vec<String> = stages.iter().map(|(n, p)| format!("{n} {:.1}", *p as f64 / 1e6)).collect();
+        eprintln!("peak MB by stage: {}", cells.join(", "));
+    }
+    stages.iter().map(|&(_, p)| p).max().unwrap_or(0)
 }
 
 fn ns_per_instruction(time: Duration, instructions: usize) -> f64 {

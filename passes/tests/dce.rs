@@ -1,7 +1,9 @@
 //! The `dce` pass on hand-written cases and on the shared corpus.
 //!
-//! Every `tests/inputs/dce/*.tgsi` (at the workspace root) is built, run
-//! through `dce` and verified; the IR and the TGSI emitted after the pass
+//! Every `tests/inputs/dce/*.tgsi` (at the workspace root) is built, and
+//! every `*.ir` read back (the IR text of cases with phis nothing reads,
+//! which the builder does not make from TGSI), run through `dce` and
+//! verified; the IR and the TGSI emitted after the pass
 //! are snapshotted in `snapshots/dce/` (review with `cargo insta review`).
 //! Each case also runs before and after on three pseudo-random states and
 //! must give the same outputs bit for bit, so a wrong transform cannot be

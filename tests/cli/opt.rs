@@ -221,7 +221,6 @@ fn opt_times_passes_and_counts_statistics() {
         &lines[3..],
         [
             "   8  dce  - values removed",
-            "   4  dce  - phis removed",
             "   3  dce  - texture channels removed",
             "   1  dce  - ifs removed",
             "   3  dce  - blocks removed",

@@ -40,8 +40,7 @@ pub fn tgsi_instructions(shader: &tgsi::Shader) -> usize {
 /// computes what the input computes on three pseudo-random states.
 pub fn check_case(name: &str, text: &str, pass: &dyn Pass) -> (ir::Module, passes::PassResult) {
     let pass_name = pass.name();
-    let shader = tgsi::parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, name)));
-    let before = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let before = build_case(name, text);
     ir::verify::verify(&before.function).unwrap_or_else(|e| panic!("{name}: before: {e}"));
     let mut after = before.clone();
     let result = pass.run(&mut after);
@@ -70,6 +69,18 @@ pub fn check_case(name: &str, text: &str, pass: &dyn Pass) -> (ir::Module, passe
         assert!(same_results(&a, &c), "{name}: the emitted TGSI computes something else on\n{state_text}\n{printed}");
     }
     (after, result)
+}
+
+/// The module of a case: TGSI built, or (a `.ir` case) the IR's text form
+/// read back, after the comment lines that open the file. IR inputs hold
+/// what the builder does not make from TGSI, such as phis nothing reads.
+fn build_case(name: &str, text: &str) -> ir::Module {
+    if !name.ends_with(".ir") {
+        let shader = tgsi::parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, name)));
+        return ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let body: String = text.lines().skip_while(|l| l.starts_with(';')).map(|l| format!("{l}\n")).collect();
+    ir::parse(&body).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Checks the `; expect` lines of an input against the counters; returns
@@ -156,29 +167,31 @@ pub fn snapshot_case(path: &Path, pass: &dyn Pass) -> (String, Vec<String>) {
     (snapshot_text(&name, pass.name(), &after, &result), wrong)
 }
 
-/// The `.tgsi` files in `tests/inputs/<pass>/`, sorted.
+/// The `.tgsi` and `.ir` files in `tests/inputs/<pass>/`, sorted.
 pub fn case_paths(pass: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/inputs").join(pass);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "tgsi")).collect())
+        .map(|d| {
+            d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "tgsi" || x == "ir")).collect()
+        })
         .unwrap_or_default();
     paths.sort();
     paths
 }
 
-/// The number of `.tgsi` files in `tests/inputs/<pass>/`.
+/// The number of `.tgsi` and `.ir` files in `tests/inputs/<pass>/`.
 pub fn case_count(pass: &str) -> usize {
     case_paths(pass).len()
 }
 
 /// The snapshot suite of a pass: `case` makes the snapshot text of each
-/// `tests/inputs/<pass>/*.tgsi` (at the workspace root), with what it found
+/// `tests/inputs/<pass>/*.tgsi` and `*.ir` (at the workspace root), with what it found
 /// wrong, and the text is compared with `snapshots/<pass>/<pass>@<file>.snap`.
 /// Fails after every case has run if any found something wrong.
 pub fn snapshot_suite(pass: &str, case: impl Fn(&Path) -> (String, Vec<String>)) {
     let mut wrong = Vec::new();
     // Both paths are relative to this file's folder.
-    insta::glob!(format!("../../../tests/inputs/{pass}"), "*.tgsi", |path| {
+    insta::glob!(format!("../../../tests/inputs/{pass}"), "*.{tgsi,ir}", |path| {
         let (snap, w) = case(path);
         wrong.extend(w);
         insta::with_settings!({

@@ -240,6 +240,7 @@ impl<'a> Builder<'a> {
     pub(super) fn store_outputs(&mut self) {
         for v in self.outputs.clone() {
             let Some(value) = self.vars.get(v) else { continue };
+            let value = self.state_value(Some(value));
             let reg = self.vars.reg(v);
             let origin = Origin { inst: Some(self.pc as u32), dst: Some(reg) };
             let inst = self.func.add_inst(

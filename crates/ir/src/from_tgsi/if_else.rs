@@ -72,7 +72,7 @@ impl<'a> Builder<'a> {
         if let Some(pred) = else_end {
             incoming.push(Incoming { pred, state: else_state });
         }
-        self.join(merge, &incoming);
+        self.join_after(merge, &incoming, self.pc);
         None
     }
 }

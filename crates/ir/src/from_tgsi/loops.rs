@@ -18,19 +18,25 @@ impl<'a> Builder<'a> {
     pub(super) fn begin_loop(&mut self, pc: usize, main: bool) -> Result<Next<'a>, BuildError> {
         let preheader = self.cur;
         let written = self.written_in_loop(pc)?;
+        let live = self.live_after(self.pc);
         let mark = self.vars.mark();
         let header = self.new_block();
         let mut phis = Vec::with_capacity(written.len());
         for &v in &written {
+            if !Self::needed(live.as_ref(), v) {
+                // Nothing reads it before writing it: no header phi. The
+                // poison stands for its value from the previous round.
+                if let Some(poison) = self.poison {
+                    self.write_var(v, poison);
+                }
+                continue;
+            }
             let origin = Origin { inst: None, dst: Some(self.vars.reg(v)) };
             let phi = self.func.add_inst(Op::Phi { preds: SmallVec::new() }, &[], &[Ty::B32], origin);
             self.func.blocks[header].insts.push(phi);
             self.phis.push(phi);
             let before = self.vars.get(v);
-            let init = match before {
-                Some(val) => val,
-                None => self.initial(),
-            };
+            let init = self.state_value(before);
             self.func.insts[phi].args.push(Operand::new(init));
             if let Op::Phi { preds } = &mut self.func.insts[phi].op {
                 preds.push(preheader);
@@ -61,7 +67,7 @@ impl<'a> Builder<'a> {
         self.vars.rollback(mark);
         // One loop built from its body: not a walk.
         let exit = self.push_construct(Node::Loop(Box::new(LoopNode { body })));
-        self.join(exit, &ctx.breaks);
+        self.join_after(exit, &ctx.breaks, self.pc);
         Ok(None)
     }
 
@@ -72,10 +78,7 @@ impl<'a> Builder<'a> {
             let header_value = self.func.result(phi);
             for inc in &info.continues {
                 let value = inc.state.iter().find(|&&(w, _)| w == v).map_or(Some(header_value), |&(_, val)| val);
-                let value = match value {
-                    Some(val) => val,
-                    None => self.initial(),
-                };
+                let value = self.state_value(value);
                 self.func.insts[phi].args.push(Operand::new(value));
                 if let Op::Phi { preds } = &mut self.func.insts[phi].op {
                     preds.push(inc.pred);

@@ -27,7 +27,7 @@ pub(crate) fn written_channels(inst: &tgsi::Instruction, d: usize) -> u8 {
 
 /// Opcodes kept whole as [`Op::Opaque`] even though the opcode table calls
 /// them component-wise: they read other invocations or the machine.
-fn is_cross_lane(op: Opcode) -> bool {
+pub(super) fn is_cross_lane(op: Opcode) -> bool {
     use Opcode::*;
     matches!(op, ReadInvoc | ReadFirst | VoteAny | VoteAll | VoteEq | Ballot | Clock | ReadHelper)
 }

@@ -4,8 +4,11 @@
 //! and ADDR registers become SSA variables (`vars`); structured control
 //! flow becomes the tree of [`crate::function::Node`]s, with phis where arms
 //! join, at loop headers and loop exits. Loop headers get a phi for every
-//! variable the loop body writes (found by scanning the body first); phis
-//! that turn out trivial are removed at the end.
+//! variable the loop body writes (found by scanning the body first). A join
+//! of the main program gets phis only for the variables live there (`live`
+//! finds them before the build: pruned SSA); phis that turn out trivial,
+//! and phis whose values reach no other instruction or construct, are
+//! removed at the end.
 //!
 //! Choices worth knowing:
 //! - Immediates become constants; direct reads of IN, CONST and SV become
@@ -32,7 +35,8 @@
 //! constructs, each lowered by its module (`if_else`, `loops`, `switch`,
 //! `calls` for inlined subroutines, `jumps` for `BRK` and `CONT`); `lower`
 //! and `legacy` turn one instruction into ops; `vars` tracks the
-//! variables and `ssa` joins them with phis; `blocks` and `hoisted` place
+//! variables, `live` finds which are live at each join, and `ssa` joins
+//! them with phis; `blocks` and `hoisted` place
 //! the ops.
 
 mod arrays;
@@ -44,6 +48,7 @@ mod if_else;
 mod inline_size;
 mod jumps;
 mod legacy;
+mod live;
 mod loops;
 pub(crate) mod lower;
 mod ssa;
@@ -99,7 +104,28 @@ pub fn from_tgsi(shader: &tgsi::Shader) -> Result<Module, BuildError> {
 /// ```
 pub fn from_tgsi_with_limits(shader: &tgsi::Shader, limits: &tgsi::Limits) -> Result<Module, BuildError> {
     check_limits(shader, limits)?;
-    Builder::new(shader, limits)?.build()
+    let mut pruned = Builder::new(shader, limits)?;
+    pruned.prune_by_liveness();
+    match pruned.build()? {
+        Built::Done(module) => Ok(module),
+        // The liveness was wrong somewhere (it must not be): build the
+        // unpruned SSA, which is right whatever it says.
+        Built::PrunedTooMuch => match Builder::new(shader, limits)?.build()? {
+            Built::Done(module) => Ok(module),
+            Built::PrunedTooMuch => Err(BuildError {
+                inst: None,
+                message: "a variable read where nothing wrote it".to_string(),
+                limit: None,
+            }),
+        },
+    }
+}
+
+/// What a build made.
+enum Built {
+    Done(Module),
+    /// A variable pruned at a join was read after it.
+    PrunedTooMuch,
 }
 
 /// The checks of [`from_tgsi_with_limits`] made before building.
@@ -175,6 +201,15 @@ struct Builder<'a> {
     /// What each loop's body may write, by the index of its first
     /// instruction: found for every loop at the first `BGNLOOP`.
     loop_writes: Option<HashMap<usize, Vec<Var>>>,
+    /// The live variables at the joins of the main program, when the
+    /// joins are pruned to them.
+    live: Option<live::JoinLiveness>,
+    /// The value a variable holds after a join pruned it: an index no
+    /// value of the function has, never read unless the liveness is
+    /// wrong (and then never put in the function).
+    poison: Option<Value>,
+    /// Whether a pruned variable was read.
+    pruned_too_much: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -214,6 +249,9 @@ impl<'a> Builder<'a> {
             pc: 0,
             max_nesting: limits.max_nesting,
             loop_writes: None,
+            live: None,
+            poison: None,
+            pruned_too_much: false,
         };
         b.find_arrays(&temp_decls, shader)?;
         Ok(b)
@@ -223,7 +261,14 @@ impl<'a> Builder<'a> {
         BuildError { inst: Some(self.pc), message: message.into(), limit: None }
     }
 
-    fn build(mut self) -> Result<Module, BuildError> {
+    /// Prunes the joins of the main program to the variables live there.
+    fn prune_by_liveness(&mut self) {
+        self.live = Some(self.join_liveness());
+        // No value of the function: the numbering stays as without pruning.
+        self.poison = Some(Value::new(u32::MAX as usize));
+    }
+
+    fn build(mut self) -> Result<Built, BuildError> {
         let stop = self.walk_program()?;
         debug_assert_eq!(stop, Stop::End);
         if self.func.blocks[self.cur].exit == Exit::Fallthrough {
@@ -236,14 +281,18 @@ impl<'a> Builder<'a> {
         let mut insts = std::mem::take(&mut self.hoisted);
         insts.append(&mut self.func.blocks[entry].insts);
         self.func.blocks[entry].insts = insts;
+        if self.pruned_too_much {
+            return Ok(Built::PrunedTooMuch);
+        }
         self.remove_trivial_phis();
-        Ok(Module {
+        self.remove_dead_phis();
+        Ok(Built::Done(Module {
             processor: self.processor,
             interface: self.interface,
             temps: self.temp_decls,
             immediates: self.imms,
             function: self.func,
-        })
+        }))
     }
 
     fn first_block(&self) -> Block {

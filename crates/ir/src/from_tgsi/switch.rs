@@ -82,7 +82,7 @@ impl<'a> Builder<'a> {
         if let Some(f) = switching.fallthrough.take() {
             incoming.push(f);
         }
-        self.join(start, &incoming);
+        self.join_after(start, &incoming, self.pc);
         switching.value = value;
         Ok(Some((Open::Switch(switching), Run { stops: &[Opcode::Case, Opcode::Default, Opcode::Endswitch], main })))
     }
@@ -121,7 +121,7 @@ impl<'a> Builder<'a> {
         if !has_default {
             incoming.push(Incoming { pred: dispatch, state: Vec::new() });
         }
-        self.join(exit, &incoming);
+        self.join_after(exit, &incoming, self.pc);
         Ok(())
     }
 }

@@ -37,6 +37,11 @@ impl Vars {
         v
     }
 
+    /// How many variables there are.
+    pub fn len(&self) -> usize {
+        self.regs.len()
+    }
+
     /// The register channel of a variable.
     pub fn reg(&self, v: Var) -> RegChannel {
         self.regs[v.0 as usize]
