@@ -11,7 +11,7 @@ use crate::{find, known_names, Pass};
 /// are left out, and a pass that would then run twice in a row runs once,
 /// so `-O1` grows as passes are added to the registry (today it is
 /// `constfold, dce, combine, coalesce, dce`).
-pub const O1_PASSES: &[&str] = &["constfold", "dce", "combine", "coalesce", "dce"];
+pub const O1_PASSES: &[&str] = &["constfold", "dce", "select", "combine", "coalesce", "dce"];
 
 /// How many times at most a fixed-point pipeline repeats its passes.
 const MAX_ITERATIONS: usize = 16;
