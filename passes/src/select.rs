@@ -20,6 +20,9 @@
 //! of an `IF` condition change only its sign, not whether it is zero; a
 //! `UIF` condition with modifiers is left alone.
 //!
+//! Arms are small: ALU operations from at most two source instructions
+//! each (both arms run on every invocation afterwards).
+//!
 //! What never moves: derivatives (`DDX`/`DDY` read other invocations of
 //! the quad, whose control flow differs), instructions kept whole
 //! (textures, kills, memory, barriers), loads and stores, nested
@@ -70,9 +73,14 @@ pub struct Counts {
     pub selects: u64,
 }
 
-/// The most scalar operations an arm may hold: larger arms cost more than
-/// the branch they would save.
+/// The most scalar operations an arm may hold.
 const MAX_ARM_OPS: usize = 16;
+
+/// The most source instructions the ALU operations of an arm may come
+/// from (about the TGSI instructions it takes): both arms run on every
+/// invocation after the conversion, which pays for one or two
+/// instructions, not for longer arms a uniform branch would skip.
+const MAX_ARM_INSTRUCTIONS: usize = 2;
 
 /// The most phis a converted construct may join.
 const MAX_PHIS: usize = 16;
@@ -179,6 +187,23 @@ fn eligible(region: &Region, i: usize, func: &Function) -> Option<(Block, Block,
     for b in [bt, be] {
         let insts = &func.blocks.get(b)?.insts;
         if insts.len() > MAX_ARM_OPS || !insts.iter().all(|&i| func.insts.get(i).is_some_and(speculable)) {
+            return None;
+        }
+        let mut sources: Vec<Option<u32>> = insts
+            .iter()
+            .filter_map(|&i| func.insts.get(i))
+            .filter(|d| matches!(d.op, Op::Alu { .. }))
+            .map(|d| d.origin.inst)
+            .collect();
+        sources.sort_unstable();
+        sources.dedup();
+        // Operations of no known source instruction count one each.
+        let unknown = insts
+            .iter()
+            .filter_map(|&i| func.insts.get(i))
+            .filter(|d| matches!(d.op, Op::Alu { .. }) && d.origin.inst.is_none())
+            .count();
+        if sources.iter().filter(|s| s.is_some()).count() + unknown > MAX_ARM_INSTRUCTIONS {
             return None;
         }
     }
