@@ -85,15 +85,23 @@ const MAX_ARM_INSTRUCTIONS: usize = 2;
 /// The most phis a converted construct may join.
 const MAX_PHIS: usize = 16;
 
-/// The most candidates one run tries (each costs an emission of the
-/// shader): compile time stays bounded on shaders with many branches.
-const MAX_TRIALS: usize = 32;
+/// The most candidates one run tries (each costs a copy and an emission
+/// of the shader): work stays linear in the shader on shaders with many
+/// branches.
+const MAX_TRIALS: usize = 8;
+
+/// The most instructions a function may have for the pass to try
+/// anything: the trials' emissions cost a multiple of the shader's size.
+const MAX_INSTRUCTIONS: usize = 1024;
 
 /// Converts every eligible diamond of `module` whose conversion does not
 /// make the emitted shader larger, innermost first.
 pub fn select(module: &mut ir::Module) -> Counts {
     let mut counts = Counts::default();
     let mut tried: Vec<Block> = Vec::new();
+    if module.function.insts.len() > MAX_INSTRUCTIONS {
+        return counts;
+    }
     let Some(mut current) = emitted_size(module) else { return counts };
     let source_temps: u32 = module.temps.iter().map(|d| d.last as u32 - d.first as u32 + 1).sum();
     while tried.len() < MAX_TRIALS {
@@ -132,22 +140,25 @@ fn emitted_size(module: &ir::Module) -> Option<(usize, u32)> {
     Some((shader.instructions().count(), temps))
 }
 
-/// The then blocks of the eligible constructs, inner constructs first.
+/// The then blocks of the eligible constructs.
 fn candidates(func: &Function) -> Vec<Block> {
     let mut out = Vec::new();
     collect(&func.body, func, &mut out);
     out
 }
 
-fn collect(region: &Region, func: &Function, out: &mut Vec<Block>) {
-    for (i, node) in region.iter().enumerate() {
-        for child in node_regions(node) {
-            collect(child, func, out);
-        }
-        if let Node::If(n) = node {
-            if i > 0 && eligible(region, i, func).is_some() {
-                if let Some(Node::Block(bt)) = n.then_region.first() {
-                    out.push(*bt);
+fn collect(body: &Region, func: &Function, out: &mut Vec<Block>) {
+    // A stack, not recursion: constructs may nest thousands deep. The
+    // order does not matter: an IF holding another is not eligible.
+    let mut stack: Vec<&Region> = vec![body];
+    while let Some(region) = stack.pop() {
+        for (i, node) in region.iter().enumerate() {
+            stack.extend(node_regions(node));
+            if let Node::If(n) = node {
+                if i > 0 && eligible(region, i, func).is_some() {
+                    if let Some(Node::Block(bt)) = n.then_region.first() {
+                        out.push(*bt);
+                    }
                 }
             }
         }
