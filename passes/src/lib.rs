@@ -26,6 +26,7 @@ pub mod legalize_doubles;
 mod manager;
 mod pipeline;
 mod rewrite;
+pub mod select;
 mod stats;
 pub mod undef;
 
@@ -68,9 +69,10 @@ pub struct PassResult {
 /// follow.
 pub fn registry() -> &'static [&'static dyn Pass] {
     static LEGALIZE_DOUBLES: legalize_doubles::LegalizeDoubles = legalize_doubles::LegalizeDoubles::unconfigured();
-    static REGISTRY: [&dyn Pass; 6] = [
+    static REGISTRY: [&dyn Pass; 7] = [
         &constfold::Constfold,
         &dce::Dce,
+        &select::Select,
         &combine::Combine,
         &coalesce::Coalesce,
         &LEGALIZE_DOUBLES,

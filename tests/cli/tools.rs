@@ -147,7 +147,10 @@ fn check_finds_no_difference_in_the_passes_on_the_examples() {
     for name in EXAMPLES {
         let out = success(&["check", "--count", "4", example_path(name).to_str().unwrap()], b"");
         assert!(out.starts_with("no difference: "), "{name}: {out}");
-        assert!(out.contains("(constfold, dce, combine, coalesce, dce), then the emitted TGSI"), "{name}: {out}");
+        assert!(
+            out.contains("(constfold, dce, select, combine, coalesce, dce), then the emitted TGSI"),
+            "{name}: {out}"
+        );
     }
     // One state of the user's, and one pass.
     let shader = example_path("fragment_redundant.tgsi");

@@ -15,6 +15,8 @@
 //! steps, and which instructions are written at all. The parts, roughly
 //! in the order they run:
 //!
+//! - `store_order`: runs of output stores ordered by register, so the
+//!   stores to one output are written together;
 //! - `constant_phis`: constants stored beside phis of constants made phis;
 //! - `modifier_copies`: copies with modifiers read through their readers'
 //!   modifiers (an emission of its own, kept when it is smaller);
@@ -54,6 +56,7 @@ mod layout;
 mod modifier_copies;
 mod operands;
 mod renumber;
+mod store_order;
 mod stores;
 mod use_lists;
 
@@ -81,8 +84,10 @@ pub struct EmitError(pub String);
 /// assert_eq!(shader.instructions().count(), 2);
 /// ```
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
-    let prepared = constant_phis::constant_phis(&module.function);
-    let func = prepared.as_ref().unwrap_or(&module.function);
+    let grouped = store_order::group_output_stores(&module.function);
+    let func = grouped.as_ref().unwrap_or(&module.function);
+    let prepared = constant_phis::constant_phis(func);
+    let func = prepared.as_ref().unwrap_or(func);
     let folded_func = modifier_copies::fold_modifier_copies(func);
     // The plain emission first: the others are kept only when they are no
     // larger, in instructions and TEMPs, than it. Packing registers saves
@@ -353,6 +358,38 @@ mod tests {
         let (insts, temps, printed) = sizes(text);
         assert_eq!((insts, temps), (5, 1), "{printed}");
         assert!(printed.contains("MOV_SAT OUT[1].w, CONST[0].wwww"), "{printed}");
+    }
+
+    /// Constants written to one output by two instructions, with another
+    /// output written between them, are stored together: one `MOV` from
+    /// one immediate writes all four channels. The reordering moves whole
+    /// registers' stores and keeps each channel's stores in order.
+    #[test]
+    fn stores_to_one_output_around_another_are_one_mov() {
+        let text = "FRAG\nDCL OUT[0], COLOR\nDCL OUT[1], COLOR[1]\nIMM[0] FLT32 { 1.0, -2.0, 0.5, 0.0 }\n\
+                    MOV OUT[1].yw, IMM[0].xxyx\nMOV OUT[0], IMM[0].zzzz\nMOV OUT[1].xz, IMM[0].xyyy\n\
+                    MOV OUT[0].x, IMM[0].wwww\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (3, 0), "{printed}");
+        assert!(printed.contains("MOV OUT[1], IMM[0]."), "{printed}");
+        let module = crate::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+        let stores = |f: &Function| -> Vec<(u32, u8, Value)> {
+            f.blocks_in_order()
+                .into_iter()
+                .flat_map(|b| f.blocks[b].insts.clone())
+                .filter_map(|i| match f.insts[i].op {
+                    Op::StoreOutput { index, chan } => Some((index, chan, f.insts[i].args[0].value)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let grouped = store_order::group_output_stores(&module.function).expect("reordered");
+        let (before, after) = (stores(&module.function), stores(&grouped));
+        // The same stores, OUT[0] first, each channel's stores in order.
+        let mut sorted = before.clone();
+        sorted.sort_by_key(|s| s.0);
+        assert_eq!(after, sorted);
+        assert!(store_order::group_output_stores(&grouped).is_none());
     }
 
     /// A value kept through a loop is dead on the path of a `BRK` that
