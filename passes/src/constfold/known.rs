@@ -56,12 +56,11 @@ pub(super) fn index_of(func: &Function, immediates: &[tgsi::Immediate], v: Value
     const_of(func, immediates, v).or_else(|| alu_value(func, immediates, func.values.get(v)?.def))
 }
 
-/// Float results that are never a NaN other than the canonical one
-/// (`semantics::CANONICAL_NAN`): arithmetic gives that NaN for every NaN,
-/// comparisons give 0.0 or 1.0, conversions from integers and saturated
-/// results are never NaN. (A unit test checks each opcode over random and
-/// special inputs.)
-const QUIET_OPS: &[Opcode] = &[
+/// Float arithmetic and the float `SET` comparisons: whatever NaN an
+/// operand is, the result is the canonical NaN (`semantics::CANONICAL_NAN`)
+/// or, for a comparison, 0.0 or 1.0. Both [`QUIET_OPS`] and constfold's
+/// NaN-blind readers start from this list.
+pub(super) const CANONICAL_NAN_FLOAT_OPS: &[Opcode] = &[
     Opcode::Add,
     Opcode::Mul,
     Opcode::Mad,
@@ -72,16 +71,25 @@ const QUIET_OPS: &[Opcode] = &[
     Opcode::Rcp,
     Opcode::Rsq,
     Opcode::Sqrt,
-    Opcode::Lrp,
     Opcode::Slt,
     Opcode::Sge,
     Opcode::Seq,
     Opcode::Sne,
     Opcode::Sgt,
     Opcode::Sle,
-    Opcode::I2f,
-    Opcode::U2f,
 ];
+
+/// Float results that are never a NaN other than the canonical one: those
+/// of [`CANONICAL_NAN_FLOAT_OPS`], and of these (LRP gives the canonical
+/// NaN too; conversions from integers are never NaN). Saturated results
+/// are never NaN either. (A unit test checks each opcode over random and
+/// special inputs.)
+const QUIET_OPS: &[Opcode] = &[Opcode::Lrp, Opcode::I2f, Opcode::U2f];
+
+/// Whether `opcode`'s result is never a NaN other than the canonical one.
+fn is_quiet_op(opcode: Opcode) -> bool {
+    CANONICAL_NAN_FLOAT_OPS.contains(&opcode) || QUIET_OPS.contains(&opcode)
+}
 
 /// Whether `bits` is a NaN of float type `ty`.
 pub(super) fn is_nan(ty: tgsi::OperandType, bits: u64) -> bool {
@@ -106,14 +114,15 @@ pub fn is_other_nan(bits: u32) -> bool {
 
 /// Whether `v` is known never to be a NaN other than the canonical one
 /// (so `x * 1.0` gives `x` back): a constant that is not one, a saturated
-/// result, or the result of an opcode of [`QUIET_OPS`].
+/// result, or the result of an opcode of [`CANONICAL_NAN_FLOAT_OPS`] or
+/// [`QUIET_OPS`].
 pub(crate) fn is_quiet(func: &Function, immediates: &[tgsi::Immediate], v: Value) -> bool {
     if let Some(bits) = const_of(func, immediates, v) {
         return !is_other_nan(bits as u32);
     }
     let Some(data) = func.values.get(v).and_then(|vd| func.insts.get(vd.def)) else { return false };
     match data.op {
-        Op::Alu { opcode, .. } => data.saturate || QUIET_OPS.contains(&opcode),
+        Op::Alu { opcode, .. } => data.saturate || is_quiet_op(opcode),
         _ => false,
     }
 }
@@ -124,12 +133,12 @@ mod tests {
     use crate::constfold::special_bits::bits;
     use testkit::Rng;
 
-    /// Every opcode of QUIET_OPS never returns a NaN but the canonical
-    /// one, whatever its inputs (NaNs with payloads included).
+    /// Every opcode of CANONICAL_NAN_FLOAT_OPS and QUIET_OPS never returns
+    /// a NaN but the canonical one, whatever its inputs (NaNs with payloads included).
     #[test]
     fn quiet_ops_never_give_signalling_nans() {
         let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
-        for &op in QUIET_OPS {
+        for &op in CANONICAL_NAN_FLOAT_OPS.iter().chain(QUIET_OPS) {
             let n = (1..=8).find(|&n| eval(op, 0, &vec![0; n]).is_some()).expect("eval covers the opcode");
             for _ in 0..20_000 {
                 let args: Vec<u64> = (0..n).map(|_| u64::from(bits(&mut rng))).collect();

@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 use tgsi::{File, Opcode};
 
 use super::identity::{identity, Outcome, Pat};
-use super::known::{alu_value, const_of, is_nan, is_quiet};
+use super::known::{alu_value, const_of, is_nan, is_quiet, CANONICAL_NAN_FLOAT_OPS};
 use super::Counts;
 use crate::rewrite::{apply, get_mut, Rewrites};
 
@@ -104,35 +104,13 @@ pub(super) fn fold_values(module: &mut Module, counts: &mut Counts) {
     apply(func, &rw);
 }
 
-/// Opcodes whose result is the same whichever NaN an operand is: float
-/// arithmetic gives the canonical NaN for every NaN operand, and a float
-/// comparison of a NaN is false (or true for `SNE`/`FSNE`) whatever its
-/// bits.
-const NAN_BLIND: &[Opcode] = &[
-    Opcode::Add,
-    Opcode::Mul,
-    Opcode::Mad,
-    Opcode::Dp2,
-    Opcode::Dp3,
-    Opcode::Dp4,
-    Opcode::Div,
-    Opcode::Rcp,
-    Opcode::Rsq,
-    Opcode::Sqrt,
-    Opcode::Slt,
-    Opcode::Sge,
-    Opcode::Seq,
-    Opcode::Sne,
-    Opcode::Sgt,
-    Opcode::Sle,
-    Opcode::Fslt,
-    Opcode::Fsge,
-    Opcode::Fseq,
-    Opcode::Fsne,
-];
+/// Opcodes whose result is the same whichever NaN an operand is, besides
+/// those of [`CANONICAL_NAN_FLOAT_OPS`]: the integer-result float
+/// comparisons (false, or true for `FSNE`, whatever a NaN's bits).
+const NAN_BLIND: &[Opcode] = &[Opcode::Fslt, Opcode::Fsge, Opcode::Fseq, Opcode::Fsne];
 
-/// The values every use of which is an operand of a [`NAN_BLIND`] 32-bit
-/// operation: for them, which NaN a value is does not matter, so a float
+/// The values every use of which is an operand of a 32-bit operation of
+/// [`CANONICAL_NAN_FLOAT_OPS`] or [`NAN_BLIND`]: for them, which NaN a value is does not matter, so a float
 /// identity that only changes a NaN's bits (`MUL x, 1.0` of a signalling
 /// NaN) holds for what they compute.
 fn nan_blind_values(func: &Function) -> HashSet<Value> {
@@ -142,7 +120,7 @@ fn nan_blind_values(func: &Function) -> HashSet<Value> {
         for d in bd.insts.iter().filter_map(|&i| func.insts.get(i)) {
             let blind = match d.op {
                 Op::Alu { opcode, .. } => {
-                    NAN_BLIND.contains(&opcode)
+                    (CANONICAL_NAN_FLOAT_OPS.contains(&opcode) || NAN_BLIND.contains(&opcode))
                         && d.results.iter().all(|&r| func.values.get(r).is_some_and(|vd| vd.ty == Ty::B32))
                 }
                 _ => false,
