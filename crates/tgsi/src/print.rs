@@ -41,8 +41,16 @@ pub fn print(shader: &Shader, style: Style) -> String {
     out
 }
 
-/// Indentation, written a slice at a time.
-const SPACES: &str = "                                                                ";
+/// How many nesting levels indent a line, at most: two spaces each. The
+/// default limits (`Limits::DEFAULT.max_nesting`) keep every accepted
+/// shader within it, so Mesa's layout is kept exactly there.
+pub const MAX_INDENT_LEVELS: usize = 64;
+
+/// The deepest indentation.
+const SPACES: &str = match str::from_utf8(&[b' '; 2 * MAX_INDENT_LEVELS]) {
+    Ok(s) => s,
+    Err(_) => panic!("spaces are ASCII"),
+};
 
 struct Printer<'a> {
     out: &'a mut String,
@@ -244,16 +252,11 @@ impl Printer<'_> {
         if info.has(flags::PRE_DEDENT) {
             *indent -= 1;
         }
-        // Mesa's layout: deep nesting makes the text quadratic in size, so
-        // the indentation is at least written in one go.
-        let width = 2 * usize::try_from(*indent).unwrap_or(0);
-        self.out.reserve(width);
-        let mut left = width;
-        while left > 0 {
-            let n = left.min(SPACES.len());
-            self.out.push_str(&SPACES[..n]);
-            left -= n;
-        }
+        // Mesa's layout, two spaces a level, up to MAX_INDENT_LEVELS: past
+        // that, deeper lines align with the deepest indented ones, so the
+        // text stays linear in the program however deep it nests.
+        let levels = usize::try_from(*indent).unwrap_or(0).min(MAX_INDENT_LEVELS);
+        self.out.push_str(&SPACES[..2 * levels]);
         if info.has(flags::POST_INDENT) {
             *indent += 1;
         }

@@ -108,6 +108,26 @@ fn the_default_nesting_is_generous_but_bounded() {
     assert_eq!(text_error(&shader(&nested(DEFAULT.max_nesting + 1)), &DEFAULT).0, Some(Limit::Nesting));
 }
 
+/// Printing indents two spaces a level up to `print::MAX_INDENT_LEVELS`,
+/// which the default nesting limit stays within, and no further: a shader
+/// nested past it (accepted under raised limits) prints in text linear in
+/// its size, and reads back the same.
+#[test]
+fn printing_indents_at_most_the_default_nesting() {
+    use tgsi::print::MAX_INDENT_LEVELS;
+    assert!(DEFAULT.max_nesting <= MAX_INDENT_LEVELS);
+    let deep = 3 * MAX_INDENT_LEVELS;
+    let limits = Limits { max_nesting: deep, ..DEFAULT };
+    let shader = parse_with_limits(&shader(&nested(deep)), &limits).expect("within raised limits");
+    let text = tgsi::print(&shader, tgsi::Style::Mesa);
+    let indents: Vec<usize> =
+        text.lines().filter_map(|l| l.split_once(": ").map(|(_, rest)| rest.len() - rest.trim_start().len())).collect();
+    assert_eq!(indents.iter().max(), Some(&(2 * MAX_INDENT_LEVELS)));
+    // Within the bound, each level is two more spaces than the last.
+    assert_eq!(&indents[..4], &[0, 2, 4, 6]);
+    assert_eq!(parse_with_limits(&text, &limits).expect("reads back"), shader);
+}
+
 #[test]
 fn tokens() {
     let text = shader(&lines(4, "NOP"));
