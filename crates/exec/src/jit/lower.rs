@@ -138,6 +138,17 @@ fn compute(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value
         Kernel::Umod => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Umod)),
         Kernel::Eval { opcode: Opcode::Idiv, .. } => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Idiv)),
         Kernel::Eval { opcode: Opcode::Mod, .. } => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Mod)),
+        // Address loads: floor (ARR: of x + 0.5), converted as F2I.
+        Kernel::Eval { opcode: Opcode::Arl, .. } => {
+            let f = l.floor(x);
+            l.f2i(f)
+        }
+        Kernel::Eval { opcode: Opcode::Arr, .. } => {
+            let half = l.splat(0.5f32.to_bits());
+            let s = l.float2(x, half, |b, x, y| b.ins().fadd(x, y));
+            let f = l.floor(s);
+            l.f2i(f)
+        }
         // DST (a0..a3, b0..b3): (1, a1 * b1, a2, b3).
         Kernel::Eval { opcode: Opcode::Dst, chan, .. } => match chan {
             0 => l.splat(1.0f32.to_bits()),

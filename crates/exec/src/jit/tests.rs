@@ -218,6 +218,8 @@ fn compiled_operations_compute_what_eval_computes() {
         (Idiv, 2),
         (Mod, 2),
         (Issg, 1),
+        (Arl, 1),
+        (Arr, 1),
     ];
     // Through the helper (the interpreter's batch loop, lane by lane).
     let helped = [(Ex2, 1), (Lg2, 1), (Pow, 2), (Sin, 1), (Cos, 1), (Fma, 3)];
