@@ -303,6 +303,9 @@ fn wrap_index(i: i64, size: i64, wrap: Wrap) -> u32 {
     match wrap {
         // Most coordinates fall inside: no division for them.
         Wrap::Repeat if (0..size).contains(&i) => i as u32,
+        // A power of two: the remainder is the low bits (negative `i`
+        // included, in two's complement), no division.
+        Wrap::Repeat if size & (size - 1) == 0 => (i & (size - 1)) as u32,
         Wrap::Repeat => i.rem_euclid(size) as u32,
         Wrap::Clamp => i.clamp(0, size - 1) as u32,
     }
@@ -336,6 +339,17 @@ mod tests {
         let min = i32::MIN as i64;
         assert_eq!((wrap_index(min, 3, Wrap::Repeat), wrap_index(min, 3, Wrap::Clamp)), (1, 0));
         assert_eq!(wrap_index(i32::MAX as i64 + 1, 8192, Wrap::Clamp), 8191);
+    }
+
+    #[test]
+    fn repeat_of_a_power_of_two_size_is_the_euclidean_remainder() {
+        let min = i32::MIN as i64;
+        let indices = [0, 1, -1, 3, 4, 5, -4, -5, 1023, -1025, min, min - 1, i32::MAX as i64 + 1];
+        for size in [1i64, 2, 4, 8, 64, 4096] {
+            for i in indices {
+                assert_eq!(wrap_index(i, size, Wrap::Repeat), i.rem_euclid(size) as u32, "{i} wrapped to {size}");
+            }
+        }
     }
 
     #[test]

@@ -1,18 +1,22 @@
 //! Operations lowered to vector code, each giving exactly the bits of
 //! [`semantics::eval`] on every input (tests check this on random bits
 //! and the special values); `None` leaves an operation to the helper.
+//! The integer operations SSE has no vector instruction for (per-lane
+//! shifts, the high half of a product, division) are computed lane by
+//! lane in scalar registers, which is still a fraction of a helper call.
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32X4, I32X4, I8X16};
+use cranelift_codegen::ir::types::{F32X4, I32, I32X4, I64, I8X16};
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlags, Value};
 use cranelift_frontend::FunctionBuilder;
 
 use super::codegen::{as_bits, as_f32, vector};
 use crate::kernel::Kernel;
+use tgsi::Opcode;
 
 /// `kernel` on the quads `a` (i32x4 each, modifiers applied), as i32x4;
-/// `None` for an operation left to the helper (per-lane shifts, integer
-/// division, the library functions, FMA, the rest of [`Kernel::Eval`]).
+/// `None` for an operation left to the helper (the library functions,
+/// FMA, LIT's power, the rest of [`Kernel::Eval`]).
 /// A NaN result is the canonical one where `canonical` (see `nan`), of
 /// any payload otherwise.
 pub(super) fn op(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value], canonical: bool) -> Option<Value> {
@@ -45,6 +49,10 @@ fn float_result(kernel: Kernel) -> bool {
     matches!(
         kernel,
         Add | Mul | Div | Mad | Min | Max | Dot(_) | Rcp | Sqrt | Rsq | Lrp | Round | Flr | Ceil | Trunc | Frc
+    ) || matches!(
+        // DST's channels 1 to 3 go through `f32_bits`, a copy included.
+        kernel,
+        Eval { opcode: Opcode::Dst, chan: 1..=3, .. }
     )
 }
 
@@ -114,6 +122,50 @@ fn compute(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value
         Kernel::Not => l.b.ins().bnot(x),
         Kernel::Ineg => l.b.ins().ineg(x),
         Kernel::Iabs => iabs(l.b, x),
+        // Clamped to [-1, 1].
+        Kernel::Eval { opcode: Opcode::Issg, .. } => {
+            let (minus, one) = (l.splat(u32::MAX), l.splat(1));
+            let low = l.b.ins().smax(x, minus);
+            l.b.ins().smin(low, one)
+        }
+        // Shift counts modulo 32, as Cranelift's scalar shifts take them.
+        Kernel::Shl => per_lane(l.b, x, y?, |b, x, y| b.ins().ishl(x, y)),
+        Kernel::Ishr => per_lane(l.b, x, y?, |b, x, y| b.ins().sshr(x, y)),
+        Kernel::Ushr => per_lane(l.b, x, y?, |b, x, y| b.ins().ushr(x, y)),
+        Kernel::UmulHi => per_lane(l.b, x, y?, |b, x, y| mul_high(b, x, y, false)),
+        Kernel::Eval { opcode: Opcode::ImulHi, .. } => per_lane(l.b, x, y?, |b, x, y| mul_high(b, x, y, true)),
+        Kernel::Udiv => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Udiv)),
+        Kernel::Umod => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Umod)),
+        Kernel::Eval { opcode: Opcode::Idiv, .. } => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Idiv)),
+        Kernel::Eval { opcode: Opcode::Mod, .. } => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Mod)),
+        // Address loads: floor (ARR: of x + 0.5), converted as F2I.
+        Kernel::Eval { opcode: Opcode::Arl, .. } => {
+            let f = l.floor(x);
+            l.f2i(f)
+        }
+        Kernel::Eval { opcode: Opcode::Arr, .. } => {
+            let half = l.splat(0.5f32.to_bits());
+            let s = l.float2(x, half, |b, x, y| b.ins().fadd(x, y));
+            let f = l.floor(s);
+            l.f2i(f)
+        }
+        // DST (a0..a3, b0..b3): (1, a1 * b1, a2, b3).
+        Kernel::Eval { opcode: Opcode::Dst, chan, .. } => match chan {
+            0 => l.splat(1.0f32.to_bits()),
+            1 => l.float2(arg(1)?, arg(5)?, |b, x, y| b.ins().fmul(x, y)),
+            2 => arg(2)?,
+            3 => arg(7)?,
+            _ => return None,
+        },
+        // LIT's channels but the power: (1, fmax(x, 0), -, 1).
+        Kernel::Eval { opcode: Opcode::Lit, chan, .. } => match chan {
+            0 | 3 => l.splat(1.0f32.to_bits()),
+            1 => {
+                let zero = l.splat(0);
+                l.min_max(x, zero, FloatCC::GreaterThan)
+            }
+            _ => return None,
+        },
         Kernel::Imin => l.b.ins().smin(x, y?),
         Kernel::Imax => l.b.ins().smax(x, y?),
         Kernel::Umin => l.b.ins().umin(x, y?),
@@ -193,6 +245,75 @@ fn compute(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value
         }
         _ => return None,
     })
+}
+
+/// `f` of each lane of `x` and `y` (i32x4), in scalar registers.
+fn per_lane(
+    b: &mut FunctionBuilder,
+    x: Value,
+    y: Value,
+    f: impl Fn(&mut FunctionBuilder, Value, Value) -> Value,
+) -> Value {
+    let mut r = x;
+    for lane in 0..4u8 {
+        let (xl, yl) = (b.ins().extractlane(x, lane), b.ins().extractlane(y, lane));
+        let v = f(b, xl, yl);
+        r = b.ins().insertlane(r, v, lane);
+    }
+    r
+}
+
+/// The high 32 bits of the 64-bit product of i32 `x` and `y`, as signed
+/// or unsigned numbers.
+fn mul_high(b: &mut FunctionBuilder, x: Value, y: Value, signed: bool) -> Value {
+    let widen = |b: &mut FunctionBuilder, v| if signed { b.ins().sextend(I64, v) } else { b.ins().uextend(I64, v) };
+    let (x, y) = (widen(b, x), widen(b, y));
+    let p = b.ins().imul(x, y);
+    let high = b.ins().ushr_imm(p, 32);
+    b.ins().ireduce(I32, high)
+}
+
+/// The integer divisions, with `semantics`' results where the machine's
+/// would trap.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Division {
+    Udiv,
+    Umod,
+    Idiv,
+    Mod,
+}
+
+/// `x / y` or `x % y` of i32 lanes: by zero, UDIV, UMOD and MOD give all
+/// ones and IDIV 0; `i32::MIN / -1` wraps (and its remainder is 0). The
+/// machine divides by 1 instead of 0 (or of -1, signed), and the result
+/// is chosen after.
+fn divide(b: &mut FunctionBuilder, x: Value, y: Value, op: Division) -> Value {
+    let zero = b.ins().icmp_imm(IntCC::Equal, y, 0);
+    let one = b.ins().iconst(I32, 1);
+    let ones = b.ins().iconst(I32, -1);
+    match op {
+        Division::Udiv | Division::Umod => {
+            let safe = b.ins().select(zero, one, y);
+            let r = if op == Division::Udiv { b.ins().udiv(x, safe) } else { b.ins().urem(x, safe) };
+            b.ins().select(zero, ones, r)
+        }
+        Division::Idiv | Division::Mod => {
+            let minus = b.ins().icmp_imm(IntCC::Equal, y, -1);
+            let trapping = b.ins().bor(zero, minus);
+            let safe = b.ins().select(trapping, one, y);
+            if op == Division::Idiv {
+                let q = b.ins().sdiv(x, safe);
+                let negated = b.ins().ineg(x);
+                let q = b.ins().select(minus, negated, q);
+                let nothing = b.ins().iconst(I32, 0);
+                b.ins().select(zero, nothing, q)
+            } else {
+                // By 1 (for -1 too) the remainder is 0, as it is by -1.
+                let r = b.ins().srem(x, safe);
+                b.ins().select(zero, ones, r)
+            }
+        }
+    }
 }
 
 /// Vector code for the operations, on i32x4 bits.

@@ -208,28 +208,39 @@ fn compiled_operations_compute_what_eval_computes() {
         (F2i, 1),
         (F2u, 1),
         (Uarl, 1),
-    ];
-    // Through the helper (the interpreter's batch loop, lane by lane).
-    let helped = [
         (Shl, 2),
         (Ishr, 2),
         (Ushr, 2),
         (UmulHi, 2),
+        (ImulHi, 2),
         (Udiv, 2),
         (Umod, 2),
-        (Ex2, 1),
-        (Lg2, 1),
-        (Pow, 2),
-        (Sin, 1),
-        (Cos, 1),
-        (Fma, 3),
-        (Lit, 4),
-        (Dst, 8),
-        (ImulHi, 2),
+        (Idiv, 2),
+        (Mod, 2),
+        (Issg, 1),
+        (Arl, 1),
+        (Arr, 1),
     ];
-    let ops = lowered.iter().map(|&o| (o, true)).chain(helped.iter().map(|&o| (o, false)));
-    for ((op, n), inline) in ops {
-        let kernel = Kernel::of(op, 0, n).unwrap();
+    // Through the helper (the interpreter's batch loop, lane by lane).
+    let helped = [(Ex2, 1), (Lg2, 1), (Pow, 2), (Sin, 1), (Cos, 1), (Fma, 3)];
+    // Channel-dependent: (operation, operands, channel), and whether lowered.
+    let by_channel = [
+        ((Dst, 8, 0), true),
+        ((Dst, 8, 1), true),
+        ((Dst, 8, 2), true),
+        ((Dst, 8, 3), true),
+        ((Lit, 4, 0), true),
+        ((Lit, 4, 1), true),
+        ((Lit, 4, 2), false),
+        ((Lit, 4, 3), true),
+    ];
+    let ops = lowered
+        .iter()
+        .map(|&(o, n)| ((o, n, 0), true))
+        .chain(helped.iter().map(|&(o, n)| ((o, n, 0), false)))
+        .chain(by_channel);
+    for ((op, n, chan), inline) in ops {
+        let kernel = Kernel::of(op, chan, n).unwrap();
         let arg = |slot: u32| Arg { slot, neg: false, abs: false, wide: false };
         for round in 0..64 {
             let mut slots: Vec<u32> = (0..(n + 1) * 64)
@@ -251,16 +262,75 @@ fn compiled_operations_compute_what_eval_computes() {
                 wide_dst: false,
             };
             let called = run_segment(step, &mut slots, active);
-            assert_eq!(called, !inline, "{op:?}: lowered to vector code {inline}");
+            assert_eq!(called, !inline, "{op:?}.{chan}: lowered to vector code {inline}");
             for l in 0..64 {
                 let got = slots[n * 64 + l];
                 let want = if active & (1 << l) != 0 {
                     let lane: Vec<u64> = (0..n).map(|i| slots[i * 64 + l] as u64).collect();
-                    semantics::eval(op, 0, &lane).unwrap() as u32
+                    semantics::eval(op, chan, &lane).unwrap() as u32
                 } else {
                     old[l]
                 };
-                assert_eq!(got, want, "{op:?} lane {l}: {got:#x} vs {want:#x}");
+                assert_eq!(got, want, "{op:?}.{chan} lane {l}: {got:#x} vs {want:#x}");
+            }
+        }
+    }
+}
+
+/// The integer operations computed lane by lane in scalar registers give
+/// `semantics::eval`'s results on every pair of edge values: division by
+/// 0 and of `i32::MIN` by -1, shift counts of 32 and more, products whose
+/// high half is all ones.
+#[test]
+fn scalar_lane_integer_operations_match_eval_on_edge_values() {
+    use crate::kernel::Kernel;
+    use crate::program::{Arg, Step};
+    use tgsi::Opcode::*;
+    use tgsi::OperandType;
+    let edges = [
+        0u32,
+        1,
+        2,
+        7,
+        31,
+        32,
+        33,
+        64,
+        0xffff,
+        0x7fff_ffff,
+        0x8000_0000,
+        0x8000_0001,
+        (-7i32) as u32,
+        (-2i32) as u32,
+        u32::MAX,
+        0xdead_beef,
+    ];
+    let pairs: Vec<(u32, u32)> = edges.iter().flat_map(|&x| edges.iter().map(move |&y| (x, y))).collect();
+    for op in [Shl, Ishr, Ushr, UmulHi, ImulHi, Udiv, Umod, Idiv, Mod] {
+        let kernel = Kernel::of(op, 0, 2).unwrap();
+        let arg = |slot: u32| Arg { slot, neg: false, abs: false, wide: false };
+        for chunk in pairs.chunks(64) {
+            let mut slots = vec![0u32; 3 * 64];
+            for (l, &(x, y)) in chunk.iter().enumerate() {
+                slots[l] = x;
+                slots[64 + l] = y;
+            }
+            let step = Step::Alu {
+                dst: 2,
+                width: 1,
+                broadcast: 0,
+                args: (0..2).map(arg).collect(),
+                src_tys: (0..2).map(|_| OperandType::Int).collect(),
+                sat: None,
+                kernel,
+                plain: true,
+                wide: false,
+                wide_dst: false,
+            };
+            assert!(!run_segment(step, &mut slots, u64::MAX), "{op:?} calls the helper");
+            for (l, &(x, y)) in chunk.iter().enumerate() {
+                let want = semantics::eval(op, 0, &[x as u64, y as u64]).unwrap() as u32;
+                assert_eq!(slots[128 + l], want, "{op:?} {x:#x}, {y:#x}");
             }
         }
     }

@@ -47,6 +47,9 @@ impl Batch<'_> {
         chan: u8,
         active: u64,
     ) -> Result<(), ExecError> {
+        // The constant last read: lanes mostly read the same one, and the
+        // state keeps constants in a map.
+        let mut last: Option<((u32, u32), [u32; 4])> = None;
         for l in self.lanes(active) {
             let lane = self.first + l as u32;
             let i = base.wrapping_add(index.map_or(0, |s| self.get(s, l) as i32));
@@ -61,7 +64,17 @@ impl Batch<'_> {
                         Some(v) => self.env.state.vertex_input(v as u32, i, lane)[c],
                         None => self.env.state.input(i, lane)[c],
                     },
-                    File::Constant => self.env.state.constant(d.unwrap_or(0) as u32, i)[c],
+                    File::Constant => {
+                        let key = (d.unwrap_or(0) as u32, i);
+                        match last {
+                            Some((k, v)) if k == key => v[c],
+                            _ => {
+                                let v = self.env.state.constant(key.0, key.1);
+                                last = Some((key, v));
+                                v[c]
+                            }
+                        }
+                    }
                     File::SystemValue => {
                         self.env.system_value(self.program.sv_names.get(i as usize).copied().flatten(), lane)[c]
                     }
