@@ -18,10 +18,20 @@ pub(crate) struct Env<'a> {
 impl<'a> Env<'a> {
     pub fn new(program: &Program, state: &'a State) -> Self {
         let block = program.block_size.unwrap_or([state.invocations(), 1, 1]);
+        // Reads of one register's channels come together: one lookup in
+        // the state's map serves them.
+        let mut last: Option<((u32, u32), [u32; 4])> = None;
         let constants = program
             .const_reads
             .iter()
-            .map(|&(buf, index, chan)| state.constant(buf, index)[chan as usize & 3])
+            .map(|&(buf, index, chan)| {
+                let value = match last {
+                    Some((key, value)) if key == (buf, index) => value,
+                    _ => state.constant(buf, index),
+                };
+                last = Some(((buf, index), value));
+                value[chan as usize & 3]
+            })
             .collect();
         Env { state, processor: program.processor, block, constants }
     }

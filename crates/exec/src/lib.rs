@@ -50,5 +50,5 @@ pub use cache::{CacheStats, CompileCache};
 pub use error::{StateError, StateErrorKind};
 pub use geometry::EmittedStream;
 pub use outputs::{Difference, Outputs};
-pub use run::{run, ExecError, Executable, RunOptions};
+pub use run::{run, ExecError, Executable, Prepared, RunOptions};
 pub use state::{Buffer, Filter, Image, InvocationCount, Sampler, State, Texture, TextureLevel, TextureLevels, Wrap};

@@ -13,7 +13,7 @@
 //! stack.
 //!
 //! This module holds the public entry points ([`run()`], [`Executable`],
-//! [`RunOptions`], [`ExecError`]) and lays a run out in batches; a batch
+//! [`Prepared`], [`RunOptions`], [`ExecError`]) and lays a run out in batches; a batch
 //! and its working memory are in `batch`, its walk of the control list in
 //! `control`, the hot loop over a block's steps in `block`, and the steps
 //! by kind in `compute` (ALU, derivatives, copies, texture sampling),
@@ -237,11 +237,111 @@ impl<'m> Executable<'m> {
     /// }
     /// ```
     pub fn run_into(&self, state: &State, options: &RunOptions, outputs: &mut Outputs) -> Result<(), ExecError> {
+        // A width no run takes fails as such, before the layout.
+        if !RunOptions::valid_lanes(options.lanes) {
+            return Err(ExecError::Lanes(options.lanes));
+        }
+        let program = self.loaded.program_code();
+        run_program(program, &Layout::new(program, state)?, options, outputs)
+    }
+
+    /// Lays out what a run on `state` reads besides the code (the
+    /// constants it reads, the fills compiled code loads), once, for many
+    /// runs on that state: what a driver drawing again with the same
+    /// shader and state does. The state stays borrowed while the result
+    /// lives, so it cannot change under it; every run gives exactly what
+    /// [`Executable::run`] gives on the state. Fails where every run on
+    /// the state would (a work group too large for a batch).
+    ///
+    /// ```
+    /// let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL CONST[0]\nMAD OUT[0], IN[0], CONST[0], IN[0]\nEND\n";
+    /// let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+    /// let state = exec::State::parse("invocations 16\nconst 0 0 2 2 2 2\ninput 0 * 1 2 3 4\n").unwrap();
+    /// let executable = exec::Executable::compile(&module).unwrap();
+    /// let options = exec::RunOptions::default();
+    /// let prepared = executable.prepare(&state).unwrap();
+    /// let mut outputs = exec::Outputs::new(0, []);
+    /// for _ in 0..3 {
+    ///     prepared.run_into(&options, &mut outputs).unwrap();
+    ///     assert_eq!(outputs, executable.run(&state, &options).unwrap());
+    /// }
+    /// assert_eq!(prepared.run(&options).unwrap().get(0, 5), Some([3.0f32, 6.0, 9.0, 12.0].map(f32::to_bits)));
+    /// ```
+    pub fn prepare<'s>(&'s self, state: &'s State) -> Result<Prepared<'s>, ExecError> {
+        let program = self.loaded.program_code();
+        Ok(Prepared { program, layout: Layout::new(program, state)? })
+    }
+}
+
+/// An [`Executable`] with what its runs on one [`State`] read laid out
+/// once ([`Executable::prepare`]): each run is left the program itself
+/// and the writing of its outputs.
+pub struct Prepared<'a> {
+    program: ProgramCode<'a>,
+    layout: Layout<'a>,
+}
+
+impl Prepared<'_> {
+    /// Runs every invocation of the state: what [`Executable::run`] gives.
+    pub fn run(&self, options: &RunOptions) -> Result<Outputs, ExecError> {
+        let mut outputs = Outputs::new(0, []);
+        self.run_into(options, &mut outputs)?;
+        Ok(outputs)
+    }
+
+    /// Runs every invocation of the state into `outputs`, whatever it held
+    /// before, as [`Executable::run_into`] does.
+    pub fn run_into(&self, options: &RunOptions, outputs: &mut Outputs) -> Result<(), ExecError> {
+        run_program(self.program, &self.layout, options, outputs)
+    }
+}
+
+impl Loaded {
+    /// The program with its compiled segments, where it has them.
+    fn program_code(&self) -> ProgramCode<'_> {
         #[cfg(feature = "jit")]
-        let code = self.loaded.jit.as_ref();
+        let code = self.jit.as_ref();
         #[cfg(not(feature = "jit"))]
         let code = None;
-        run_program((&self.loaded.program, code), state, options, outputs)
+        (&self.program, code)
+    }
+}
+
+/// A program and its compiled segments.
+type ProgramCode<'a> = (&'a Program, Code<'a>);
+
+/// What a run on one state reads besides the code, laid out before it:
+/// the state's values of the constants the program reads, and the fills
+/// of a program compiled whole.
+struct Layout<'a> {
+    env: Env<'a>,
+    fills: Fills<'a>,
+}
+
+impl<'a> Layout<'a> {
+    fn new((program, code): ProgramCode<'_>, state: &'a State) -> Result<Layout<'a>, ExecError> {
+        let env = Env::new(program, state);
+        let fills = match whole_lanes(code) {
+            Some(w) => {
+                let n = state.invocations() as usize;
+                let (w, step) = memory::batch_lanes(program, w, n)?;
+                run_fills(program, code, &env, fill_lanes(n, w, step))
+            }
+            None => None,
+        };
+        Ok(Layout { env, fills })
+    }
+}
+
+/// The lanes of each fill's column compiled code reads in a run of `n`
+/// lanes, batches `w` wide taking `step` lanes each: those of every quad
+/// a batch has an active lane in (it skips the others).
+fn fill_lanes(n: usize, w: usize, step: usize) -> usize {
+    match step % 4 {
+        // Batches start on quads: the quads of the run's lanes.
+        0 => n.div_ceil(4) * 4,
+        // Every batch's, whole.
+        _ => n.div_ceil(step).saturating_sub(1) * step + w,
     }
 }
 
@@ -262,11 +362,12 @@ pub(crate) type RunFills<'a> = PhantomData<&'a ()>;
 type Fills<'a> = Option<RunFills<'a>>;
 
 fn run_program(
-    (program, code): (&Program, Code<'_>),
-    state: &State,
+    (program, code): ProgramCode<'_>,
+    layout: &Layout<'_>,
     options: &RunOptions,
     outputs: &mut Outputs,
 ) -> Result<(), ExecError> {
+    let (env, state) = (&layout.env, layout.env.state);
     let w = options.lanes;
     if !RunOptions::valid_lanes(w) {
         return Err(ExecError::Lanes(w));
@@ -283,7 +384,6 @@ fn run_program(
     // has no memory to lay out and copy back.
     let has_memory = program.memory.accesses || state.buffers().next().is_some() || state.images().next().is_some();
     let memory = has_memory.then(|| Mutex::new(Memory::new(program, state)));
-    let env = Env::new(program, state);
     // Stores and atomics land in invocation order only if batches run in order.
     let threads = if program.memory.writes { 1 } else { options.threads };
     // 0 is rayon's global pool.
@@ -293,10 +393,10 @@ fn run_program(
             rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| ExecError::Threads(e.to_string()))?,
         ),
     };
-    // Compiled whole, the code loads the fills from a table laid out once
-    // for the run (every lane of every batch), and writes every declared
-    // OUT channel of every lane it runs: the table need not be zeroed.
-    let fills = run_fills(program, code, &env, n.div_ceil(step).saturating_sub(1) * step + w);
+    // Compiled whole, the code loads the fills from a table laid out
+    // before the run (`layout`), and writes every declared OUT channel of
+    // every lane it runs: the table need not be zeroed.
+    let fills = layout.fills.as_ref();
     let zero = !writes_every_output(program, code);
     let declared = program.outputs.iter().copied();
     match threads {
@@ -311,10 +411,10 @@ fn run_program(
         |(first, (values, killed)): (usize, (&mut [[u32; 4]], &mut [bool]))| -> Result<Option<Emitted>, ExecError> {
             let table = OutputTable { values, registers: &program.outputs, extra: Vec::new() };
             let mut batch =
-                Batch::new((program, code), &env, first as u32, w, options.step_budget, table, memory.as_ref());
+                Batch::new((program, code), env, first as u32, w, options.step_budget, table, memory.as_ref());
             let count = step.min(n - first);
             let all = full(count);
-            batch.run_program(all, fills.as_ref())?;
+            batch.run_program(all, fills)?;
             batch.sync_output_arrays(all);
             if batch.killed != 0 {
                 for (l, k) in killed.iter_mut().enumerate() {

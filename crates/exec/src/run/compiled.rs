@@ -63,9 +63,9 @@ impl Drop for RunFills<'_> {
 }
 
 impl<'a> RunFills<'a> {
-    /// The fills of `program` for a run of `lanes` lanes (every batch's,
-    /// whole: a multiple of the batch width), as the batches would fill
-    /// them.
+    /// The fills of `program` for a run whose code reads `lanes` lanes of
+    /// each column (every quad a batch has an active lane in), as the
+    /// batches would fill them.
     pub(crate) fn new(program: &Program, env: &Env<'a>, lanes: usize) -> RunFills<'a> {
         let state = env.state;
         let Storage { mut uniforms, mut owned, mut column_starts } =
@@ -73,23 +73,28 @@ impl<'a> RunFills<'a> {
         uniforms.clear();
         owned.clear();
         column_starts.clear();
-        // Where each column is: the state's, or at an offset of `owned`
-        // (its address known once every column is in).
-        let mut at: Vec<Result<*const u32, usize>> = Vec::with_capacity(program.fills.len());
+        // Room for every column the state does not hold, reserved first so
+        // that `owned` never moves and a column's address is known as it
+        // is laid out.
+        let own_columns =
+            program.fills.iter().filter(|(_, f)| matches!(f, Fill::Input { .. } | Fill::SystemValue { .. }));
+        owned.reserve(own_columns.count() * lanes);
+        let reserved = owned.capacity();
         for &(_, fill) in &program.fills {
             let mut own = |f: &mut dyn FnMut(&mut [u32])| {
                 let start = owned.len();
                 owned.resize(start + lanes, 0);
                 f(&mut owned[start..]);
-                Err(start)
+                // SAFETY: `start + lanes` is within `owned`; `as_ptr`
+                // makes no reference, so the address stays valid while
+                // later columns are written (the memory never moves).
+                unsafe { owned.as_ptr().add(start) }
             };
             let (uniform, column) = match fill {
-                Fill::Bits(bits) => ([bits; 4], Ok(std::ptr::null())),
-                Fill::Constant { k } => {
-                    ([env.constants.get(k as usize).copied().unwrap_or(0); 4], Ok(std::ptr::null()))
-                }
+                Fill::Bits(bits) => ([bits; 4], std::ptr::null()),
+                Fill::Constant { k } => ([env.constants.get(k as usize).copied().unwrap_or(0); 4], std::ptr::null()),
                 Fill::Input { vertex, index, chan } => match state.input_lanes(vertex, index, chan, lanes) {
-                    Some(column) => ([0; 4], Ok(column.as_ptr())),
+                    Some(column) => ([0; 4], column.as_ptr()),
                     None => ([0; 4], own(&mut |column| state.input_column(vertex, index, chan, 0, column))),
                 },
                 Fill::SystemValue { name, chan } => {
@@ -102,11 +107,9 @@ impl<'a> RunFills<'a> {
                 }
             };
             uniforms.push(uniform);
-            at.push(column);
+            column_starts.push(column);
         }
-        let base = owned.as_ptr();
-        // SAFETY: each offset is of a column of `lanes` within `owned`.
-        column_starts.extend(at.into_iter().map(|c| c.unwrap_or_else(|start| unsafe { base.add(start) })));
+        debug_assert_eq!(owned.capacity(), reserved, "the owned columns moved");
         RunFills { uniforms, owned, column_starts, lanes, _state: PhantomData }
     }
 
@@ -170,23 +173,24 @@ impl Batch<'_> {
         active: u64,
     ) -> Result<(), ExecError> {
         // The code's slots have the stride it was compiled for, and it
-        // reads every fill of each lane of the batch.
-        let end = self.first as usize + self.w;
+        // reads every fill of each quad it runs (those with an active
+        // lane: it skips the others).
+        let active = active & self.all;
+        let quads_end = (u64::BITS - active.leading_zeros()).div_ceil(4) as usize * 4;
         if self.w != crate::jit::LANES
             || self.slots.len() < self.program.slots * self.w
             || fills.uniforms.len() != self.program.fills.len()
-            || !fills.covers(end)
+            || !fills.covers(self.first as usize + quads_end)
         {
             return Err(ExecError::Malformed(format!("a batch of {} lanes for compiled code", self.w)));
         }
         // The code writes every declared channel of every lane of each
-        // quad it runs (all lanes below the batch's count among them):
-        // into the batch's output table when it holds all 64 lanes, else
-        // into a block as large (the batch's own, kept between batches),
-        // whose lanes of the table are copied out after.
-        let lanes = (active & self.all).count_ones() as usize;
+        // quad it runs: into the batch's output table when that holds
+        // those quads' lanes, else into a block of all 64 (the batch's
+        // own, kept between batches), whose lanes of the table are copied
+        // out after.
         let registers = self.outputs.registers.len();
-        let in_block = lanes < crate::jit::LANES && crate::jit::native_outputs(self.program);
+        let in_block = self.outputs.values.len() < quads_end * registers && crate::jit::native_outputs(self.program);
         if in_block && self.output_block.len() < crate::jit::LANES * registers {
             self.output_block.resize(crate::jit::LANES * registers, [0; 4]);
         }
@@ -205,11 +209,11 @@ impl Batch<'_> {
         };
         // SAFETY: the code reads and writes the slots below the program's
         // count (checked when it was compiled) of this batch's width, the
-        // fills of the program's count of this batch's lanes (checked
-        // above), the
-        // outputs of the active lanes only (each batch's table holds its
-        // lanes), and the batch only through `step_quad`.
-        let status = unsafe { code(&mut frame, active & self.all) };
+        // fills of the program's count of the lanes of the quads it runs
+        // (checked above), the outputs of those quads only (in the table
+        // when it holds them, checked above, else in the 64-lane block),
+        // and the batch only through `step_quad`.
+        let status = unsafe { code(&mut frame, active) };
         if in_block {
             let held = self.outputs.values.len().min(self.output_block.len());
             self.outputs.values[..held].copy_from_slice(&self.output_block[..held]);
