@@ -33,7 +33,7 @@ pub(super) fn fuse(func: &mut Function, analyses: &mut Analyses) -> u64 {
     for b in func.blocks_in_order() {
         let Some(bd) = func.blocks.get(b) else { continue };
         for &add in &bd.insts {
-            if let Some(pair) = fusable(func, &uses, add) {
+            if let Some(pair) = fusable(func, uses, add) {
                 pairs.insert(add, pair);
                 order.push(add);
             }
