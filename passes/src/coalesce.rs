@@ -284,15 +284,13 @@ fn visit_block(
                 kept.push(inst)
             }
             Some(&first) => {
-                if let Some(blocks) = uses.phis.remove(&result) {
-                    uses.phis.entry(first).or_default().extend(blocks);
+                move_uses(uses.phis, result, first);
+                if flag(uses.stored, result) {
+                    if let Some(s) = uses.stored.get_mut(first.index()) {
+                        *s = true;
+                    }
                 }
-                if uses.stored.contains(&result) {
-                    uses.stored.insert(first);
-                }
-                if let Some(readers) = uses.readers.remove(&result) {
-                    uses.readers.entry(first).or_default().extend(readers);
-                }
+                move_uses(uses.readers, result, first);
                 rw.replace_value(result, first);
                 counts.values += 1;
                 match key {
@@ -322,14 +320,38 @@ type PhiBlocks = SmallVec<[Block; 2]>;
 /// The ALU instructions reading a value (most values have a few).
 type Readers = SmallVec<[Inst; 4]>;
 
+/// A list per value, indexed by value: these tables cover every value
+/// read, and hashing each was a large share of the pass's time.
+type PerValue<T> = Vec<T>;
+
+/// Moves `from`'s list to the end of `to`'s (`from` is merged into `to`).
+fn move_uses<T: smallvec::Array>(lists: &mut PerValue<SmallVec<T>>, from: Value, to: Value) {
+    let Some(moved) = lists.get_mut(from.index()).map(std::mem::take) else { return };
+    if let Some(list) = lists.get_mut(to.index()) {
+        list.extend(moved);
+    }
+}
+
+/// Whether `v` is set in a per-value flag table (out of range: not).
+fn flag(flags: &[bool], v: Value) -> bool {
+    flags.get(v.index()).copied().unwrap_or(false)
+}
+
+/// The list of `v` in a per-value table (out of range: empty).
+fn list_of<T: smallvec::Array>(lists: &PerValue<SmallVec<T>>, v: Value) -> &[T::Item] {
+    lists.get(v.index()).map_or(&[][..], |l| l.as_slice())
+}
+
 /// The blocks whose phis read each value.
-fn phi_uses(func: &Function) -> HashMap<Value, PhiBlocks> {
-    let mut uses: HashMap<Value, PhiBlocks> = HashMap::default();
+fn phi_uses(func: &Function) -> PerValue<PhiBlocks> {
+    let mut uses: PerValue<PhiBlocks> = vec![SmallVec::new(); func.values.len()];
     for (b, bd) in func.blocks.iter() {
         for &inst in &bd.insts {
             if let Some(data) = func.insts.get(inst).filter(|d| matches!(d.op, Op::Phi { .. })) {
                 for a in &data.args {
-                    uses.entry(a.value).or_default().push(b);
+                    if let Some(list) = uses.get_mut(a.value.index()) {
+                        list.push(b);
+                    }
                 }
             }
         }
@@ -366,17 +388,25 @@ fn whole_instruction_merges(
 }
 
 /// The values stored to OUT registers.
-fn stored_values(func: &Function) -> HashSet<Value> {
+fn stored_values(func: &Function) -> PerValue<bool> {
+    let mut stored = vec![false; func.values.len()];
     let stores = func.insts.iter().filter(|(_, d)| matches!(d.op, Op::StoreOutput { .. }));
-    stores.flat_map(|(_, d)| d.args.iter().map(|a| a.value)).collect()
+    for a in stores.flat_map(|(_, d)| d.args.iter()) {
+        if let Some(s) = stored.get_mut(a.value.index()) {
+            *s = true;
+        }
+    }
+    stored
 }
 
 /// The ALU instructions reading each value.
-fn alu_readers(func: &Function) -> HashMap<Value, Readers> {
-    let mut readers: HashMap<Value, Readers> = HashMap::default();
+fn alu_readers(func: &Function) -> PerValue<Readers> {
+    let mut readers: PerValue<Readers> = vec![SmallVec::new(); func.values.len()];
     for (inst, data) in func.insts.iter().filter(|(_, d)| matches!(d.op, Op::Alu { .. })) {
         for a in &data.args {
-            readers.entry(a.value).or_default().push(inst);
+            if let Some(list) = readers.get_mut(a.value.index()) {
+                list.push(inst);
+            }
         }
     }
     readers
@@ -385,11 +415,11 @@ fn alu_readers(func: &Function) -> HashMap<Value, Readers> {
 /// The uses that decide whether a merge pays.
 struct Uses<'a> {
     /// The blocks whose phis read each value.
-    phis: &'a mut HashMap<Value, PhiBlocks>,
+    phis: &'a mut PerValue<PhiBlocks>,
     /// The values stored to outputs.
-    stored: &'a mut HashSet<Value>,
+    stored: &'a mut PerValue<bool>,
     /// The ALU instructions reading each value.
-    readers: &'a mut HashMap<Value, Readers>,
+    readers: &'a mut PerValue<Readers>,
 }
 
 impl Uses<'_> {
@@ -403,17 +433,17 @@ impl Uses<'_> {
     /// `ADD TEMP[0], TEMP[0], ...`: its channels could no longer reuse the
     /// channels they read, and emission would shuffle them with copies).
     fn would_copy(&self, func: &Function, a: Value, b: Value) -> bool {
-        let shares_phi_block = match (self.phis.get(&a), self.phis.get(&b)) {
-            (Some(x), Some(y)) => x.iter().any(|blk| y.contains(blk)),
-            _ => false,
+        let shares_phi_block = {
+            let (x, y) = (list_of(self.phis, a), list_of(self.phis, b));
+            x.iter().any(|blk| y.contains(blk))
         };
         let origin = |v: Value| func.values.get(v).and_then(|vd| func.insts.get(vd.def)).and_then(|d| d.origin.inst);
-        let stored = self.stored.contains(&a) || self.stored.contains(&b);
+        let stored = flag(self.stored, a) || flag(self.stored, b);
         let register = |v: Value| {
             let d = func.values.get(v).and_then(|vd| func.insts.get(vd.def)).and_then(|d| d.origin.dst);
             d.map(|d| (d.file, d.index))
         };
-        let readers = |v: Value| self.readers.get(&v).map_or(&[][..], |r| r.as_slice());
+        let readers = |v: Value| list_of(self.readers, v);
         // Values written to no register (constants, reads) have no in-place
         // update; else one pass over each list of readers, not one over
         // b's per reader of a (quadratic for a constant read everywhere).

@@ -124,14 +124,9 @@ pub fn eliminate(func: &mut Function) -> Counts {
     // the finite tree, so this ends.
     loop {
         // A sweep that removes the last load of an array makes its stores
-        // dead: sweep again until nothing more goes.
-        loop {
-            let before = counts;
-            sweep(func, &mut counts);
-            if counts == before {
-                break;
-            }
-        }
+        // dead: sweep again until nothing more goes. Otherwise a second
+        // sweep finds what the first left (the same roots, all live).
+        while sweep(func, &mut counts) {}
         if !remove_structures(func, &mut counts) {
             break;
         }
@@ -165,6 +160,10 @@ pub fn has_effect(data: &InstData) -> bool {
 /// private to the invocation, so stores nothing can read are dead (arrays
 /// of outputs are outputs, and stay).
 fn unread_temp_arrays(func: &Function, order: &[ir::Block]) -> Vec<ir::Array> {
+    // Most shaders have no TEMP array: skip the walk over every instruction.
+    if !func.arrays.iter().any(|(_, d)| d.file == tgsi::File::Temporary) {
+        return Vec::new();
+    }
     let mut loaded = vec![false; func.arrays.len()];
     for &b in order {
         let Some(block) = func.blocks.get(b) else { continue };
@@ -183,39 +182,103 @@ fn unread_temp_arrays(func: &Function, order: &[ir::Block]) -> Vec<ir::Array> {
         .collect()
 }
 
-fn sweep(func: &mut Function, counts: &mut Counts) {
+/// The mark of mark-and-sweep: which instructions are live and which values
+/// used. One backward walk over the placed instructions marks what reads
+/// reach, so each instruction's operands are read when the walk gets there
+/// (in arena order, which the caches follow) rather than by chasing
+/// definitions across the arena; only a definition the walk has already
+/// passed (a loop's phi reading a value defined later) is followed at once.
+struct Mark {
+    live: Vec<bool>,
+    used: Vec<bool>,
+    /// Placed instructions the backward walk has not reached yet: marking
+    /// one live is enough, the walk will read its operands.
+    pending: Vec<bool>,
+    /// Live instructions whose operands are still to be marked.
+    work: Vec<Inst>,
+}
+
+impl Mark {
+    fn value(&mut self, func: &Function, v: Value) {
+        if !set(&mut self.used, v.index()) {
+            return;
+        }
+        let Some(def) = func.values.get(v).map(|d| d.def) else { return };
+        if set(&mut self.live, def.index()) && !self.pending.get(def.index()).copied().unwrap_or(false) {
+            self.work.push(def);
+        }
+    }
+
+    fn operands(&mut self, func: &Function, inst: Inst) {
+        let Some(data) = func.insts.get(inst) else { return };
+        for a in &data.args {
+            self.value(func, a.value);
+        }
+        while let Some(i) = self.work.pop() {
+            if let Some(data) = func.insts.get(i) {
+                for a in &data.args {
+                    self.value(func, a.value);
+                }
+            }
+        }
+    }
+}
+
+/// Whether [`shrink_channels`] may change `data`: a texture or sample
+/// instruction kept whole without an effect.
+fn may_shrink(data: &InstData) -> bool {
+    let Op::Opaque { inst: template, .. } = &data.op else { return false };
+    let info = template.opcode.info();
+    (info.is_tex() || info.has(flags::SAMPLE)) && !has_effect(data)
+}
+
+/// One mark and sweep; whether it removed an array load (which can make
+/// stores dead, so another sweep may remove more).
+fn sweep(func: &mut Function, counts: &mut Counts) -> bool {
     let cfg = Cfg::new(func);
     let order = func.blocks_in_order();
-    let mut live = vec![false; func.insts.len()];
-    let mut used = vec![false; func.values.len()];
-    let mut work: Vec<Value> = Vec::new();
     let unread = unread_temp_arrays(func, &order);
+    let mut mark = Mark {
+        live: vec![false; func.insts.len()],
+        used: vec![false; func.values.len()],
+        pending: vec![false; func.insts.len()],
+        work: Vec::new(),
+    };
     for &b in &order {
-        if !cfg.is_reachable(b) {
-            continue;
+        for &inst in func.blocks.get(b).map(|bd| bd.insts.as_slice()).unwrap_or_default() {
+            if let Some(p) = mark.pending.get_mut(inst.index()) {
+                *p = true;
+            }
         }
-        let Some(block) = func.blocks.get(b) else { continue };
-        for &inst in &block.insts {
+    }
+    for op in construct_operands(&func.body) {
+        mark.value(func, op.value);
+    }
+    // Texture instructions whose unused channels may go, in block order.
+    let mut shrinkable = Vec::new();
+    for &b in order.iter().rev() {
+        let reachable = cfg.is_reachable(b);
+        for &inst in func.blocks.get(b).map(|bd| bd.insts.as_slice()).unwrap_or_default().iter().rev() {
+            if let Some(p) = mark.pending.get_mut(inst.index()) {
+                *p = false;
+            }
             let Some(data) = func.insts.get(inst) else { continue };
-            let unread_store = matches!(data.op, Op::ArrayStore { array, .. } if unread.contains(&array));
-            if has_effect(data) && !unread_store {
-                set(&mut live, inst.index());
-                work.extend(data.args.iter().map(|a| a.value));
+            if reachable && has_effect(data) {
+                let unread_store = matches!(data.op, Op::ArrayStore { array, .. } if unread.contains(&array));
+                if !unread_store {
+                    set(&mut mark.live, inst.index());
+                }
+            }
+            if mark.live.get(inst.index()).copied().unwrap_or(false) {
+                mark.operands(func, inst);
+                if may_shrink(data) {
+                    shrinkable.push(inst);
+                }
             }
         }
     }
-    work.extend(construct_operands(&func.body).map(|op| op.value));
-    while let Some(v) = work.pop() {
-        if !set(&mut used, v.index()) {
-            continue;
-        }
-        let Some(def) = func.values.get(v).map(|d| d.def) else { continue };
-        if set(&mut live, def.index()) {
-            if let Some(data) = func.insts.get(def) {
-                work.extend(data.args.iter().map(|a| a.value));
-            }
-        }
-    }
+    let Mark { live, used, .. } = mark;
+    let mut removed_load = false;
     for &b in &order {
         let reachable = cfg.is_reachable(b);
         let Some(block) = get_mut(&mut func.blocks, b) else { continue };
@@ -237,17 +300,16 @@ fn sweep(func: &mut Function, counts: &mut Counts) {
             } else {
                 counts.values += data.results.len() as u64;
             }
+            removed_load |= matches!(data.op, Op::ArrayLoad { .. });
         }
         if let Some(block) = get_mut(&mut func.blocks, b) {
             block.insts = kept;
         }
     }
-    for &b in &order {
-        let insts = func.blocks.get(b).map(|bd| bd.insts.clone()).unwrap_or_default();
-        for inst in insts {
-            counts.channels += shrink_channels(func, inst, &used);
-        }
+    for &inst in shrinkable.iter().rev() {
+        counts.channels += shrink_channels(func, inst, &used);
     }
+    removed_load
 }
 
 /// Sets `bits[i]`; whether it was clear (out of range counts as set, so

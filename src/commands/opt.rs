@@ -233,8 +233,12 @@ pub(crate) fn build(input: &Input, format: Format) -> Result<(ir::Module, usize)
         check_declared(&shader, located, input)?;
     }
     let module = ir::from_tgsi(&shader).map_err(|err| build_failure(err, input, &shader, located.as_ref()))?;
-    verify(&module, input, "SSA construction")?;
     let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count();
+    // The parsed shader and its text are as large as the IR: gone before
+    // the verifier's tables are added to the IR (the peak of a large
+    // shader's compile was there).
+    drop((shader, located));
+    verify(&module, input, "SSA construction")?;
     Ok((module, instructions))
 }
 

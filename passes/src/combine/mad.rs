@@ -20,13 +20,12 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::smallvec;
 use tgsi::Opcode;
 
-use super::groups::Groups;
-use super::remove_placed;
 use super::uses::Uses;
+use super::{remove_placed, Analyses};
 
 /// Fuses every pair whose instructions fuse whole; returns how many.
-pub(super) fn fuse(func: &mut Function) -> u64 {
-    let uses = Uses::new(func);
+pub(super) fn fuse(func: &mut Function, analyses: &mut Analyses) -> u64 {
+    let uses = analyses.uses(func);
     let mut pairs: HashMap<Inst, (Inst, usize)> = HashMap::default();
     // The ADDs in program order: what is iterated (the map only answers
     // lookups, so nothing depends on hash order).
@@ -34,7 +33,7 @@ pub(super) fn fuse(func: &mut Function) -> u64 {
     for b in func.blocks_in_order() {
         let Some(bd) = func.blocks.get(b) else { continue };
         for &add in &bd.insts {
-            if let Some(pair) = fusable(func, &uses, add) {
+            if let Some(pair) = fusable(func, uses, add) {
                 pairs.insert(add, pair);
                 order.push(add);
             }
@@ -43,7 +42,7 @@ pub(super) fn fuse(func: &mut Function) -> u64 {
     if pairs.is_empty() {
         return 0;
     }
-    let groups = Groups::new(func);
+    let groups = analyses.groups(func);
     // Fuse an ADD instruction only when all its channels fuse, and a MUL
     // only when all of its go: a part left would be an extra instruction.
     loop {

@@ -34,6 +34,9 @@ mod uses;
 
 use ir::Function;
 
+use groups::Groups;
+use uses::Uses;
+
 use crate::{Pass, PassResult, Stats};
 
 /// The `combine` pass; see the module documentation.
@@ -104,20 +107,59 @@ impl Counts {
 /// ```
 pub fn combine(func: &mut Function) -> Counts {
     let mut total = Counts::default();
+    let mut analyses = Analyses::default();
     // Every round that changes something removes an instruction or a
     // flag for good; the bound only guards the loop.
     for _ in 0..func.insts.len() + 1 {
         let mut round = Counts::default();
-        round.saturates += saturate::drop_saturates(func);
-        round.negations += negation::cancel(func);
-        round.modifiers += modifiers::fold(func);
-        round.mads += mad::fuse(func);
+        let saturates = saturate::drop_saturates(func, &mut analyses);
+        round.saturates += analyses.after(saturates);
+        round.negations += analyses.after(negation::cancel(func));
+        let modifiers = modifiers::fold(func, &mut analyses);
+        round.modifiers += analyses.after(modifiers);
+        let mads = mad::fuse(func, &mut analyses);
+        round.mads += analyses.after(mads);
         if !round.changed() {
             break;
         }
         total.add(round);
     }
     total
+}
+
+/// The uses and the instruction groups of the function as it is, built
+/// when a rule first asks and shared by the next rules until one changes
+/// the function: each is a walk over every placed instruction, and the
+/// last round of every run, which changes nothing, needs each once.
+#[derive(Default)]
+struct Analyses {
+    uses: Option<Uses>,
+    groups: Option<Groups>,
+}
+
+impl Analyses {
+    fn uses(&mut self, func: &Function) -> &Uses {
+        self.uses.get_or_insert_with(|| Uses::new(func))
+    }
+
+    fn groups(&mut self, func: &Function) -> &Groups {
+        self.groups.get_or_insert_with(|| Groups::new(func))
+    }
+
+    fn uses_and_groups(&mut self, func: &Function) -> (&Uses, &Groups) {
+        let uses = self.uses.get_or_insert_with(|| Uses::new(func));
+        let groups = self.groups.get_or_insert_with(|| Groups::new(func));
+        (uses, groups)
+    }
+
+    /// Passes on what a rule changed (a rule that changed nothing returns
+    /// 0), forgetting the analyses when it changed something.
+    fn after(&mut self, changed: u64) -> u64 {
+        if changed != 0 {
+            *self = Analyses::default();
+        }
+        changed
+    }
 }
 
 /// Takes the instructions `dead` (whose results nothing reads any more)

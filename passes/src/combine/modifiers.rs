@@ -8,9 +8,9 @@ use ir::{Function, Inst, Op, Operand, Ty, Value};
 use rustc_hash::FxHashMap as HashMap;
 use tgsi::{Opcode, OperandType};
 
-use super::groups::{source_of, Groups};
-use super::remove_placed;
-use super::uses::{Use, Uses};
+use super::groups::source_of;
+use super::uses::Use;
+use super::{remove_placed, Analyses};
 
 /// What a reader reading `outer` of a copy of `inner` reads.
 pub(super) fn compose(inner: Operand, outer: Operand) -> Operand {
@@ -32,8 +32,8 @@ fn float_read(func: &Function, reader: Inst, k: usize) -> Option<usize> {
 
 /// Folds every copy with modifiers whose uses all take it; returns how
 /// many copies went.
-pub(super) fn fold(func: &mut Function) -> u64 {
-    let uses = Uses::new(func);
+pub(super) fn fold(func: &mut Function, analyses: &mut Analyses) -> u64 {
+    let uses = analyses.uses(func);
     let mut copies: HashMap<Value, (Inst, Operand)> = HashMap::default();
     // The copies in program order: what is iterated (the map only answers
     // lookups, so nothing depends on hash order).
@@ -62,7 +62,7 @@ pub(super) fn fold(func: &mut Function) -> u64 {
     if copies.is_empty() {
         return 0;
     }
-    let groups = Groups::new(func);
+    let (uses, groups) = analyses.uses_and_groups(func);
     // Drop the copies whose folding would leave an instruction with an
     // operand whose channels disagree on modifiers, and copies of copies
     // (the next round takes them), until the rest all fold.

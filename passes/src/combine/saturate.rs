@@ -5,7 +5,7 @@
 use ir::{Function, Inst, Op, Operand, Value};
 use tgsi::{Opcode, OperandType};
 
-use super::groups::Groups;
+use super::Analyses;
 
 /// How deep the range of an operand is looked for.
 const DEPTH: u32 = 6;
@@ -48,9 +48,7 @@ fn droppable(func: &Function, inst: Inst) -> bool {
 /// Drops every `_SAT` that changes nothing; returns how many. A `MOV`
 /// drops it channel by channel (the channel becomes a copy); another
 /// opcode only when every channel of its instruction can.
-pub(super) fn drop_saturates(func: &mut Function) -> u64 {
-    // Built at the first candidate: most rounds find none.
-    let mut groups: Option<Groups> = None;
+pub(super) fn drop_saturates(func: &mut Function, analyses: &mut Analyses) -> u64 {
     let mut drop = Vec::new();
     for b in func.blocks_in_order() {
         let Some(bd) = func.blocks.get(b) else { continue };
@@ -59,7 +57,7 @@ pub(super) fn drop_saturates(func: &mut Function) -> u64 {
                 continue;
             }
             let is_mov = matches!(func.insts.get(inst).map(|d| &d.op), Some(Op::Alu { opcode: Opcode::Mov, .. }));
-            if is_mov || groups.get_or_insert_with(|| Groups::new(func)).of(&inst).iter().all(|&m| droppable(func, m)) {
+            if is_mov || analyses.groups(func).of(&inst).iter().all(|&m| droppable(func, m)) {
                 drop.push(inst);
             }
         }

@@ -4,7 +4,7 @@
 //! indirect accesses are in `indices`).
 
 use ir::{EntityRef, Function, Inst, Module, Op, Operand, Ty, Value};
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 use semantics::apply_modifiers;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode};
@@ -113,8 +113,10 @@ const NAN_BLIND: &[Opcode] = &[Opcode::Fslt, Opcode::Fsge, Opcode::Fseq, Opcode:
 /// [`CANONICAL_NAN_FLOAT_OPS`] or [`NAN_BLIND`]: for them, which NaN a value is does not matter, so a float
 /// identity that only changes a NaN's bits (`MUL x, 1.0` of a signalling
 /// NaN) holds for what they compute.
-fn nan_blind_values(func: &Function) -> HashSet<Value> {
-    let mut seen: HashMap<Value, bool> = HashMap::default();
+fn nan_blind_values(func: &Function) -> Vec<bool> {
+    // Per value: never read (`None`), or whether every read so far is blind.
+    // Dense by value, not hashed: this visits every operand of the module.
+    let mut seen: Vec<Option<bool>> = vec![None; func.values.len()];
     for b in func.blocks_in_order() {
         let Some(bd) = func.blocks.get(b) else { continue };
         for d in bd.insts.iter().filter_map(|&i| func.insts.get(i)) {
@@ -126,16 +128,19 @@ fn nan_blind_values(func: &Function) -> HashSet<Value> {
                 _ => false,
             };
             for a in &d.args {
-                let e = seen.entry(a.value).or_insert(true);
-                *e &= blind;
+                if let Some(e) = seen.get_mut(a.value.index()) {
+                    *e = Some(e.unwrap_or(true) & blind);
+                }
             }
         }
     }
     // IF conditions and SWITCH selectors and cases are no such operands.
     for a in ir::walk::construct_operands(&func.body) {
-        seen.insert(a.value, false);
+        if let Some(e) = seen.get_mut(a.value.index()) {
+            *e = Some(false);
+        }
     }
-    seen.into_iter().filter_map(|(v, blind)| blind.then_some(v)).collect()
+    seen.into_iter().map(|e| e == Some(true)).collect()
 }
 
 /// The `Alu` instructions of a block by the TGSI instruction they came
@@ -156,7 +161,7 @@ pub(super) struct Ctx<'a> {
     /// came from.
     siblings: &'a Siblings,
     /// The values whose users do not tell one NaN from another.
-    blind: &'a HashSet<Value>,
+    blind: &'a [bool],
 }
 
 impl Ctx<'_> {
@@ -296,7 +301,7 @@ impl Ctx<'_> {
         if result_ty != Ty::B32 {
             return None;
         }
-        let blind = self.blind.contains(&result);
+        let blind = self.blind.get(result.index()).copied().unwrap_or(false);
         let known: PerOperand<Option<u64>> = data
             .args
             .iter()
