@@ -345,18 +345,24 @@ fn list_of<T: smallvec::Array>(lists: &PerValue<SmallVec<T>>, v: Value) -> &[T::
 /// The blocks whose phis read each value.
 fn phi_uses(func: &Function) -> PerValue<PhiBlocks> {
     let mut uses: PerValue<PhiBlocks> = vec![SmallVec::new(); func.values.len()];
-    for (b, bd) in func.blocks.iter() {
-        for &inst in &bd.insts {
-            if let Some(data) = func.insts.get(inst).filter(|d| matches!(d.op, Op::Phi { .. })) {
-                for a in &data.args {
-                    if let Some(list) = uses.get_mut(a.value.index()) {
-                        list.push(b);
-                    }
+    for (b, inst) in placed(func) {
+        if let Some(data) = func.insts.get(inst).filter(|d| matches!(d.op, Op::Phi { .. })) {
+            for a in &data.args {
+                if let Some(list) = uses.get_mut(a.value.index()) {
+                    list.push(b);
                 }
             }
         }
     }
     uses
+}
+
+/// The instructions in the function's blocks, with their block: what
+/// earlier passes took out stays in the arena and must not count.
+fn placed(func: &Function) -> impl Iterator<Item = (Block, Inst)> + '_ {
+    ir::walk::blocks(&func.body)
+        .filter_map(move |b| func.blocks.get(b).map(|bd| (b, bd)))
+        .flat_map(|(b, bd)| bd.insts.iter().map(move |&i| (b, i)))
 }
 
 /// Whether every other channel of the TGSI instruction `inst` came from
@@ -390,8 +396,8 @@ fn whole_instruction_merges(
 /// The values stored to OUT registers.
 fn stored_values(func: &Function) -> PerValue<bool> {
     let mut stored = vec![false; func.values.len()];
-    let stores = func.insts.iter().filter(|(_, d)| matches!(d.op, Op::StoreOutput { .. }));
-    for a in stores.flat_map(|(_, d)| d.args.iter()) {
+    let stores = placed(func).filter_map(|(_, i)| func.insts.get(i)).filter(|d| matches!(d.op, Op::StoreOutput { .. }));
+    for a in stores.flat_map(|d| d.args.iter()) {
         if let Some(s) = stored.get_mut(a.value.index()) {
             *s = true;
         }
@@ -402,7 +408,8 @@ fn stored_values(func: &Function) -> PerValue<bool> {
 /// The ALU instructions reading each value.
 fn alu_readers(func: &Function) -> PerValue<Readers> {
     let mut readers: PerValue<Readers> = vec![SmallVec::new(); func.values.len()];
-    for (inst, data) in func.insts.iter().filter(|(_, d)| matches!(d.op, Op::Alu { .. })) {
+    for (_, inst) in placed(func) {
+        let Some(data) = func.insts.get(inst).filter(|d| matches!(d.op, Op::Alu { .. })) else { continue };
         for a in &data.args {
             if let Some(list) = readers.get_mut(a.value.index()) {
                 list.push(inst);
