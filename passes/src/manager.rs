@@ -57,6 +57,14 @@ pub struct Options {
     pub verify_each: bool,
     /// What to print, handed to the print hook.
     pub print: PrintOptions,
+    /// After a pass that changed the module, drop what it took out of the
+    /// blocks ([`ir::Function::compact`]) once that is over a quarter of
+    /// the instruction arena: the next passes then walk dense arenas in
+    /// order instead of skipping garbage. It renumbers values and
+    /// instructions (keeping their order, so nothing ordered by index
+    /// changes), so it is for callers that do not show the IR between
+    /// passes or after them.
+    pub compact: bool,
 }
 
 /// A pass broke the IR.
@@ -196,6 +204,13 @@ impl Report {
     }
 }
 
+/// Whether over a quarter of `func`'s instruction arena is in no block
+/// (counting the blocks' lists only, not the instructions).
+fn mostly_garbage(func: &ir::Function) -> bool {
+    let placed: usize = ir::walk::blocks(&func.body).filter_map(|b| func.blocks.get(b)).map(|b| b.insts.len()).sum();
+    placed < func.insts.len() - func.insts.len() / 4
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -290,6 +305,9 @@ impl<'h> PassManager<'h> {
         }
         let start = Instant::now();
         let result = pass.run(module);
+        if result.changed && self.options.compact && mostly_garbage(&module.function) {
+            module.function.compact();
+        }
         let time = start.elapsed();
         if self.options.verify_each {
             ir::verify::verify(&module.function).map_err(|source| RunError::Verify { pass: name, source })?;

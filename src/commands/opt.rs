@@ -151,6 +151,12 @@ fn optimize(input: &Input, args: &OptArgs, pipeline: &passes::Pipeline) -> Resul
             after_all: args.print_after_all,
             format: args.print_format.into(),
         },
+        // Only the emitted shader is shown, which does not depend on the
+        // IR's numbering (emission compacts the module anyway).
+        compact: matches!(args.emit, OptEmit::Tgsi | OptEmit::Tokens)
+            && args.print_before.is_empty()
+            && args.print_after.is_empty()
+            && !args.print_after_all,
     };
     let report = run_pipeline(pipeline, &mut module, options, input)?;
     let output = match args.emit {
