@@ -223,7 +223,7 @@ fn ms(d: Duration) -> f64 {
 /// let mut module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
 /// let print = PrintOptions { after_all: true, format: PrintFormat::Tgsi, ..Default::default() };
 /// let mut printed = String::new();
-/// let report = PassManager::new(Options { verify_each: true, print })
+/// let report = PassManager::new(Options { verify_each: true, print, ..Default::default() })
 ///     .on_print(|text| printed.push_str(text))
 ///     .run(&Pipeline::o1(), &mut module)
 ///     .unwrap();
