@@ -115,7 +115,7 @@ fn the_default_nesting_is_generous_but_bounded() {
 #[test]
 fn printing_indents_at_most_the_default_nesting() {
     use tgsi::print::MAX_INDENT_LEVELS;
-    assert!(DEFAULT.max_nesting <= MAX_INDENT_LEVELS);
+    const { assert!(DEFAULT.max_nesting <= MAX_INDENT_LEVELS) };
     let deep = 3 * MAX_INDENT_LEVELS;
     let limits = Limits { max_nesting: deep, ..DEFAULT };
     let shader = parse_with_limits(&shader(&nested(deep)), &limits).expect("within raised limits");
