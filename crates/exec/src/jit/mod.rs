@@ -27,6 +27,7 @@ use crate::run::ExecError;
 
 mod codegen;
 mod helpers;
+mod indirect;
 mod liveness;
 mod lower;
 mod nan;

@@ -375,6 +375,82 @@ fn programs_without_memory_or_textures_compile_whole_the_others_in_segments() {
     assert!(!compiled(&deep), "constructs nested deeper than Cranelift's limits allow: segments");
     let tex = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nTEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
     assert!(!compiled(tex), "sampling once a batch: segments");
+    assert!(compiled(ARRAYS), "arrays in the function's stack frame: whole");
+    assert!(compiled(INDIRECT_LOADS), "indirect loads as native code: whole");
+    let output_load = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL ADDR[0]\nDCL TEMP[0]\n\
+                       ARL ADDR[0].x, IN[0].xxxx\nMOV OUT[0], IN[0]\nMOV TEMP[0], OUT[ADDR[0].x]\n\
+                       ADD OUT[0], TEMP[0], IN[0]\nEND\n";
+    assert!(!compiled(output_load), "an indirect OUT load reads the batch's outputs: segments");
+}
+
+/// Two arrays, written and read at per-lane indices (negative and past
+/// the end among them) inside a loop and under IFs, and one read at a
+/// fixed index; lanes leave the loop at different turns.
+const ARRAYS: &str = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL OUT[1], GENERIC[0]\nDCL TEMP[0..2]\n\
+    DCL TEMP[3..7], ARRAY(1)\nDCL TEMP[8..10], ARRAY(2)\nDCL ADDR[0..1]\n\
+    IMM[0] FLT32 {1.0, 0.5, 3.0, 0.0}\nIMM[1] INT32 {1, 5, -2, 7}\n\
+    MOV TEMP[0], IMM[0].wwww\nMOV TEMP[4], IN[0]\nMOV TEMP[9].y, IN[0].wwww\n\
+    BGNLOOP\n\
+      SGE TEMP[1].x, TEMP[0].xxxx, IN[0].wwww\n  IF TEMP[1].xxxx\n    BRK\n  ENDIF\n\
+      F2I TEMP[1].y, TEMP[0].xxxx\n  UADD TEMP[1].z, TEMP[1].yyyy, IMM[1].zzzz\n\
+      UARL ADDR[0].x, TEMP[1].zzzz\n  UARL ADDR[1].x, TEMP[1].yyyy\n\
+      MOV TEMP[ADDR[0].x+3].xz, TEMP[0].xxxx\n\
+      FRC TEMP[2].x, IN[0].yyyy\n  SLT TEMP[2].x, TEMP[2].xxxx, IMM[0].yyyy\n\
+      IF TEMP[2].xxxx\n    ADD TEMP[ADDR[1].x+8].y, TEMP[ADDR[1].x+8].yyyy, IMM[0].xxxx\n  ELSE\n\
+        MOV TEMP[ADDR[1].x+5], IN[0].zwxy\n  ENDIF\n\
+      ADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\
+    ENDLOOP\n\
+    UARL ADDR[0].x, IMM[1].wwww\n\
+    ADD TEMP[2], TEMP[ADDR[0].x+3], TEMP[4]\nADD TEMP[2], TEMP[2], TEMP[6]\n\
+    MOV OUT[0], TEMP[2]\nADD OUT[1], TEMP[ADDR[1].x+8], TEMP[10]\nEND\n";
+
+/// Indirect CONST (buffer 0, and buffer 1 by a 2-D index), IMM and IN
+/// loads at per-lane indices, negative and past every table among them,
+/// some under an IF.
+const INDIRECT_LOADS: &str = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL IN[2]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n\
+    DCL CONST[0][0..3]\nDCL CONST[1][0..2]\nDCL TEMP[0..2]\nDCL ADDR[0..1]\n\
+    IMM[0] FLT32 {1.0, 0.5, 3.0, 0.0}\nIMM[1] INT32 {1, 5, -2, 7}\nIMM[2] FLT32 {9.0, 8.0, 7.0, 6.0}\n\
+    IMM[3] INT32 {3000, 34000, 0, 0}\n\
+    F2I TEMP[0].x, IN[0].xxxx\nUMAD TEMP[0].y, TEMP[0].xxxx, IMM[3].xxxx, IMM[3].yyyy\nUARL ADDR[1].x, TEMP[0].yyyy\nUADD TEMP[0].x, TEMP[0].xxxx, IMM[1].zzzz\nUARL ADDR[0].x, TEMP[0].xxxx\n\
+    MOV TEMP[1], CONST[0][ADDR[0].x+1]\nADD TEMP[1], TEMP[1], CONST[1][ADDR[0].x+2].wzyx\n\
+    ADD TEMP[1], TEMP[1], IMM[ADDR[0].x+1]\n\
+    SLT TEMP[2].x, IN[0].yyyy, IMM[0].zzzz\nIF TEMP[2].xxxx\n  ADD TEMP[1], TEMP[1], IN[ADDR[0].x+1]\nENDIF\n\
+    MOV OUT[0], TEMP[1]\nMOV OUT[1], CONST[0][ADDR[1].x+4]\nEND\n";
+
+/// `n` lanes of IN[0] = (lane / 2 % 13, lane / 3, -lane, lane / 4 % 5),
+/// IN[1] and IN[2] per lane, and constants of two buffers, one far past
+/// the others.
+fn indexed_state(n: u32) -> String {
+    let mut s = format!("invocations {n}\n");
+    for l in 0..n {
+        let x = l as f32;
+        s += &format!("input 0 {l} {} {} {} {}\n", (l / 2 % 13) as f32, x / 3.0, -x, (l / 4 % 5) as f32);
+        s += &format!("input 1 {l} {} 1 2 3\ninput 2 {l} 4 {} 5 6\n", x * 0.5, x * 0.25);
+    }
+    for i in 0..6 {
+        s += &format!("const 0 {i} {i} 0.5 {} 2\nconst 1 {i} 3 {} 1 {i}\n", i * 2, i + 7);
+    }
+    s += "const 0 70004 11 12 13 14\nconst 0 67004 15 16 17 18\n";
+    s
+}
+
+#[test]
+fn arrays_in_loops_and_ifs_match_the_interpreter_whole() {
+    for lanes in [4, 64] {
+        for n in [37, 130] {
+            let out = both(ARRAYS, &indexed_state(n), lanes);
+            assert_ne!(out.write(), "", "the shader writes outputs");
+        }
+    }
+}
+
+#[test]
+fn indirect_loads_match_the_interpreter_whole() {
+    for lanes in [4, 64] {
+        for n in [37, 130] {
+            both(INDIRECT_LOADS, &indexed_state(n), lanes);
+        }
+    }
 }
 
 #[test]
