@@ -4,9 +4,10 @@
 //! - an indirect load's index is `base + index` with i32 wrapping, lane by
 //!   lane; a negative one reads 0. CONST reads the run's table of the
 //!   buffer (`run::compiled::ConstTable`), IMM the program's immediates;
-//!   lanes past the table, and the other files (IN, system values, a
-//!   CONST buffer picked per lane), ask `run::compiled::INDIRECT_CHANNEL`,
-//!   the interpreter's own lookup, for one lane.
+//!   lanes past a table that leaves out registers the state sets, and
+//!   the other files (IN, system values, a CONST buffer picked per lane)
+//!   ask `run::compiled::INDIRECT_CHANNEL`, the interpreter's own lookup,
+//!   one lane at a time.
 //! - each array is one stack slot of the quad: register `r`'s channel `c`
 //!   a 16-byte quad at `(4r + c) * 16`, zeroed when the quad starts (as a
 //!   batch's arrays start), living across the quad's loops and branches.
@@ -120,16 +121,16 @@ impl Storage {
 impl Gen<'_, '_> {
     /// `step`, one [`compiles`] accepts.
     pub(super) fn indirect(&mut self, step: &Step) {
-        match step {
-            &Step::LoadIndirect { dst, file, base, index, dim, chan } => {
+        match *step {
+            Step::LoadIndirect { dst, file, base, index, dim, chan } => {
                 let v = self.load_indirect(step, file, (base, index), dim, chan);
                 self.write(dst, v);
             }
-            &Step::ArrayLoad { dst, array, offset, index, chan } => {
+            Step::ArrayLoad { dst, array, offset, index, chan } => {
                 let v = self.array_load(array, offset, index, chan);
                 self.write(dst, v);
             }
-            &Step::ArrayStore { array, offset, index, value, chan } => {
+            Step::ArrayStore { array, offset, index, value, chan } => {
                 self.array_store(array, offset, index, value, chan)
             }
             _ => {}
@@ -190,29 +191,34 @@ impl Gen<'_, '_> {
     }
 
     /// An indirect CONST load from the run's `k`-th table (buffer `buf`):
-    /// from the table when every active lane's index is in it, else lane
-    /// by lane from the helper.
+    /// from the table (0 outside it) unless an active lane's index is one
+    /// the table cannot answer, else lane by lane from the helper.
     fn constant(&mut self, step: &Step, i: Value, (k, buf): (usize, i32), c: i64) -> Value {
         let flags = MemFlags::trusted().with_readonly();
         let tables = self.b.ins().load(self.ptr, flags, self.frame, std::mem::offset_of!(Frame, constants) as i32);
         let entry = k as i32 * std::mem::size_of::<ConstTable>() as i32;
-        let values =
-            self.b.ins().load(self.ptr, flags, tables, entry + std::mem::offset_of!(ConstTable, values) as i32);
-        // At most `MAX_CONST_TABLE`: an i32 lane holds it.
-        let len = self.b.ins().load(I32, flags, tables, entry + std::mem::offset_of!(ConstTable, len) as i32);
+        let field = |offset: usize| entry + offset as i32;
+        let values = self.b.ins().load(self.ptr, flags, tables, field(std::mem::offset_of!(ConstTable, values)));
+        // Both at most `i32::MAX`: an i32 lane holds them.
+        let len = self.b.ins().load(I32, flags, tables, field(std::mem::offset_of!(ConstTable, len)));
+        let asks_from = self.b.ins().load(I32, flags, tables, field(std::mem::offset_of!(ConstTable, asks_from)));
         let len = self.b.ins().splat(I32X4, len);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+        let asks_from = self.b.ins().splat(I32X4, asks_from);
+        let answered = self.b.ins().icmp(IntCC::SignedLessThan, i, asks_from);
         let active = self.b.use_var(self.active);
-        let fine = self.b.ins().bor_not(inside, active);
+        let fine = self.b.ins().bor_not(answered, active);
         let all = self.b.ins().vall_true(fine);
         let (table, asked, join) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
         self.b.append_block_param(join, I32X4);
         self.b.ins().brif(all, table, &[], asked, &[]);
 
         self.b.switch_to_block(table);
-        // Lanes outside the table (inactive ones) read register 0.
+        // Negative indices are past the table as unsigned ones; lanes
+        // outside it read register 0, then 0.
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
         let safe = self.b.ins().band(i, inside);
         let v = self.gather(values, safe, c);
+        let v = self.b.ins().band(v, inside);
         self.b.ins().jump(join, &[v.into()]);
 
         self.b.switch_to_block(asked);

@@ -138,12 +138,15 @@ impl<'a> RunFills<'a> {
 const MAX_CONST_TABLE: usize = 1 << 16;
 
 /// Registers `0..len` of a constant buffer, as compiled code reads them for
-/// indirect CONST loads: a lane whose index is past `len` (or negative)
-/// asks [`INDIRECT_CHANNEL`] instead.
+/// indirect CONST loads: 0 at an index outside, but a lane whose index is
+/// `asks_from` or more asks [`INDIRECT_CHANNEL`] instead (`len` when the
+/// state sets registers past the table, else `i32::MAX`, which no lane
+/// needs to ask but none is wrong to).
 #[repr(C)]
 pub(crate) struct ConstTable {
     pub values: *const [u32; 4],
     pub len: u64,
+    pub asks_from: u64,
 }
 
 /// The constant buffers the program's indirect CONST loads read whose
@@ -174,22 +177,31 @@ fn const_tables(program: &Program, state: &State) -> (Vec<[u32; 4]>, Vec<ConstTa
     let mut values: Vec<[u32; 4]> = Vec::new();
     for &buf in &buffers {
         let start = values.len();
-        let set = state.constants().filter(|&((b, i), _)| b == buf && (i as usize) < MAX_CONST_TABLE);
+        let mut past = false;
         values.resize(start + 1, [0; 4]);
-        for ((_, i), v) in set {
+        for ((_, i), v) in state.constants().filter(|&((b, _), _)| b == buf) {
+            if i as usize >= MAX_CONST_TABLE {
+                past = true;
+                continue;
+            }
             let at = start + i as usize;
             if values.len() <= at {
                 values.resize(at + 1, [0; 4]);
             }
             values[at] = v;
         }
-        starts.push((start, values.len() - start));
+        let len = values.len() - start;
+        starts.push((start, len, if past { len as u64 } else { i32::MAX as u64 }));
     }
     // Pointers taken once `values` no longer grows.
     let tables = starts
         .into_iter()
-        // SAFETY: `start + len` is within `values`.
-        .map(|(start, len)| ConstTable { values: unsafe { values.as_ptr().add(start) }, len: len as u64 })
+        .map(|(start, len, asks_from)| ConstTable {
+            // SAFETY: `start + len` is within `values`.
+            values: unsafe { values.as_ptr().add(start) },
+            len: len as u64,
+            asks_from,
+        })
         .collect();
     (values, tables)
 }
