@@ -33,6 +33,7 @@ mod lower;
 mod nan;
 mod segment;
 mod whole;
+mod wide;
 
 #[cfg(test)]
 mod tests;

@@ -377,6 +377,7 @@ fn programs_without_memory_or_textures_compile_whole_the_others_in_segments() {
     assert!(!compiled(tex), "sampling once a batch: segments");
     assert!(compiled(ARRAYS), "arrays in the function's stack frame: whole");
     assert!(compiled(INDIRECT_LOADS), "indirect loads as native code: whole");
+    assert!(compiled(WIDE), "64-bit operations by a call a quad: whole");
     let output_load = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL ADDR[0]\nDCL TEMP[0]\n\
                        ARL ADDR[0].x, IN[0].xxxx\nMOV OUT[0], IN[0]\nMOV TEMP[0], OUT[ADDR[0].x]\n\
                        ADD OUT[0], TEMP[0], IN[0]\nEND\n";
@@ -432,6 +433,30 @@ fn indexed_state(n: u32) -> String {
     }
     s += "const 0 70004 11 12 13 14\nconst 0 67004 15 16 17 18\n";
     s
+}
+
+/// Doubles and 64-bit integers, some saturated or negated, in a loop
+/// lanes leave at different turns and under an IF.
+const WIDE: &str = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..4]\n\
+    IMM[0] FLT32 {1.0, 0.5, 3.0, 0.0}\nIMM[1] UINT32 {4294967295, 1, 7, 0}\n\
+    MOV TEMP[0], IMM[0].wwww\nF2D TEMP[1], IN[0].xxyy\nU2I64 TEMP[2], IMM[1].xxzz\n\
+    BGNLOOP\n\
+      SGE TEMP[3].x, TEMP[0].xxxx, IN[0].wwww\n  IF TEMP[3].xxxx\n    BRK\n  ENDIF\n\
+      DMUL TEMP[1].xy, TEMP[1].xyxy, -TEMP[1].zwzw\n  DADD TEMP[1].zw, TEMP[1].xyxy, |TEMP[1].zwzw|\n\
+      FRC TEMP[3].y, IN[0].yyyy\n  SLT TEMP[3].y, TEMP[3].yyyy, IMM[0].yyyy\n\
+      IF TEMP[3].yyyy\n    U64ADD TEMP[2].xy, TEMP[2].xyxy, TEMP[2].zwzw\n  ENDIF\n\
+      ADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\
+    ENDLOOP\n\
+    D2F TEMP[4].x, TEMP[1].xyxy\nD2F TEMP[4].y, TEMP[1].zwzw\nDSLT TEMP[4].z, TEMP[1].xyxy, TEMP[1].zwzw\n\
+    MOV TEMP[4].w, TEMP[2].yyyy\nMOV_SAT OUT[0], TEMP[4]\nEND\n";
+
+#[test]
+fn wide_operations_in_loops_and_ifs_match_the_interpreter_whole() {
+    for lanes in [4, 64] {
+        for n in [37, 130] {
+            both(WIDE, &indexed_state(n), lanes);
+        }
+    }
 }
 
 #[test]

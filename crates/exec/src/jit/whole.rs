@@ -20,7 +20,9 @@
 //!     (no table to zero first, no store a lane)
 //!     indirect loads and arrays as native code (`indirect`): arrays in
 //!     stack slots of the quad, zeroed when it starts
-//!     every other step (textures, kills, 64-bit operations, ...) by the
+//!     64-bit operations by one call a quad computing its four lanes
+//!     (`wide`)
+//!     every other step (textures, kills, ...) by the
 //!     interpreter's own step
 //!     function for the quad's active lanes (`run::compiled::step_quad`):
 //!     its operands stored to the batch's slots first, its results loaded
@@ -47,6 +49,7 @@ use super::liveness;
 use super::lower;
 use super::nan;
 use super::segment;
+use super::wide;
 use crate::kernel::{Kernel, MAX_ARGS};
 use crate::program::{Control, Fill, Program, Step};
 use crate::run::compiled::{Frame, STEP_QUAD};
@@ -73,8 +76,8 @@ pub(crate) enum Status {
 /// Whether the whole program compiles into one function: not when its
 /// steps touch memory (stores, atomics and barriers order lanes step by
 /// step across the batch, which quad after quad would not keep), nor
-/// when a step would call the interpreter (texture sampling, 64-bit
-/// operations, indirect OUT loads, arrays of OUT registers: their fixed
+/// when a step would call the interpreter (texture sampling, indirect OUT
+/// loads, arrays of OUT registers: their fixed
 /// cost, paid once a quad instead of once a batch, made such shaders
 /// slower than in segments).
 pub(crate) fn fits(program: &Program) -> bool {
@@ -114,14 +117,15 @@ fn nesting(control: &[Control]) -> usize {
 
 /// Whether the whole-program code computes `step` itself (or, for kills,
 /// with a call cheap enough per quad): a step the interpreter runs once a
-/// quad (a texture, a 64-bit operation) costs more than in segments, where
-/// it runs once a batch.
+/// quad (a texture) costs more than in segments, where it runs once a
+/// batch.
 fn compiled_natively(step: &Step, program: &Program, native_outputs: bool) -> bool {
     match step {
-        Step::Alu { .. } | Step::Move { .. } | Step::Copies(_) => segment::compiles(step, program.slots),
+        Step::Alu { wide: false, .. } | Step::Move { .. } | Step::Copies(_) => segment::compiles(step, program.slots),
         Step::LoadIndirect { .. } | Step::ArrayLoad { .. } | Step::ArrayStore { .. } => {
             indirect::compiles(step, program)
         }
+        Step::Alu { wide: true, .. } => wide::compiles(step, program),
         Step::Deriv { arg, .. } => !arg.wide,
         Step::StoreOutput { declared: Some(_), .. } => native_outputs,
         Step::Kill | Step::KillIf { .. } => true,
@@ -339,6 +343,7 @@ fn build(
         alu_sig,
         kernels,
         storage,
+        wide_calls: wide::Calls::default(),
     };
     g.control();
     g.write_outputs();
@@ -416,6 +421,8 @@ pub(super) struct Gen<'a, 'b> {
     kernels: &'a mut Kernels,
     /// The arrays' stack slots and what indirect loads read.
     pub(super) storage: indirect::Storage,
+    /// What 64-bit operations' calls use.
+    pub(super) wide_calls: wide::Calls,
 }
 
 impl Gen<'_, '_> {
@@ -772,6 +779,7 @@ impl Gen<'_, '_> {
             {
                 self.indirect(step)
             }
+            Step::Alu { wide: true, .. } if wide::compiles(step, self.program) => self.wide(step),
             _ => self.interpreted(step),
         }
     }
