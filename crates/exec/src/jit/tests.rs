@@ -637,3 +637,34 @@ fn nan_payloads_are_canonical_wherever_their_bits_can_be_seen() {
     }
     both(text, &state, 64);
 }
+
+#[test]
+fn conformance_shaders_without_textures_memory_or_output_loads_compile_whole() {
+    let Some(dir) = testdata::shared("conformance/exec") else { return };
+    let (mut whole, mut others) = (0, 0);
+    let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "tgsi")) {
+        let module = ir::from_tgsi(&tgsi::parse(&std::fs::read_to_string(path).unwrap()).unwrap()).unwrap();
+        let program = crate::program::Program::compile(&module).unwrap();
+        let outside = program.memory.accesses
+            || program.memory.writes
+            || program.memory.barrier
+            || !super::native_outputs(&program)
+            || program.steps.iter().flatten().any(|s| {
+                use crate::program::Step;
+                matches!(s, Step::Texture { .. })
+                    || matches!(s, Step::Deriv { arg, .. } if arg.wide)
+                    || matches!(s, Step::ArrayLoad { array, .. } | Step::ArrayStore { array, .. }
+                        if program.geometry.output_arrays.iter().any(|&(a, _, _)| a == *array))
+            });
+        if outside {
+            others += 1;
+            continue;
+        }
+        assert!(super::compile(&program).unwrap().whole().is_some(), "{} compiles in segments", path.display());
+        whole += 1;
+    }
+    eprintln!("{whole} conformance shaders compile whole, {others} may not");
+    assert!(whole > 0);
+}
