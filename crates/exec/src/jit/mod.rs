@@ -27,11 +27,13 @@ use crate::run::ExecError;
 
 mod codegen;
 mod helpers;
+mod indirect;
 mod liveness;
 mod lower;
 mod nan;
 mod segment;
 mod whole;
+mod wide;
 
 #[cfg(test)]
 mod tests;

@@ -375,6 +375,107 @@ fn programs_without_memory_or_textures_compile_whole_the_others_in_segments() {
     assert!(!compiled(&deep), "constructs nested deeper than Cranelift's limits allow: segments");
     let tex = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nTEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
     assert!(!compiled(tex), "sampling once a batch: segments");
+    assert!(compiled(ARRAYS), "arrays in the function's stack frame: whole");
+    assert!(compiled(INDIRECT_LOADS), "indirect loads as native code: whole");
+    assert!(compiled(WIDE), "64-bit operations by a call a quad: whole");
+    let output_load = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL ADDR[0]\nDCL TEMP[0]\n\
+                       ARL ADDR[0].x, IN[0].xxxx\nMOV OUT[0], IN[0]\nMOV TEMP[0], OUT[ADDR[0].x]\n\
+                       ADD OUT[0], TEMP[0], IN[0]\nEND\n";
+    assert!(!compiled(output_load), "an indirect OUT load reads the batch's outputs: segments");
+}
+
+/// Two arrays, written and read at per-lane indices (negative and past
+/// the end among them) inside a loop and under IFs, and one read at a
+/// fixed index; lanes leave the loop at different turns.
+const ARRAYS: &str = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL OUT[1], GENERIC[0]\nDCL TEMP[0..2]\n\
+    DCL TEMP[3..7], ARRAY(1)\nDCL TEMP[8..10], ARRAY(2)\nDCL ADDR[0..1]\n\
+    IMM[0] FLT32 {1.0, 0.5, 3.0, 0.0}\nIMM[1] INT32 {1, 5, -2, 7}\n\
+    MOV TEMP[0], IMM[0].wwww\nMOV TEMP[4], IN[0]\nMOV TEMP[9].y, IN[0].wwww\n\
+    BGNLOOP\n\
+      SGE TEMP[1].x, TEMP[0].xxxx, IN[0].wwww\n  IF TEMP[1].xxxx\n    BRK\n  ENDIF\n\
+      F2I TEMP[1].y, TEMP[0].xxxx\n  UADD TEMP[1].z, TEMP[1].yyyy, IMM[1].zzzz\n\
+      UARL ADDR[0].x, TEMP[1].zzzz\n  UARL ADDR[1].x, TEMP[1].yyyy\n\
+      MOV TEMP[ADDR[0].x+3].xz, TEMP[0].xxxx\n\
+      FRC TEMP[2].x, IN[0].yyyy\n  SLT TEMP[2].x, TEMP[2].xxxx, IMM[0].yyyy\n\
+      IF TEMP[2].xxxx\n    ADD TEMP[ADDR[1].x+8].y, TEMP[ADDR[1].x+8].yyyy, IMM[0].xxxx\n  ELSE\n\
+        MOV TEMP[ADDR[1].x+5], IN[0].zwxy\n  ENDIF\n\
+      ADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\
+    ENDLOOP\n\
+    UARL ADDR[0].x, IMM[1].wwww\n\
+    ADD TEMP[2], TEMP[ADDR[0].x+3], TEMP[4]\nADD TEMP[2], TEMP[2], TEMP[6]\n\
+    MOV OUT[0], TEMP[2]\nADD OUT[1], TEMP[ADDR[1].x+8], TEMP[10]\nEND\n";
+
+/// Indirect CONST (buffer 0, and buffer 1 by a 2-D index), IMM and IN
+/// loads at per-lane indices, negative and past every table among them,
+/// some under an IF.
+const INDIRECT_LOADS: &str = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL IN[2]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n\
+    DCL CONST[0][0..3]\nDCL CONST[1][0..2]\nDCL TEMP[0..2]\nDCL ADDR[0..1]\n\
+    IMM[0] FLT32 {1.0, 0.5, 3.0, 0.0}\nIMM[1] INT32 {1, 5, -2, 7}\nIMM[2] FLT32 {9.0, 8.0, 7.0, 6.0}\n\
+    IMM[3] INT32 {3000, 34000, 0, 0}\n\
+    F2I TEMP[0].x, IN[0].xxxx\nUMAD TEMP[0].y, TEMP[0].xxxx, IMM[3].xxxx, IMM[3].yyyy\nUARL ADDR[1].x, TEMP[0].yyyy\nUADD TEMP[0].x, TEMP[0].xxxx, IMM[1].zzzz\nUARL ADDR[0].x, TEMP[0].xxxx\n\
+    MOV TEMP[1], CONST[0][ADDR[0].x+1]\nADD TEMP[1], TEMP[1], CONST[1][ADDR[0].x+2].wzyx\n\
+    ADD TEMP[1], TEMP[1], IMM[ADDR[0].x+1]\n\
+    SLT TEMP[2].x, IN[0].yyyy, IMM[0].zzzz\nIF TEMP[2].xxxx\n  ADD TEMP[1], TEMP[1], IN[ADDR[0].x+1]\nENDIF\n\
+    MOV OUT[0], TEMP[1]\nMOV OUT[1], CONST[0][ADDR[1].x+4]\nEND\n";
+
+/// `n` lanes of IN[0] = (lane / 2 % 13, lane / 3, -lane, lane / 4 % 5),
+/// IN[1] and IN[2] per lane, and constants of two buffers, one far past
+/// the others.
+fn indexed_state(n: u32) -> String {
+    let mut s = format!("invocations {n}\n");
+    for l in 0..n {
+        let x = l as f32;
+        s += &format!("input 0 {l} {} {} {} {}\n", (l / 2 % 13) as f32, x / 3.0, -x, (l / 4 % 5) as f32);
+        s += &format!("input 1 {l} {} 1 2 3\ninput 2 {l} 4 {} 5 6\n", x * 0.5, x * 0.25);
+    }
+    for i in 0..6 {
+        s += &format!("const 0 {i} {i} 0.5 {} 2\nconst 1 {i} 3 {} 1 {i}\n", i * 2, i + 7);
+    }
+    s += "const 0 70004 11 12 13 14\nconst 0 67004 15 16 17 18\n";
+    s
+}
+
+/// Doubles and 64-bit integers, some saturated or negated, in a loop
+/// lanes leave at different turns and under an IF.
+const WIDE: &str = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..4]\n\
+    IMM[0] FLT32 {1.0, 0.5, 3.0, 0.0}\nIMM[1] UINT32 {4294967295, 1, 7, 0}\n\
+    MOV TEMP[0], IMM[0].wwww\nF2D TEMP[1], IN[0].xxyy\nU2I64 TEMP[2], IMM[1].xxzz\n\
+    BGNLOOP\n\
+      SGE TEMP[3].x, TEMP[0].xxxx, IN[0].wwww\n  IF TEMP[3].xxxx\n    BRK\n  ENDIF\n\
+      DMUL TEMP[1].xy, TEMP[1].xyxy, -TEMP[1].zwzw\n  DADD TEMP[1].zw, TEMP[1].xyxy, |TEMP[1].zwzw|\n\
+      FRC TEMP[3].y, IN[0].yyyy\n  SLT TEMP[3].y, TEMP[3].yyyy, IMM[0].yyyy\n\
+      IF TEMP[3].yyyy\n    U64ADD TEMP[2].xy, TEMP[2].xyxy, TEMP[2].zwzw\n  ENDIF\n\
+      ADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\
+    ENDLOOP\n\
+    D2F TEMP[4].x, TEMP[1].xyxy\nD2F TEMP[4].y, TEMP[1].zwzw\nDSLT TEMP[4].z, TEMP[1].xyxy, TEMP[1].zwzw\n\
+    MOV TEMP[4].w, TEMP[2].yyyy\nMOV_SAT OUT[0], TEMP[4]\nEND\n";
+
+#[test]
+fn wide_operations_in_loops_and_ifs_match_the_interpreter_whole() {
+    for lanes in [4, 64] {
+        for n in [37, 130] {
+            both(WIDE, &indexed_state(n), lanes);
+        }
+    }
+}
+
+#[test]
+fn arrays_in_loops_and_ifs_match_the_interpreter_whole() {
+    for lanes in [4, 64] {
+        for n in [37, 130] {
+            let out = both(ARRAYS, &indexed_state(n), lanes);
+            assert_ne!(out.write(), "", "the shader writes outputs");
+        }
+    }
+}
+
+#[test]
+fn indirect_loads_match_the_interpreter_whole() {
+    for lanes in [4, 64] {
+        for n in [37, 130] {
+            both(INDIRECT_LOADS, &indexed_state(n), lanes);
+        }
+    }
 }
 
 #[test]
@@ -535,4 +636,35 @@ fn nan_payloads_are_canonical_wherever_their_bits_can_be_seen() {
         state += &format!("input 0 {l} {x} {y} {z} {x}\ninput 1 {l} {z} {x} {y} {y}\n");
     }
     both(text, &state, 64);
+}
+
+#[test]
+fn conformance_shaders_without_textures_memory_or_output_loads_compile_whole() {
+    let Some(dir) = testdata::shared("conformance/exec") else { return };
+    let (mut whole, mut others) = (0, 0);
+    let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "tgsi")) {
+        let module = ir::from_tgsi(&tgsi::parse(&std::fs::read_to_string(path).unwrap()).unwrap()).unwrap();
+        let program = crate::program::Program::compile(&module).unwrap();
+        let outside = program.memory.accesses
+            || program.memory.writes
+            || program.memory.barrier
+            || !super::native_outputs(&program)
+            || program.steps.iter().flatten().any(|s| {
+                use crate::program::Step;
+                matches!(s, Step::Texture { .. })
+                    || matches!(s, Step::Deriv { arg, .. } if arg.wide)
+                    || matches!(s, Step::ArrayLoad { array, .. } | Step::ArrayStore { array, .. }
+                        if program.geometry.output_arrays.iter().any(|&(a, _, _)| a == *array))
+            });
+        if outside {
+            others += 1;
+            continue;
+        }
+        assert!(super::compile(&program).unwrap().whole().is_some(), "{} compiles in segments", path.display());
+        whole += 1;
+    }
+    eprintln!("{whole} conformance shaders compile whole, {others} may not");
+    assert!(whole > 0);
 }

@@ -18,8 +18,12 @@
 //!     declared register's four channels transposed into the four lanes'
 //!     entries of the run's output table, four vector stores
 //!     (no table to zero first, no store a lane)
-//!     every other step (textures, derivatives, indirect loads, arrays,
-//!     kills, 64-bit operations, ...) by the interpreter's own step
+//!     indirect loads and arrays as native code (`indirect`): arrays in
+//!     stack slots of the quad, zeroed when it starts
+//!     64-bit operations by one call a quad computing its four lanes
+//!     (`wide`)
+//!     every other step (textures, kills, ...) by the
+//!     interpreter's own step
 //!     function for the quad's active lanes (`run::compiled::step_quad`):
 //!     its operands stored to the batch's slots first, its results loaded
 //!     back after
@@ -40,10 +44,12 @@ use tgsi::OperandType;
 
 use super::codegen::{self, vector};
 use super::helpers::Kernels;
+use super::indirect;
 use super::liveness;
 use super::lower;
 use super::nan;
 use super::segment;
+use super::wide;
 use crate::kernel::{Kernel, MAX_ARGS};
 use crate::program::{Control, Fill, Program, Step};
 use crate::run::compiled::{Frame, STEP_QUAD};
@@ -70,12 +76,13 @@ pub(crate) enum Status {
 /// Whether the whole program compiles into one function: not when its
 /// steps touch memory (stores, atomics and barriers order lanes step by
 /// step across the batch, which quad after quad would not keep), nor
-/// when a step would call the interpreter (texture sampling, indirect
-/// loads, arrays, 64-bit operations: their fixed cost, paid once a quad
-/// instead of once a batch, made such shaders slower than in segments).
+/// when a step would call the interpreter (texture sampling, indirect OUT
+/// loads, arrays of OUT registers: their fixed
+/// cost, paid once a quad instead of once a batch, made such shaders
+/// slower than in segments).
 pub(crate) fn fits(program: &Program) -> bool {
     let native = native_outputs(program);
-    let calls = program.steps.iter().flatten().filter(|s| !compiled_natively(s, program.slots, native)).count();
+    let calls = program.steps.iter().flatten().filter(|s| !compiled_natively(s, program, native)).count();
     !program.memory.accesses
         && !program.memory.writes
         && !program.memory.barrier
@@ -110,11 +117,15 @@ fn nesting(control: &[Control]) -> usize {
 
 /// Whether the whole-program code computes `step` itself (or, for kills,
 /// with a call cheap enough per quad): a step the interpreter runs once a
-/// quad (an indirect load, an array, a texture, a 64-bit operation) costs
-/// more than in segments, where it runs once a batch.
-fn compiled_natively(step: &Step, slots: usize, native_outputs: bool) -> bool {
+/// quad (a texture) costs more than in segments, where it runs once a
+/// batch.
+fn compiled_natively(step: &Step, program: &Program, native_outputs: bool) -> bool {
     match step {
-        Step::Alu { .. } | Step::Move { .. } | Step::Copies(_) => segment::compiles(step, slots),
+        Step::Alu { wide: false, .. } | Step::Move { .. } | Step::Copies(_) => segment::compiles(step, program.slots),
+        Step::LoadIndirect { .. } | Step::ArrayLoad { .. } | Step::ArrayStore { .. } => {
+            indirect::compiles(step, program)
+        }
+        Step::Alu { wide: true, .. } => wide::compiles(step, program),
         Step::Deriv { arg, .. } => !arg.wide,
         Step::StoreOutput { declared: Some(_), .. } => native_outputs,
         Step::Kill | Step::KillIf { .. } => true,
@@ -301,6 +312,8 @@ fn build(
     }
     b.def_var(active_var, mask);
     b.def_var(count, zero);
+    let storage = indirect::Storage::new(b, program);
+    storage.clear(b, program, ptr);
 
     let mut g = Gen {
         b,
@@ -329,6 +342,8 @@ fn build(
         step_sig,
         alu_sig,
         kernels,
+        storage,
+        wide_calls: wide::Calls::default(),
     };
     g.control();
     g.write_outputs();
@@ -359,14 +374,14 @@ fn lane_mask(b: &mut FunctionBuilder, bits: Value) -> Value {
 }
 
 /// The program's body under construction, for one quad.
-struct Gen<'a, 'b> {
-    b: &'a mut FunctionBuilder<'b>,
-    program: &'a Program,
-    ptr: Type,
-    frame: Value,
+pub(super) struct Gen<'a, 'b> {
+    pub(super) b: &'a mut FunctionBuilder<'b>,
+    pub(super) program: &'a Program,
+    pub(super) ptr: Type,
+    pub(super) frame: Value,
     /// The quad's lane 0 of slot 0, of its first lane's outputs, its
     /// first lane's index in the batch (i64), and its lanes as bits (i32).
-    quad: (Value, Value, Value, Value),
+    pub(super) quad: (Value, Value, Value, Value),
     /// The run's splats of shared fills, the starts of its columns of
     /// per-lane fills, and the quad's first lane in the columns (bytes).
     fills: (Value, Value, Value),
@@ -378,7 +393,7 @@ struct Gen<'a, 'b> {
     fails: (Block, Block),
     vars: Vec<Variable>,
     /// The quad's active lanes (i32x4 mask).
-    active: Variable,
+    pub(super) active: Variable,
     /// Steps counted in this quad (i64).
     count: Variable,
     kinds: SlotKinds,
@@ -404,6 +419,10 @@ struct Gen<'a, 'b> {
     step_sig: SigRef,
     alu_sig: SigRef,
     kernels: &'a mut Kernels,
+    /// The arrays' stack slots and what indirect loads read.
+    pub(super) storage: indirect::Storage,
+    /// What 64-bit operations' calls use.
+    pub(super) wide_calls: wide::Calls,
 }
 
 impl Gen<'_, '_> {
@@ -640,7 +659,7 @@ impl Gen<'_, '_> {
     }
 
     /// The quad of `slot`.
-    fn read(&mut self, slot: u32) -> Value {
+    pub(super) fn read(&mut self, slot: u32) -> Value {
         // Fills are loaded at each use: kept in registers from the start
         // (or hoisted out of the quad loop), a long shader's would spill.
         let flags = MemFlags::new().with_notrap().with_readonly();
@@ -662,7 +681,7 @@ impl Gen<'_, '_> {
 
     /// `v` into `slot`: into the active lanes where other lanes may read
     /// the old value.
-    fn write(&mut self, slot: u32, v: Value) {
+    pub(super) fn write(&mut self, slot: u32, v: Value) {
         let Some(&var) = self.vars.get(slot as usize) else { return };
         let masked =
             self.kinds.always_masked.get(slot as usize).copied().unwrap_or(true) || (self.loops > 0) || self.maybe_none;
@@ -755,6 +774,12 @@ impl Gen<'_, '_> {
                 let v = self.read(*value);
                 self.store_output(*r, *chan, v);
             }
+            Step::LoadIndirect { .. } | Step::ArrayLoad { .. } | Step::ArrayStore { .. }
+                if indirect::compiles(step, self.program) =>
+            {
+                self.indirect(step)
+            }
+            Step::Alu { wide: true, .. } if wide::compiles(step, self.program) => self.wide(step),
             _ => self.interpreted(step),
         }
     }

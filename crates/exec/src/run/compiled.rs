@@ -29,6 +29,11 @@ pub(crate) struct RunFills<'a> {
     column_starts: Vec<*const u32>,
     /// Lanes every column holds.
     lanes: usize,
+    /// The registers of the constant buffers indirect loads read
+    /// ([`indirect_const_buffers`]), one table after the other (read through `const_tables`).
+    _const_values: Vec<[u32; 4]>,
+    /// By such buffer: its table in `const_values`.
+    const_tables: Vec<ConstTable>,
     /// The state the borrowed columns are in.
     _state: PhantomData<&'a State>,
 }
@@ -110,13 +115,95 @@ impl<'a> RunFills<'a> {
             column_starts.push(column);
         }
         debug_assert_eq!(owned.capacity(), reserved, "the owned columns moved");
-        RunFills { uniforms, owned, column_starts, lanes, _state: PhantomData }
+        let (const_values, const_tables) = const_tables(program, state);
+        RunFills {
+            uniforms,
+            owned,
+            column_starts,
+            lanes,
+            _const_values: const_values,
+            const_tables,
+            _state: PhantomData,
+        }
     }
 
     /// Whether every column holds `lanes` lanes.
     fn covers(&self, lanes: usize) -> bool {
         lanes <= self.lanes
     }
+}
+
+/// The most registers of one constant buffer laid out for indirect
+/// loads; compiled code asks the state for those past it.
+const MAX_CONST_TABLE: usize = 1 << 16;
+
+/// Registers `0..len` of a constant buffer, as compiled code reads them for
+/// indirect CONST loads: 0 at an index outside, but a lane whose index is
+/// `asks_from` or more asks [`INDIRECT_CHANNEL`] instead (`len` when the
+/// state sets registers past the table, else `i32::MAX`, which no lane
+/// needs to ask but none is wrong to).
+#[repr(C)]
+pub(crate) struct ConstTable {
+    pub values: *const [u32; 4],
+    pub len: u64,
+    pub asks_from: u64,
+}
+
+/// The constant buffers the program's indirect CONST loads read whose
+/// buffer is known when it compiles (none, or a fixed 2-D index),
+/// ascending: the order of the run's [`ConstTable`]s.
+pub(crate) fn indirect_const_buffers(program: &Program) -> Vec<u32> {
+    let mut buffers: Vec<u32> = (program.steps.iter().flatten())
+        .filter_map(|s| match s {
+            Step::LoadIndirect { file: tgsi::File::Constant, dim: None, .. } => Some(0),
+            Step::LoadIndirect { file: tgsi::File::Constant, dim: Some((d, None)), .. } => u32::try_from(*d).ok(),
+            _ => None,
+        })
+        .collect();
+    buffers.sort_unstable();
+    buffers.dedup();
+    buffers
+}
+
+/// The tables of [`indirect_const_buffers`] for a run on `state`: each
+/// buffer's registers from 0 to the last the state sets (at least one,
+/// at most [`MAX_CONST_TABLE`]), unset ones zero.
+fn const_tables(program: &Program, state: &State) -> (Vec<[u32; 4]>, Vec<ConstTable>) {
+    let buffers = indirect_const_buffers(program);
+    if buffers.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let mut starts = Vec::with_capacity(buffers.len());
+    let mut values: Vec<[u32; 4]> = Vec::new();
+    for &buf in &buffers {
+        let start = values.len();
+        let mut past = false;
+        values.resize(start + 1, [0; 4]);
+        for ((_, i), v) in state.constants().filter(|&((b, _), _)| b == buf) {
+            if i as usize >= MAX_CONST_TABLE {
+                past = true;
+                continue;
+            }
+            let at = start + i as usize;
+            if values.len() <= at {
+                values.resize(at + 1, [0; 4]);
+            }
+            values[at] = v;
+        }
+        let len = values.len() - start;
+        starts.push((start, len, if past { len as u64 } else { i32::MAX as u64 }));
+    }
+    // Pointers taken once `values` no longer grows.
+    let tables = starts
+        .into_iter()
+        .map(|(start, len, asks_from)| ConstTable {
+            // SAFETY: `start + len` is within `values`.
+            values: unsafe { values.as_ptr().add(start) },
+            len: len as u64,
+            asks_from,
+        })
+        .collect();
+    (values, tables)
 }
 
 /// What the compiled function reads of its batch (laid out for the code,
@@ -138,6 +225,8 @@ pub(crate) struct Frame {
     pub columns: *const *const u32,
     /// The batch's first lane in the run (its lane 0 in the columns).
     pub first: u64,
+    /// By buffer of [`indirect_const_buffers`]: its registers.
+    pub constants: *const ConstTable,
 }
 
 /// [`step_quad`], as compiled code calls it.
@@ -160,6 +249,29 @@ unsafe extern "C" fn step_quad(frame: *mut Frame, step: *const Step, lanes: u64)
             batch.compiled_error = Some(e);
             crate::jit::Status::Step as u32
         }
+    }
+}
+
+/// [`indirect_channel`], as compiled code calls it.
+pub(crate) const INDIRECT_CHANNEL: unsafe extern "C" fn(*mut Frame, *const Step, u64, i32, i32) -> u32 =
+    indirect_channel;
+
+/// What the indirect load `step` reads for lane `l` of the batch at
+/// register `i` (in 2-D index `d`, when the step has one), as the
+/// interpreter reads it ([`Batch::indirect_value`]); 0 for what it cannot
+/// read (compiled code calls this only for the files it can).
+///
+/// # Safety
+/// As [`step_quad`]'s.
+unsafe extern "C" fn indirect_channel(frame: *mut Frame, step: *const Step, l: u64, i: i32, d: i32) -> u32 {
+    // SAFETY: as the caller promises; nothing else borrows the batch
+    // mutably while this reads it.
+    let (batch, step) = unsafe { (&*((*frame).batch as *const Batch<'_>), &*step) };
+    match step {
+        Step::LoadIndirect { file, dim, chan, .. } => {
+            batch.indirect_value(*file, i, dim.map(|_| d), *chan, l as usize).unwrap_or(0)
+        }
+        _ => 0,
     }
 }
 
@@ -206,6 +318,7 @@ impl Batch<'_> {
             uniforms: fills.uniforms.as_ptr(),
             columns: fills.column_starts.as_ptr(),
             first: self.first as u64,
+            constants: fills.const_tables.as_ptr(),
         };
         // SAFETY: the code reads and writes the slots below the program's
         // count (checked when it was compiled) of this batch's width, the

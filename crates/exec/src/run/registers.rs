@@ -51,41 +51,54 @@ impl Batch<'_> {
         // state keeps constants in a map.
         let mut last: Option<((u32, u32), [u32; 4])> = None;
         for l in self.lanes(active) {
-            let lane = self.first + l as u32;
             let i = base.wrapping_add(index.map_or(0, |s| self.get(s, l) as i32));
             let d = dim.map(|(b, s)| b.wrapping_add(s.map_or(0, |s| self.get(s, l) as i32)));
-            let c = chan as usize & 3;
-            let v = if i < 0 || d.is_some_and(|d| d < 0) {
-                0
-            } else {
-                let i = i as u32;
-                match file {
-                    File::Input => match d {
-                        Some(v) => self.env.state.vertex_input(v as u32, i, lane)[c],
-                        None => self.env.state.input(i, lane)[c],
-                    },
-                    File::Constant => {
-                        let key = (d.unwrap_or(0) as u32, i);
-                        match last {
-                            Some((k, v)) if k == key => v[c],
-                            _ => {
-                                let v = self.env.state.constant(key.0, key.1);
-                                last = Some((key, v));
-                                v[c]
-                            }
-                        }
-                    }
-                    File::SystemValue => {
-                        self.env.system_value(self.program.sv_names.get(i as usize).copied().flatten(), lane)[c]
-                    }
-                    File::Output => self.outputs.get(i, chan, l),
-                    File::Immediate => self.program.immediates.get(i as usize).map_or(0, |imm| imm[c]),
-                    _ => return Err(ExecError::Unsupported(format!("indirect {file:?} load"))),
+            let v = match file {
+                File::Constant if i >= 0 && d.is_none_or(|d| d >= 0) => {
+                    let key = (d.unwrap_or(0) as u32, i as u32);
+                    let v = match last {
+                        Some((k, v)) if k == key => v,
+                        _ => self.env.state.constant(key.0, key.1),
+                    };
+                    last = Some((key, v));
+                    v[chan as usize & 3]
                 }
+                _ => self.indirect_value(file, i, d, chan, l)?,
             };
             self.set(dst, l, v);
         }
         Ok(())
+    }
+
+    /// Channel `chan` of register `i` of `file` (in 2-D index `d` when
+    /// there is one) for lane `l`: zero at a negative index. What an
+    /// indirect load reads, for the interpreter and compiled code alike.
+    #[inline(always)]
+    pub(crate) fn indirect_value(
+        &self,
+        file: File,
+        i: i32,
+        d: Option<i32>,
+        chan: u8,
+        l: usize,
+    ) -> Result<u32, ExecError> {
+        if i < 0 || d.is_some_and(|d| d < 0) {
+            return Ok(0);
+        }
+        let (i, c, lane) = (i as u32, chan as usize & 3, self.first + l as u32);
+        Ok(match file {
+            File::Input => match d {
+                Some(v) => self.env.state.vertex_input(v as u32, i, lane)[c],
+                None => self.env.state.input(i, lane)[c],
+            },
+            File::Constant => self.env.state.constant(d.unwrap_or(0) as u32, i)[c],
+            File::SystemValue => {
+                self.env.system_value(self.program.sv_names.get(i as usize).copied().flatten(), lane)[c]
+            }
+            File::Output => self.outputs.get(i, chan, l),
+            File::Immediate => self.program.immediates.get(i as usize).map_or(0, |imm| imm[c]),
+            _ => return Err(ExecError::Unsupported(format!("indirect {file:?} load"))),
+        })
     }
 
     /// Channel `chan` of register `offset` (plus the value of slot
