@@ -138,6 +138,9 @@ pub(crate) struct Frame {
     pub columns: *const *const u32,
     /// The batch's first lane in the run (its lane 0 in the columns).
     pub first: u64,
+    /// The run's state, for the texture steps' calls
+    /// (`jit::texture::sample_quad`).
+    pub state: *const State,
 }
 
 /// [`step_quad`], as compiled code calls it.
@@ -206,6 +209,7 @@ impl Batch<'_> {
             uniforms: fills.uniforms.as_ptr(),
             columns: fills.column_starts.as_ptr(),
             first: self.first as u64,
+            state: self.env.state,
         };
         // SAFETY: the code reads and writes the slots below the program's
         // count (checked when it was compiled) of this batch's width, the
