@@ -40,7 +40,8 @@ pub(super) fn compiles(step: &Step, slots: usize) -> bool {
         && dsts.iter().all(|&(_, d)| (d as usize) < slots)
 }
 
-/// Samples one quad for texture step `step`: `rows[k]` holds operand `k`
+/// Samples one quad for texture step `step` (its unit's texture from the
+/// frame's table, looked up once a run): `rows[k]` holds operand `k`
 /// of the quad's four lanes (for the operands `op` reads), and
 /// `rows[OUT_ROW + l]` gets lane `l`'s texel (the code transposes them
 /// into channels).
@@ -61,7 +62,11 @@ unsafe extern "C" fn sample_quad(frame: *const Frame, step: *const Step, rows: *
     for (column, row) in columns.iter_mut().zip(operands.iter()).take(sampler::operands_read(*op)) {
         *column = row;
     }
+    // SAFETY: the frame's table covers every unit a texture step of the
+    // program names (`run_compiled` checks its length), and its textures
+    // live as long as the state.
+    let texture = unsafe { (*(*frame).textures.add(*unit as usize)).as_ref() };
     if let Ok(texels) = <&mut [[u32; 4]; 4]>::try_from(out) {
-        sampler::sample_quad(state, state.texture(*unit), *op, columns, texels);
+        sampler::sample_quad(state, texture, *op, columns, texels);
     }
 }
