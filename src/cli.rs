@@ -648,7 +648,7 @@ pub enum WordFormat {
 pub enum BackendArg {
     /// The shader compiled to native code with Cranelift: as one
     /// function, or as runs of ALU operations between operations the
-    /// interpreter runs (textures, memory, indirect loads of outputs).
+    /// interpreter runs (memory, indirect loads of outputs).
     Jit,
     /// Every operation by the interpreter.
     Interp,

@@ -65,6 +65,9 @@ pub(crate) struct Program {
     pub geometry: Layout,
     /// Whether the module touches or writes memory or waits at barriers.
     pub memory: Usage,
+    /// One more than the highest unit a texture step names (0 without
+    /// texture steps): the units a run's texture table covers.
+    pub texture_units: u32,
 }
 
 impl Program {
@@ -123,6 +126,15 @@ impl Program {
             .collect();
         cleared.sort_unstable();
         cleared.dedup();
+        let texture_units = steps
+            .iter()
+            .flatten()
+            .filter_map(|s| match s {
+                Step::Texture { unit, .. } => Some(unit.saturating_add(1)),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
         Ok(Program {
             control,
             steps,
@@ -139,6 +151,7 @@ impl Program {
             processor: module.processor,
             block_size: block_size(module),
             memory,
+            texture_units,
         })
     }
 

@@ -167,14 +167,40 @@ fn lambda(tex: &Texture, (dsdx, dsdy): (f32, f32), (dtdx, dtdy): (f32, f32)) -> 
 /// `operands[k][l]` and gets `out[l]`. The choices that do not depend on
 /// the lane are made once.
 #[inline(always)]
-pub(crate) fn sample_lanes<'a>(
+pub(crate) fn sample_lanes(
     state: &State,
     unit: u32,
+    op: TexOp,
+    operands: [&[u32]; TEX_OPERANDS],
+    out: &mut [[u32; 4]],
+) {
+    sample_chunks::<MAX_LANES>(state, state.texture(unit), op, operands, out);
+}
+
+/// [`sample_lanes`] for one quad, as compiled code calls it: the same
+/// per-lane rules, with room for four lanes only, and the texture already
+/// looked up (`None` when the unit has none).
+#[inline(always)]
+pub(crate) fn sample_quad(
+    state: &State,
+    texture: Option<&Texture>,
+    op: TexOp,
+    operands: [&[u32]; TEX_OPERANDS],
+    out: &mut [[u32; 4]; 4],
+) {
+    sample_chunks::<4>(state, texture, op, operands, out);
+}
+
+/// [`sample_lanes`] in chunks of `N` lanes (the room its nearest path's
+/// positions take on the stack).
+#[inline(always)]
+fn sample_chunks<'a, const N: usize>(
+    state: &State,
+    texture: Option<&Texture>,
     op: TexOp,
     operands: [&'a [u32]; TEX_OPERANDS],
     out: &mut [[u32; 4]],
 ) {
-    let texture = state.texture(unit);
     let [s, t, _, q, ..] = operands;
     let f = f32::from_bits;
     match (op, texture) {
@@ -185,9 +211,9 @@ pub(crate) fn sample_lanes<'a>(
             // Floored positions first, in loops with no lookups and no
             // conversions to integers (so they vectorize), then the lookups.
             let (w, h) = (tex.width() as f32, tex.height() as f32);
-            let (mut xs, mut ys) = ([0f32; MAX_LANES], [0f32; MAX_LANES]);
-            for (k, out) in out.chunks_mut(MAX_LANES).enumerate() {
-                let from = |c: &'a [u32]| c.get(k * MAX_LANES..).unwrap_or_default();
+            let (mut xs, mut ys) = ([0f32; N], [0f32; N]);
+            for (k, out) in out.chunks_mut(N).enumerate() {
+                let from = |c: &'a [u32]| c.get(k * N..).unwrap_or_default();
                 let (s, t, q) = (from(s), from(t), from(q));
                 if project {
                     for ((x, &s), &q) in xs.iter_mut().zip(s).zip(q) {
@@ -200,9 +226,29 @@ pub(crate) fn sample_lanes<'a>(
                     xs.iter_mut().zip(s).for_each(|(x, &s)| *x = semantics::floor(f(s) * w));
                     ys.iter_mut().zip(t).for_each(|(y, &t)| *y = semantics::floor(f(t) * h));
                 }
-                let surface = Surface::of(tex, 0);
-                for ((o, &x), &y) in out.iter_mut().zip(&xs).zip(&ys) {
-                    *o = nearest_texel(surface, tex.sampler().wrap, int_of_integral(x), int_of_integral(y));
+                let (width, height) = (tex.width(), tex.height());
+                let pow2 = width.is_power_of_two() && height.is_power_of_two();
+                match (tex.dense_texels(), tex.sampler().wrap) {
+                    // The common case, decided once: `wrap_index` of a
+                    // power-of-two size is the low bits, and the index is
+                    // then inside the array.
+                    (Some(texels), Wrap::Repeat) if pow2 => {
+                        let (mx, my) = (width as i32 - 1, height as i32 - 1);
+                        let mut at = [0usize; N];
+                        for ((i, &x), &y) in at.iter_mut().zip(&xs).zip(&ys) {
+                            *i = (int_of_integral(y) & my) as usize * width as usize
+                                + (int_of_integral(x) & mx) as usize;
+                        }
+                        for (o, &i) in out.iter_mut().zip(&at) {
+                            *o = texels.get(i).copied().unwrap_or_default();
+                        }
+                    }
+                    _ => {
+                        let surface = Surface::of(tex, 0);
+                        for ((o, &x), &y) in out.iter_mut().zip(&xs).zip(&ys) {
+                            *o = nearest_texel(surface, tex.sampler().wrap, int_of_integral(x), int_of_integral(y));
+                        }
+                    }
                 }
             }
         }
@@ -348,6 +394,36 @@ mod tests {
         for size in [1i64, 2, 4, 8, 64, 4096] {
             for i in indices {
                 assert_eq!(wrap_index(i, size, Wrap::Repeat), i.rem_euclid(size) as u32, "{i} wrapped to {size}");
+            }
+        }
+    }
+
+    /// The batch path's nearest sampling (floored positions first, the
+    /// power-of-two repeat case apart) gives the per-lane rule's texels.
+    #[test]
+    fn nearest_batch_path_matches_the_per_lane_rule() {
+        let odd = [0.0f32, -0.0, 0.3, -0.3, 0.999, 1.0, -1.0, 7.49, -7.51, 1e30, -1e30, 3e9, f32::NAN, f32::INFINITY];
+        let lanes = 64;
+        let column = |salt: usize| -> Vec<u32> {
+            (0..lanes).map(|l| odd[(l * 7 + salt * 3 + l / 5) % odd.len()].to_bits()).collect()
+        };
+        let (s, t, q) = (column(0), column(1), column(2));
+        let empty: &[u32] = &[];
+        let operands = [&s[..], &t[..], empty, &q[..], empty, empty, empty, empty];
+        for (w, h) in [(8, 4), (4, 8), (1, 2), (3, 4), (6, 5)] {
+            for wrap in [Wrap::Repeat, Wrap::Clamp] {
+                let mut state = State::new(lanes as u32).unwrap();
+                let texels = (0..w * h).map(|i| [i, i * 3, 7, 9]).collect();
+                state.set_texture(0, vec![crate::TextureLevel { width: w, height: h, texels }]).unwrap();
+                state.set_sampler(0, Sampler { filter: Filter::Nearest, wrap });
+                for op in [TexOp::Sample(Lod::Zero), TexOp::Project(Lod::Zero)] {
+                    let mut out = vec![[0; 4]; lanes];
+                    sample_lanes(&state, 0, op, operands, &mut out);
+                    for (l, got) in out.iter().enumerate() {
+                        let want = sample(&state, state.texture(0), op, &operands, l);
+                        assert_eq!(*got, want, "{w}x{h} {wrap:?} {op:?} lane {l}");
+                    }
+                }
             }
         }
     }

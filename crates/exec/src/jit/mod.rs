@@ -14,7 +14,10 @@
 //! the interpreter's own batch loop lane by lane otherwise (`helpers`):
 //! one set of semantics for both tiers.
 //!
-//! `segment` picks what compiles, `codegen` builds a segment's function.
+//! `segment` picks what compiles, `codegen` builds a segment's function;
+//! `whole` builds the whole-program function where the program fits it,
+//! and `texture` is that function's call into the sampler, a quad at a
+//! time.
 
 use std::sync::OnceLock;
 
@@ -32,6 +35,7 @@ mod liveness;
 mod lower;
 mod nan;
 mod segment;
+mod texture;
 mod whole;
 mod wide;
 

@@ -374,7 +374,7 @@ fn programs_without_memory_or_textures_compile_whole_the_others_in_segments() {
     );
     assert!(!compiled(&deep), "constructs nested deeper than Cranelift's limits allow: segments");
     let tex = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nTEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
-    assert!(!compiled(tex), "sampling once a batch: segments");
+    assert!(compiled(tex), "sampling by a call a quad: whole");
     assert!(compiled(ARRAYS), "arrays in the function's stack frame: whole");
     assert!(compiled(INDIRECT_LOADS), "indirect loads as native code: whole");
     assert!(compiled(WIDE), "64-bit operations by a call a quad: whole");
@@ -474,6 +474,138 @@ fn indirect_loads_match_the_interpreter_whole() {
     for lanes in [4, 64] {
         for n in [37, 130] {
             both(INDIRECT_LOADS, &indexed_state(n), lanes);
+        }
+    }
+}
+
+/// Every texture instruction's kind, compiled whole, against the
+/// interpreter: in both arms of an IF and in a loop (partial quads), on
+/// several units (a mipmapped nearest-repeat texture, linear clamp and
+/// linear repeat ones of sizes that are not powers of two, a nearest
+/// clamp one, a nearest repeat one of one level, an unbound unit), with NaN, infinite, huge, negative and
+/// ordinary coordinates, biases, levels and gradients.
+#[test]
+fn texture_steps_compiled_whole_match_the_interpreter() {
+    use crate::{Filter, Sampler, TextureLevel, Wrap};
+    let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL IN[2]\n\
+                DCL OUT[0], GENERIC[0]\nDCL OUT[1], GENERIC[1]\nDCL OUT[2], GENERIC[2]\nDCL OUT[3], GENERIC[3]\n\
+                DCL OUT[4], GENERIC[4]\nDCL OUT[5], GENERIC[5]\nDCL OUT[6], GENERIC[6]\nDCL OUT[7], GENERIC[7]\n\
+                DCL OUT[8], GENERIC[8]\nDCL OUT[9], GENERIC[9]\nDCL OUT[10], GENERIC[10]\nDCL OUT[11], GENERIC[11]\n\
+                DCL OUT[12], GENERIC[12]\nDCL OUT[13], GENERIC[13]\nDCL OUT[14], GENERIC[14]\nDCL OUT[15], GENERIC[15]\n\
+                DCL SAMP[0]\nDCL SAMP[1]\nDCL SAMP[2]\nDCL SAMP[3]\nDCL SAMP[4]\nDCL SAMP[5]\n\
+                DCL SVIEW[0], 2D, FLOAT\nDCL SVIEW[1], 2D, FLOAT\nDCL TEMP[0..4]\n\
+                IMM[0] FLT32 {0.5, 1.0, 0.0, 3.0}\n\
+                SLT TEMP[0].x, IN[1].wwww, IMM[0].xxxx\n\
+                IF TEMP[0].xxxx\n\
+                  TEX OUT[0], IN[0], SAMP[0], 2D\n\
+                  TXP OUT[1].xzw, IN[0].yxzw, SAMP[1], 2D\n\
+                  TXB_SAT OUT[2], -IN[0], SAMP[0], 2D\n\
+                  TXP OUT[15], IN[0], SAMP[5], 2D\n\
+                ELSE\n\
+                  TXL OUT[3], |IN[0]|, SAMP[0], 2D\n\
+                  TXD OUT[4].yw, IN[0], IN[1], IN[2], SAMP[0], 2D\n\
+                  TEX OUT[2], IN[0].wzyx, SAMP[2], 2D\n\
+                  TEX OUT[15].yw, IN[1], SAMP[5], 2D\n\
+                ENDIF\n\
+                F2I TEMP[1], IN[1]\n\
+                TXF OUT[5], TEMP[1], SAMP[0], 2D\n\
+                TXQ OUT[6], TEMP[1].wwww, SAMP[0], 2D\n\
+                TXQS OUT[7], SAMP[0], 2D\n\
+                SAMPLE OUT[8], IN[0], SVIEW[1], SAMP[3]\n\
+                SAMPLE_B OUT[9], IN[0], SVIEW[0], SAMP[0], IN[1].xxxx\n\
+                SAMPLE_D OUT[10], IN[0], SVIEW[0], SAMP[0], IN[1], IN[2]\n\
+                SAMPLE_POS OUT[11], TEMP[4], TEMP[1].xxxx\n\
+                SAMPLE_INFO OUT[12].yzw, TEMP[4], IN[0]\nSAMPLE_INFO OUT[12].x, SVIEW[1].yxxx, IN[0]\n\
+                TEX OUT[13], IN[0], SAMP[4], 2D\n\
+                MOV TEMP[2], IMM[0].zzzz\n\
+                MOV TEMP[3], IN[0]\n\
+                BGNLOOP\n\
+                  SGE TEMP[0].y, TEMP[2].xxxx, IN[1].zzzz\n\
+                  IF TEMP[0].yyyy\n    BRK\n  ENDIF\n\
+                  TXF_LZ TEMP[1], TEMP[1], SAMP[1], 2D\n\
+                  SAMPLE_L TEMP[3], TEMP[3].yxzw, SVIEW[0], SAMP[0], TEMP[2].xxxx\n\
+                  ADD TEMP[2].x, TEMP[2].xxxx, IMM[0].yyyy\n\
+                  SGE TEMP[0].z, TEMP[2].xxxx, IMM[0].wwww\n\
+                  IF TEMP[0].zzzz\n    BRK\n  ENDIF\n\
+                ENDLOOP\n\
+                ADD OUT[14], TEMP[3], TEMP[1]\nEND\n";
+    let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+    let program = crate::program::Program::compile(&module).unwrap();
+    assert!(super::compile(&program).unwrap().whole().is_some(), "compiled whole");
+
+    // Odd values, picked lane by lane by a simple hash.
+    let odd = [
+        0.0,
+        -0.0,
+        0.25,
+        0.5,
+        0.75,
+        1.0,
+        -1.0,
+        1.5,
+        -0.3,
+        2.7,
+        7.9,
+        -13.1,
+        1e-3,
+        1e30,
+        -1e30,
+        3.0e9,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MIN_POSITIVE,
+        0.126,
+        0.874,
+        4.0,
+        0.0625,
+    ];
+    let n = 157u32;
+    let mut state = State::new(n).unwrap();
+    for input in 0..3u32 {
+        let column = |c: u32| {
+            (0..n)
+                .map(|l| {
+                    let h = (l.wrapping_mul(2654435761) ^ (input * 97 + c * 31)).wrapping_mul(40503) >> 7;
+                    // Most lanes in a quad move smoothly, some jump.
+                    let v = if h.is_multiple_of(3) {
+                        odd[(h as usize / 3) % odd.len()]
+                    } else {
+                        (l % 8) as f32 * 0.13 - 0.2
+                    };
+                    v.to_bits()
+                })
+                .collect::<Vec<u32>>()
+        };
+        state.set_input_lanes(input, [column(0), column(1), column(2), column(3)]);
+    }
+    let level = |w: u32, h: u32, seed: u32| TextureLevel {
+        width: w,
+        height: h,
+        texels: (0..w * h)
+            .map(|i| [(i + seed) as f32, (i * 7 + seed) as f32 * 0.25, -(i as f32), 1.0].map(f32::to_bits))
+            .collect(),
+    };
+    state.set_texture(0, vec![level(8, 8, 1), level(4, 4, 100), level(2, 2, 200), level(1, 1, 300)]).unwrap();
+    state.set_texture(1, vec![level(3, 5, 7)]).unwrap();
+    state.set_texture(2, vec![level(6, 3, 9)]).unwrap();
+    state.set_texture(3, vec![level(4, 2, 11)]).unwrap();
+    // Nearest repeat on a power-of-two size, one level: the sampler's
+    // fast path.
+    state.set_texture(5, vec![level(8, 4, 13)]).unwrap();
+    state.set_sampler(0, Sampler { filter: Filter::Nearest, wrap: Wrap::Repeat });
+    state.set_sampler(1, Sampler { filter: Filter::Linear, wrap: Wrap::Clamp });
+    state.set_sampler(2, Sampler { filter: Filter::Linear, wrap: Wrap::Repeat });
+    state.set_sampler(3, Sampler { filter: Filter::Nearest, wrap: Wrap::Clamp });
+    for positions in [Vec::new(), vec![[0.25, 0.75], [0.875, 0.5], [0.5, 0.125]]] {
+        state.set_sample_positions(positions);
+        for lanes in [4, 16, 64] {
+            let options = RunOptions { lanes, ..RunOptions::default() };
+            let interp =
+                Executable::compile_with(&module, Backend::Interpreter).unwrap().run(&state, &options).unwrap();
+            let jit = Executable::compile_with(&module, Backend::Jit).unwrap().run(&state, &options).unwrap();
+            assert_eq!(jit.write(), interp.write(), "{lanes} lanes");
+
         }
     }
 }

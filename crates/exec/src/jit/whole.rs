@@ -22,8 +22,10 @@
 //!     stack slots of the quad, zeroed when it starts
 //!     64-bit operations by one call a quad computing its four lanes
 //!     (`wide`)
-//!     every other step (textures, kills, ...) by the
-//!     interpreter's own step
+//!     texture steps by one call a quad into the sampler
+//!     (`texture::sample_quad`): the operands as rows on the stack, the
+//!     texel's channels loaded back, written as any value is
+//!     every other step (kills, ...) by the interpreter's own step
 //!     function for the quad's active lanes (`run::compiled::step_quad`):
 //!     its operands stored to the batch's slots first, its results loaded
 //!     back after
@@ -35,7 +37,8 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64, I8X16};
 use cranelift_codegen::ir::{
-    AbiParam, Block, Endianness, InstBuilder, MemFlags, SigRef, Signature, StackSlot, Type, Value,
+    AbiParam, Block, Endianness, InstBuilder, MemFlags, SigRef, Signature, StackSlot, StackSlotData, StackSlotKind,
+    Type, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
@@ -49,11 +52,13 @@ use super::liveness;
 use super::lower;
 use super::nan;
 use super::segment;
+use super::texture;
 use super::wide;
 use crate::kernel::{Kernel, MAX_ARGS};
 use crate::program::{Control, Fill, Program, Step};
 use crate::run::compiled::{Frame, STEP_QUAD};
 use crate::run::ExecError;
+use crate::sampler;
 
 /// Lanes of the batch the function runs over (its slots' stride).
 pub(crate) const LANES: usize = 64;
@@ -76,10 +81,11 @@ pub(crate) enum Status {
 /// Whether the whole program compiles into one function: not when its
 /// steps touch memory (stores, atomics and barriers order lanes step by
 /// step across the batch, which quad after quad would not keep), nor
-/// when a step would call the interpreter (texture sampling, indirect OUT
-/// loads, arrays of OUT registers: their fixed
-/// cost, paid once a quad instead of once a batch, made such shaders
-/// slower than in segments).
+/// when a step would call the interpreter (indirect OUT loads, arrays of
+/// OUT registers: their fixed cost, paid once a quad instead of once a
+/// batch, made such shaders slower than in segments). Texture steps call
+/// the sampler directly, at a cost a quad no higher than the
+/// interpreter's a lane.
 pub(crate) fn fits(program: &Program) -> bool {
     let native = native_outputs(program);
     let calls = program.steps.iter().flatten().filter(|s| !compiled_natively(s, program, native)).count();
@@ -116,9 +122,9 @@ fn nesting(control: &[Control]) -> usize {
 }
 
 /// Whether the whole-program code computes `step` itself (or, for kills,
-/// with a call cheap enough per quad): a step the interpreter runs once a
-/// quad (a texture) costs more than in segments, where it runs once a
-/// batch.
+/// textures and 64-bit operations, with a call cheap enough per quad): a
+/// step the interpreter runs once a quad (an indirect OUT load) costs
+/// more than in segments, where it runs once a batch.
 fn compiled_natively(step: &Step, program: &Program, native_outputs: bool) -> bool {
     match step {
         Step::Alu { wide: false, .. } | Step::Move { .. } | Step::Copies(_) => segment::compiles(step, program.slots),
@@ -129,6 +135,7 @@ fn compiled_natively(step: &Step, program: &Program, native_outputs: bool) -> bo
         Step::Deriv { arg, .. } => !arg.wide,
         Step::StoreOutput { declared: Some(_), .. } => native_outputs,
         Step::Kill | Step::KillIf { .. } => true,
+        Step::Texture { .. } => texture::compiles(step, program.slots),
         _ => false,
     }
 }
@@ -159,13 +166,14 @@ pub(super) fn define(module: &mut JITModule, program: &Program, kernels: &mut Ke
     step_sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I64)]);
     step_sig.returns.push(AbiParam::new(I32));
     let alu_sig = codegen::alu_signature(module);
+    let tex_sig = texture::signature(module);
 
     let id = module.declare_anonymous_function(&signature).map_err(|e| fail(&e))?;
     let mut ctx = module.make_context();
     ctx.func.signature = signature;
     let mut fctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-    build(&mut b, program, (ptr, step_sig, alu_sig), kernels);
+    build(&mut b, program, (ptr, step_sig, alu_sig, tex_sig), kernels);
     b.seal_all_blocks();
     b.finalize();
     module.define_function(id, &mut ctx).map_err(|e| fail(&e))?;
@@ -237,7 +245,7 @@ impl SlotKinds {
 fn build(
     b: &mut FunctionBuilder,
     program: &Program,
-    (ptr, step_sig, alu_sig): (Type, Signature, Signature),
+    (ptr, step_sig, alu_sig, tex_sig): (Type, Signature, Signature, Signature),
     kernels: &mut Kernels,
 ) {
     let entry = b.create_block();
@@ -288,6 +296,8 @@ fn build(
     let scratch = codegen::alu_scratch(b);
     let step_sig = b.import_signature(step_sig);
     let alu_sig = b.import_signature(alu_sig);
+    let tex_sig = b.import_signature(tex_sig);
+    let tex_rows = texture_rows(b);
 
     let vars: Vec<Variable> = (0..program.slots).map(|_| b.declare_var(I32X4)).collect();
     let active_var = b.declare_var(I32X4);
@@ -341,6 +351,7 @@ fn build(
         scratch,
         step_sig,
         alu_sig,
+        texture: (tex_rows, tex_sig),
         kernels,
         storage,
         wide_calls: wide::Calls::default(),
@@ -362,6 +373,13 @@ fn build(
         let code = b.ins().iconst(I32, status as i64);
         b.ins().return_(&[code]);
     }
+}
+
+/// The stack slot texture steps pass their operands and get their
+/// results in (`texture::ROWS` rows of 16 bytes).
+fn texture_rows(b: &mut FunctionBuilder) -> StackSlot {
+    let bytes = (texture::ROWS * 16) as u32;
+    b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 4))
 }
 
 /// The lanes of a quad's `bits` (lane `l` is bit `l`, i32) as an i32x4
@@ -418,6 +436,9 @@ pub(super) struct Gen<'a, 'b> {
     scratch: StackSlot,
     step_sig: SigRef,
     alu_sig: SigRef,
+    /// The rows texture steps pass `texture::sample_quad`, and its
+    /// signature.
+    texture: (StackSlot, SigRef),
     kernels: &'a mut Kernels,
     /// The arrays' stack slots and what indirect loads read.
     pub(super) storage: indirect::Storage,
@@ -780,7 +801,40 @@ impl Gen<'_, '_> {
                 self.indirect(step)
             }
             Step::Alu { wide: true, .. } if wide::compiles(step, self.program) => self.wide(step),
+            Step::Texture { .. } if texture::compiles(step, self.program.slots) => self.texture(step),
             _ => self.interpreted(step),
+        }
+    }
+
+    /// A texture step by one call for the quad (`texture::sample_quad`):
+    /// the operands it reads, with their modifiers, stored as rows, the
+    /// texel's channels loaded back and written as the interpreter writes
+    /// them (by the swizzle, saturated when asked, into the active lanes).
+    fn texture(&mut self, step: &Step) {
+        let Step::Texture { op, coords, swizzle, dsts, sat, .. } = step else { return };
+        let (rows, sig) = self.texture;
+        for (k, a) in coords.iter().take(sampler::operands_read(*op)).enumerate() {
+            let v = self.read(a.slot);
+            // The interpreter reads every texture operand as a float.
+            let v = codegen::modifiers(self.b, v, a, OperandType::Float);
+            self.b.ins().stack_store(v, rows, (k * 16) as i32);
+        }
+        let at = self.b.ins().stack_addr(self.ptr, rows, 0);
+        let step_at = self.b.ins().iconst(self.ptr, step as *const Step as usize as i64);
+        let callee = self.b.ins().iconst(self.ptr, texture::SAMPLE_QUAD as usize as i64);
+        self.b.ins().call_indirect(sig, callee, &[self.frame, step_at, at]);
+        if dsts.is_empty() {
+            return;
+        }
+        // The texels are lane-major: transposed, channel `c` of the four
+        // lanes is one vector (shuffles no destination reads are dropped).
+        let texels: [Value; 4] =
+            std::array::from_fn(|l| self.b.ins().stack_load(I32X4, rows, ((texture::OUT_ROW + l) * 16) as i32));
+        let channels = transpose(self.b, texels);
+        for &(chan, dst) in dsts {
+            let v = channels[swizzle[chan as usize & 3] as usize & 3];
+            let v = if *sat { lower::saturate(self.b, v) } else { v };
+            self.write(dst, v);
         }
     }
 

@@ -12,7 +12,7 @@ use super::batch::Batch;
 use super::ExecError;
 use crate::env::Env;
 use crate::program::{Fill, Program, Step};
-use crate::State;
+use crate::{State, Texture};
 
 /// The values of the program's fills for a whole run, laid out once so
 /// that compiled code loads them where it uses them and no batch fills a
@@ -27,6 +27,10 @@ pub(crate) struct RunFills<'a> {
     owned: Vec<u32>,
     /// By fill: the start of its column (null for shared values).
     column_starts: Vec<*const u32>,
+    /// By unit, up to the program's `texture_units`: the state's texture
+    /// (null for none), looked up once a run for the texture steps'
+    /// calls.
+    textures: Vec<*const Texture>,
     /// Lanes every column holds.
     lanes: usize,
     /// The registers of the constant buffers indirect loads read
@@ -44,6 +48,7 @@ struct Storage {
     uniforms: Vec<[u32; 4]>,
     owned: Vec<u32>,
     column_starts: Vec<*const u32>,
+    textures: Vec<*const Texture>,
 }
 
 thread_local! {
@@ -62,6 +67,7 @@ impl Drop for RunFills<'_> {
             uniforms: std::mem::take(&mut self.uniforms),
             owned: std::mem::take(&mut self.owned),
             column_starts: std::mem::take(&mut self.column_starts),
+            textures: std::mem::take(&mut self.textures),
         };
         STORAGE.with(|s| *s.borrow_mut() = storage);
     }
@@ -73,11 +79,14 @@ impl<'a> RunFills<'a> {
     /// batches would fill them.
     pub(crate) fn new(program: &Program, env: &Env<'a>, lanes: usize) -> RunFills<'a> {
         let state = env.state;
-        let Storage { mut uniforms, mut owned, mut column_starts } =
+        let Storage { mut uniforms, mut owned, mut column_starts, mut textures } =
             STORAGE.with(|s| std::mem::take(&mut *s.borrow_mut()));
         uniforms.clear();
         owned.clear();
         column_starts.clear();
+        textures.clear();
+        textures
+            .extend((0..program.texture_units).map(|u| state.texture(u).map_or(std::ptr::null(), |t| t as *const _)));
         // Room for every column the state does not hold, reserved first so
         // that `owned` never moves and a column's address is known as it
         // is laid out.
@@ -120,6 +129,7 @@ impl<'a> RunFills<'a> {
             uniforms,
             owned,
             column_starts,
+            textures,
             lanes,
             _const_values: const_values,
             const_tables,
@@ -227,6 +237,11 @@ pub(crate) struct Frame {
     pub first: u64,
     /// By buffer of [`indirect_const_buffers`]: its registers.
     pub constants: *const ConstTable,
+    /// The run's state, for the texture steps' calls
+    /// (`jit::texture::sample_quad`).
+    pub state: *const State,
+    /// By unit: the state's texture or null ([`RunFills::textures`]).
+    pub textures: *const *const Texture,
 }
 
 /// [`step_quad`], as compiled code calls it.
@@ -292,6 +307,7 @@ impl Batch<'_> {
         if self.w != crate::jit::LANES
             || self.slots.len() < self.program.slots * self.w
             || fills.uniforms.len() != self.program.fills.len()
+            || fills.textures.len() != self.program.texture_units as usize
             || !fills.covers(self.first as usize + quads_end)
         {
             return Err(ExecError::Malformed(format!("a batch of {} lanes for compiled code", self.w)));
@@ -319,6 +335,8 @@ impl Batch<'_> {
             columns: fills.column_starts.as_ptr(),
             first: self.first as u64,
             constants: fills.const_tables.as_ptr(),
+            state: self.env.state,
+            textures: fills.textures.as_ptr(),
         };
         // SAFETY: the code reads and writes the slots below the program's
         // count (checked when it was compiled) of this batch's width, the

@@ -324,6 +324,15 @@ impl Texture {
         }
     }
 
+    /// Level 0's texels, row-major, when the texture keeps them as an
+    /// array (every texture of at most `DENSE_TEXELS` texels).
+    pub(crate) fn dense_texels(&self) -> Option<&[[u32; 4]]> {
+        match &self.texels {
+            Texels::Dense(texels) => Some(texels),
+            Texels::Sparse(_) => None,
+        }
+    }
+
     /// The sampler of the texture's unit: what its `sampler` line says, or
     /// `nearest repeat` when it has none.
     pub fn sampler(&self) -> Sampler {
