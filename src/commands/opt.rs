@@ -238,15 +238,20 @@ pub(crate) fn build(input: &Input, format: Format) -> Result<(ir::Module, usize)
     if let Some(located) = &located {
         check_declared(&shader, located, input)?;
     }
-    // The spans only locate a build error, which parses the text again
-    // for them: not held beside the IR while it is built (the peak of a
-    // large shader's compile).
-    let text = located.map(|located| located.text);
-    let module = ir::from_tgsi(&shader).map_err(|err| build_failure(err, input, &shader, text.as_deref()))?;
+    // The text and spans only locate a build error: not held beside the
+    // IR while it is built (the peak of a large shader's compile). A build
+    // error parses the text again for the spans, and reads a file again
+    // for its text; standard input cannot be read twice, so its text stays.
+    let is_text = located.is_some();
+    let text = located.and_then(|located| matches!(input, Input::Stdin).then_some(located.text));
+    let module = ir::from_tgsi(&shader).map_err(|err| {
+        let text = text.or_else(|| is_text.then(|| input.read_text().ok()).flatten());
+        build_failure(err, input, &shader, text.as_deref())
+    })?;
     let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count();
-    // The parsed shader and its text are as large as the IR: gone before
-    // the verifier's tables are added to the IR.
-    drop((shader, text));
+    // The parsed shader is about as large as the IR: gone before the
+    // verifier's tables are added to the IR.
+    drop(shader);
     verify(&module, input, "SSA construction")?;
     Ok((module, instructions))
 }
