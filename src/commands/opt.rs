@@ -238,12 +238,20 @@ pub(crate) fn build(input: &Input, format: Format) -> Result<(ir::Module, usize)
     if let Some(located) = &located {
         check_declared(&shader, located, input)?;
     }
-    let module = ir::from_tgsi(&shader).map_err(|err| build_failure(err, input, &shader, located.as_ref()))?;
+    // The text and spans only locate a build error: not held beside the
+    // IR while it is built (the peak of a large shader's compile). A build
+    // error parses the text again for the spans, and reads a file again
+    // for its text; standard input cannot be read twice, so its text stays.
+    let is_text = located.is_some();
+    let text = located.and_then(|located| matches!(input, Input::Stdin).then_some(located.text));
+    let module = ir::from_tgsi(&shader).map_err(|err| {
+        let text = text.or_else(|| is_text.then(|| input.read_text().ok()).flatten());
+        build_failure(err, input, &shader, text.as_deref())
+    })?;
     let instructions = shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count();
-    // The parsed shader and its text are as large as the IR: gone before
-    // the verifier's tables are added to the IR (the peak of a large
-    // shader's compile was there).
-    drop((shader, located));
+    // The parsed shader is about as large as the IR: gone before the
+    // verifier's tables are added to the IR.
+    drop(shader);
     verify(&module, input, "SSA construction")?;
     Ok((module, instructions))
 }
@@ -329,13 +337,15 @@ fn register_span(text: &str, item: Span, name: &str) -> Span {
 
 /// A build error, with a caret under the instruction it names when the
 /// input was text.
-fn build_failure(err: ir::BuildError, input: &Input, shader: &Shader, located: Option<&Located>) -> Failure {
-    let span = located.zip(err.inst).and_then(|(located, inst)| instruction_span(shader, &located.spans, inst));
-    match (located, span) {
-        (Some(located), Some(span)) => {
+fn build_failure(err: ir::BuildError, input: &Input, shader: &Shader, text: Option<&str>) -> Failure {
+    // The text parsed before, so it parses again, to the same items.
+    let spans = text.and_then(|text| tgsi::parse_with_spans(text).ok()).map(|(_, spans)| spans);
+    let span = spans.zip(err.inst).and_then(|(spans, inst)| instruction_span(shader, &spans, inst));
+    match (text, span) {
+        (Some(text), Some(span)) => {
             let error =
                 tgsi::ParseError { message: format!("cannot build the IR: {}", err.message), span, limit: None };
-            Failure::Located { rendered: error.render(&located.text, &input.file_name()) }
+            Failure::Located { rendered: error.render(text, &input.file_name()) }
         }
         _ => Failure::Build { what: input.describe(), source: err },
     }
@@ -398,11 +408,10 @@ mod tests {
     #[test]
     fn build_errors_point_at_the_instruction() {
         let text = "FRAG\nDCL OUT[0], COLOR\n  0: BRK\n  1: END\n";
-        let (shader, spans) = tgsi::parse_with_spans(text).expect("parses");
+        let shader = tgsi::parse(text).expect("parses");
         let err = ir::from_tgsi(&shader).expect_err("BRK outside a loop");
         let input = Input::File("a.tgsi".into());
-        let located = Located { text: text.to_string(), spans };
-        let report = build_failure(err.clone(), &input, &shader, Some(&located)).report();
+        let report = build_failure(err.clone(), &input, &shader, Some(text)).report();
         assert!(report.starts_with("error: cannot build the IR: BRK outside a loop"), "{report}");
         assert!(report.contains("--> a.tgsi:3:"), "{report}");
         assert!(report.contains("3 |   0: BRK"), "{report}");

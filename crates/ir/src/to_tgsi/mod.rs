@@ -88,7 +88,6 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     let func = grouped.as_ref().unwrap_or(&module.function);
     let prepared = constant_phis::constant_phis(func);
     let func = prepared.as_ref().unwrap_or(func);
-    let folded_func = modifier_copies::fold_modifier_copies(func);
     // The plain emission first: the others are kept only when they are no
     // larger, in instructions and TEMPs, than it. Packing registers saves
     // TEMPs but can take from gathering the free channels it would copy
@@ -104,6 +103,10 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
         return Ok(plain);
     }
     let bound = size(&plain);
+    // Only the trials read the folded function, a copy of the whole
+    // function: made once they are sure to run (it was a seventh of the
+    // peak of a 100,000-instruction shader's compile).
+    let folded_func = modifier_copies::fold_modifier_copies(func);
     // Whole instructions' results read together copied beside each other
     // as they are computed (in `func` and in the folded one): fewer
     // registers, as many copies or fewer.
