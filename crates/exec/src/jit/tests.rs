@@ -605,7 +605,6 @@ fn texture_steps_compiled_whole_match_the_interpreter() {
                 Executable::compile_with(&module, Backend::Interpreter).unwrap().run(&state, &options).unwrap();
             let jit = Executable::compile_with(&module, Backend::Jit).unwrap().run(&state, &options).unwrap();
             assert_eq!(jit.write(), interp.write(), "{lanes} lanes");
-
         }
     }
 }
