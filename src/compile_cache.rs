@@ -41,7 +41,10 @@ mod tests {
         let a = executable(&first, exec::Backend::Jit).expect("compiles");
         let b = executable(&second, exec::Backend::Jit).expect("compiles");
         let after = shared().stats();
-        assert_eq!(after.hits - before.hits, 1, "the second compile is served from the cache");
+        // Other tests of this binary compile through the same cache at the
+        // same time and may add hits of their own (the exact counts are
+        // tested on private caches in `exec::cache`).
+        assert!(after.hits > before.hits, "the second compile is served from the cache");
         let state = exec::State::parse("invocations 3\ninput 0 * 1 2 3 4\n").expect("parses");
         let options = exec::RunOptions::default();
         assert_eq!(a.run(&state, &options).expect("runs"), b.run(&state, &options).expect("runs"));
