@@ -15,9 +15,10 @@
 //! one set of semantics for both tiers.
 //!
 //! `segment` picks what compiles, `codegen` builds a segment's function;
-//! `whole` builds the whole-program function where the program fits it,
-//! and `texture` is that function's call into the sampler, a quad at a
-//! time.
+//! `whole` builds the whole-program function where the program fits it;
+//! in it, `indirect` compiles indirect loads and arrays, `wide` is the
+//! call a quad for 64-bit operations, and `texture` the call a quad into
+//! the sampler.
 
 use std::sync::OnceLock;
 
