@@ -68,6 +68,11 @@ pub(crate) struct Program {
     /// One more than the highest unit a texture step names (0 without
     /// texture steps): the units a run's texture table covers.
     pub texture_units: u32,
+    /// The constant buffers indirect CONST loads read whose buffer is
+    /// known when the program compiles (none, or a fixed 2-D index),
+    /// ascending: the buffers a compiled run lays out as tables, in that
+    /// order.
+    pub indirect_const_buffers: Vec<u32>,
 }
 
 impl Program {
@@ -135,6 +140,15 @@ impl Program {
             })
             .max()
             .unwrap_or(0);
+        let mut indirect_const_buffers: Vec<u32> = (steps.iter().flatten())
+            .filter_map(|s| match s {
+                Step::LoadIndirect { file: tgsi::File::Constant, dim: None, .. } => Some(0),
+                Step::LoadIndirect { file: tgsi::File::Constant, dim: Some((d, None)), .. } => u32::try_from(*d).ok(),
+                _ => None,
+            })
+            .collect();
+        indirect_const_buffers.sort_unstable();
+        indirect_const_buffers.dedup();
         Ok(Program {
             control,
             steps,
@@ -152,6 +166,7 @@ impl Program {
             block_size: block_size(module),
             memory,
             texture_units,
+            indirect_const_buffers,
         })
     }
 

@@ -26,7 +26,7 @@ use tgsi::File;
 use super::codegen::vector;
 use super::whole::Gen;
 use crate::program::{Program, Step};
-use crate::run::compiled::{indirect_const_buffers, ConstTable, Frame, INDIRECT_CHANNEL};
+use crate::run::compiled::{ConstTable, Frame, INDIRECT_CHANNEL};
 
 /// The most registers an array kept in the function's stack frame has;
 /// programs with longer arrays run in segments.
@@ -55,11 +55,9 @@ fn kept(program: &Program, array: u32) -> bool {
 
 /// The function's storage for indirect steps: a stack slot for each array
 /// some step loads from (stores to the others are dropped: nothing reads
-/// them), the constant buffers' places among the run's tables, and the
-/// helper's signature once imported.
+/// them), and the helper's signature once imported.
 pub(super) struct Storage {
     arrays: Vec<Option<StackSlot>>,
-    const_buffers: Vec<u32>,
     helper: Option<SigRef>,
 }
 
@@ -82,7 +80,7 @@ impl Storage {
                 })
             })
             .collect();
-        Storage { arrays, const_buffers: indirect_const_buffers(program), helper: None }
+        Storage { arrays, helper: None }
     }
 
     /// Zeroes every array of the quad; at its start.
@@ -162,7 +160,8 @@ impl Gen<'_, '_> {
         match (file, dim) {
             (File::Constant, None | Some((_, None))) => {
                 let buf = dim.map_or(0, |(d, _)| d);
-                let Some(k) = u32::try_from(buf).ok().and_then(|b| self.storage.const_buffers.binary_search(&b).ok())
+                let Some(k) =
+                    u32::try_from(buf).ok().and_then(|b| self.program.indirect_const_buffers.binary_search(&b).ok())
                 else {
                     // A negative buffer: nothing to read.
                     return vector(self.b, [0; 4]);

@@ -34,7 +34,7 @@ pub(crate) struct RunFills<'a> {
     /// Lanes every column holds.
     lanes: usize,
     /// The registers of the constant buffers indirect loads read
-    /// ([`indirect_const_buffers`]), one table after the other (read through `const_tables`).
+    /// (the program's `indirect_const_buffers`), one table after the other (read through `const_tables`).
     _const_values: Vec<[u32; 4]>,
     /// By such buffer: its table in `const_values`.
     const_tables: Vec<ConstTable>,
@@ -159,33 +159,17 @@ pub(crate) struct ConstTable {
     pub asks_from: u64,
 }
 
-/// The constant buffers the program's indirect CONST loads read whose
-/// buffer is known when it compiles (none, or a fixed 2-D index),
-/// ascending: the order of the run's [`ConstTable`]s.
-pub(crate) fn indirect_const_buffers(program: &Program) -> Vec<u32> {
-    let mut buffers: Vec<u32> = (program.steps.iter().flatten())
-        .filter_map(|s| match s {
-            Step::LoadIndirect { file: tgsi::File::Constant, dim: None, .. } => Some(0),
-            Step::LoadIndirect { file: tgsi::File::Constant, dim: Some((d, None)), .. } => u32::try_from(*d).ok(),
-            _ => None,
-        })
-        .collect();
-    buffers.sort_unstable();
-    buffers.dedup();
-    buffers
-}
-
-/// The tables of [`indirect_const_buffers`] for a run on `state`: each
+/// The tables of the program's `indirect_const_buffers` for a run on `state`: each
 /// buffer's registers from 0 to the last the state sets (at least one,
 /// at most [`MAX_CONST_TABLE`]), unset ones zero.
 fn const_tables(program: &Program, state: &State) -> (Vec<[u32; 4]>, Vec<ConstTable>) {
-    let buffers = indirect_const_buffers(program);
+    let buffers = &program.indirect_const_buffers;
     if buffers.is_empty() {
         return (Vec::new(), Vec::new());
     }
     let mut starts = Vec::with_capacity(buffers.len());
     let mut values: Vec<[u32; 4]> = Vec::new();
-    for &buf in &buffers {
+    for &buf in buffers {
         let start = values.len();
         let mut past = false;
         values.resize(start + 1, [0; 4]);
@@ -235,7 +219,7 @@ pub(crate) struct Frame {
     pub columns: *const *const u32,
     /// The batch's first lane in the run (its lane 0 in the columns).
     pub first: u64,
-    /// By buffer of [`indirect_const_buffers`]: its registers.
+    /// By buffer of the program's `indirect_const_buffers`: its registers.
     pub constants: *const ConstTable,
     /// The run's state, for the texture steps' calls
     /// (`jit::texture::sample_quad`).
