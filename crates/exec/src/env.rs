@@ -11,7 +11,8 @@ pub(crate) struct Env<'a> {
     pub state: &'a State,
     processor: Processor,
     block: [u32; 3],
-    /// The value of each of the program's constant reads.
+    /// The value of each of the program's constant reads, then of each
+    /// slot its uniform steps write (`Program::uniform`).
     pub constants: Vec<u32>,
 }
 
@@ -21,7 +22,7 @@ impl<'a> Env<'a> {
         // Reads of one register's channels come together: one lookup in
         // the state's map serves them.
         let mut last: Option<((u32, u32), [u32; 4])> = None;
-        let constants = program
+        let mut constants: Vec<u32> = program
             .const_reads
             .iter()
             .map(|&(buf, index, chan)| {
@@ -33,6 +34,7 @@ impl<'a> Env<'a> {
                 value[chan as usize & 3]
             })
             .collect();
+        crate::run::uniform::compute(program, &mut constants);
         Env { state, processor: program.processor, block, constants }
     }
 

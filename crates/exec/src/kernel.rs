@@ -9,7 +9,9 @@
 //! time (the baseline target has 128-bit vectors only); IEEE-754
 //! arithmetic gives the same bits either way.
 
-use tgsi::Opcode;
+use tgsi::{Opcode, OperandType};
+
+use crate::program::Arg;
 
 use semantics::{
     canonical, ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc, trunc_i32, trunc_u32, Family,
@@ -179,6 +181,27 @@ impl Kernel {
             return None;
         }
         Some(Kernel::Eval { opcode, chan, family: Family::of(opcode, chan, args)? })
+    }
+
+    /// A 64-bit operation on one lane, as `Batch::alu_wide` computes each
+    /// of its lanes: `values` the operands' whole values, which `args`'
+    /// modifiers rewrite (read as `src_tys`), the result saturated as
+    /// `sat`. 0 for a kernel with a loop of its own.
+    pub fn eval_wide(
+        &self,
+        args: &[Arg],
+        src_tys: &[OperandType],
+        sat: Option<OperandType>,
+        values: &mut [u64],
+    ) -> u64 {
+        let Kernel::Eval { opcode, chan, family } = self else { return 0 };
+        for ((a, ty), v) in args.iter().zip(src_tys).zip(values.iter_mut()) {
+            if a.neg || a.abs {
+                *v = semantics::apply_modifiers(*ty, *v, a.neg, a.abs);
+            }
+        }
+        let r = family.eval(*opcode, *chan, values).unwrap_or(0);
+        sat.map_or(r, |ty| semantics::saturate(ty, r))
     }
 
     /// Computes every lane of `out` from the operand columns `a` (each as

@@ -24,6 +24,7 @@ mod interface;
 mod join;
 mod slots;
 mod steps;
+mod uniform;
 
 pub(crate) use control::Control;
 pub(crate) use slots::{Arg, Slots};
@@ -40,6 +41,16 @@ pub(crate) struct Program {
     /// The control flow.
     pub control: Vec<Control>,
     pub steps: Vec<Vec<Step>>,
+    /// How many steps each block counts against the step budget: its
+    /// own and those taken out into `uniform`.
+    pub counted: Vec<u32>,
+    /// The steps every lane computes alike (`uniform`), in an order that
+    /// computes operands first: computed once a run, after the constant
+    /// reads ([`crate::run::uniform`]).
+    pub uniform: Vec<Step>,
+    /// The slots `uniform` writes, in the order of their fills'
+    /// `Fill::Constant` indices (from `const_reads.len()` on).
+    pub uniform_slots: Vec<u32>,
     pub exits: Vec<Exit>,
     /// The slots set when a batch starts.
     pub fills: Vec<(u32, Fill)>,
@@ -149,9 +160,15 @@ impl Program {
             .collect();
         indirect_const_buffers.sort_unstable();
         indirect_const_buffers.dedup();
+        let counted = steps.iter().map(|s| s.len() as u32).collect();
+        let first_k = const_reads.len() as u32;
+        let (uniform, uniform_slots) = uniform::hoist(&control, &mut steps, &mut fills, slots.count as usize, first_k);
         Ok(Program {
             control,
             steps,
+            counted,
+            uniform,
+            uniform_slots,
             fills,
             exits: func.blocks.iter().map(|(_, d)| d.exit).collect(),
             slots: slots.count as usize,
@@ -172,6 +189,11 @@ impl Program {
 
     pub fn block(&self, b: Block) -> &[Step] {
         &self.steps[b.index()]
+    }
+
+    /// How many steps block `b` counts against the step budget.
+    pub fn counted(&self, b: Block) -> u64 {
+        self.counted.get(b.index()).map_or(0, |&n| n as u64)
     }
 
     pub fn exit(&self, b: Block) -> Exit {

@@ -46,6 +46,7 @@ mod effects;
 mod mask;
 mod output_table;
 mod registers;
+pub(crate) mod uniform;
 
 use batch::Batch;
 use mask::full;
@@ -407,22 +408,35 @@ fn run_program(
     let (values, killed) = outputs.lanes_mut();
     // Each batch writes its own lanes' outputs and kill flags in place, so
     // batches are independent and the thread count never changes results.
-    let run_batch =
-        |(first, (values, killed)): (usize, (&mut [[u32; 4]], &mut [bool]))| -> Result<Option<Emitted>, ExecError> {
-            let table = OutputTable { values, registers: &program.outputs, extra: Vec::new() };
-            let mut batch =
-                Batch::new((program, code), env, first as u32, w, options.step_budget, table, memory.as_ref());
-            let count = step.min(n - first);
-            let all = full(count);
-            batch.run_program(all, fills)?;
-            batch.sync_output_arrays(all);
-            if batch.killed != 0 {
-                for (l, k) in killed.iter_mut().enumerate() {
-                    *k = batch.killed & (1 << l) != 0;
-                }
+    // A thread's batches are one `Batch` reset for each.
+    let run_batch = batch_fn(|batch, (first, (values, killed))| {
+        let table = OutputTable { values, registers: &program.outputs, extra: Vec::new() };
+        let batch = match batch {
+            Some(batch) => {
+                batch.reset(first as u32, table);
+                batch
             }
-            Ok(batch.emitted.take().map(Emitter::finish))
+            None => batch.insert(Batch::new(
+                (program, code),
+                env,
+                first as u32,
+                w,
+                options.step_budget,
+                table,
+                memory.as_ref(),
+            )),
         };
+        let count = step.min(n - first);
+        let all = full(count);
+        batch.run_program(all, fills)?;
+        batch.sync_output_arrays(all);
+        if batch.killed != 0 {
+            for (l, k) in killed.iter_mut().enumerate() {
+                *k = batch.killed & (1 << l) != 0;
+            }
+        }
+        Ok(batch.emitted.take().map(Emitter::finish))
+    });
     // With no OUT register every batch gets an empty slice.
     let value_chunks =
         values.chunks_mut((step * registers).max(1)).chain(std::iter::repeat_with(<&mut [[u32; 4]]>::default));
@@ -430,10 +444,10 @@ fn run_program(
     // What each batch emitted, with its first lane.
     let emitted: Vec<(usize, Emitted)> = match threads {
         1 => {
-            let mut emitted = Vec::new();
+            let (mut emitted, mut reused) = (Vec::new(), None);
             for batch in batches {
                 let first = batch.0;
-                emitted.extend(run_batch(batch)?.map(|e| (first, e)));
+                emitted.extend(run_batch(&mut reused, batch)?.map(|e| (first, e)));
             }
             emitted
         }
@@ -442,7 +456,7 @@ fn run_program(
             on_pool(pool.as_ref(), || {
                 batches
                     .into_par_iter()
-                    .map(|batch| Ok((batch.0, run_batch(batch)?)))
+                    .map_init(|| None, |reused, batch| Ok((batch.0, run_batch(reused, batch)?)))
                     .filter_map(|r: Result<_, ExecError>| r.map(|(first, e)| e.map(|e| (first, e))).transpose())
                     .collect::<Result<Vec<_>, _>>()
             })?
@@ -456,6 +470,15 @@ fn run_program(
         memory.into_inner().unwrap_or_else(|e| e.into_inner()).finish(outputs);
     }
     Ok(())
+}
+
+/// `f`, typed as the closure running one batch: its batch (reused, or
+/// made when `None`) and every borrow of the run share one lifetime.
+fn batch_fn<'a, F>(f: F) -> F
+where
+    F: Fn(&mut Option<Batch<'a>>, (usize, (&'a mut [[u32; 4]], &'a mut [bool]))) -> Result<Option<Emitted>, ExecError>,
+{
+    f
 }
 
 /// The batch width `code` was compiled for, when it is the whole program

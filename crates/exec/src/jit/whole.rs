@@ -506,7 +506,7 @@ impl Gen<'_, '_> {
             match node {
                 Control::Block { block, skip } => {
                     self.skip_if_none(*skip);
-                    self.block(program.block(*block));
+                    self.block(program.block(*block), program.counted(*block));
                     self.exit(program.exit(*block));
                 }
                 Control::If { cond, unsigned, skip } => {
@@ -667,9 +667,10 @@ impl Gen<'_, '_> {
         self.set_active(zero);
     }
 
-    fn block(&mut self, steps: &[Step]) {
+    /// The steps of a block counting `counted` against the budget.
+    fn block(&mut self, steps: &[Step], counted: u64) {
         // Every step counts against the budget, as in the interpreter.
-        self.count(steps.len() as u64);
+        self.count(counted);
         for step in steps {
             self.step(step);
         }

@@ -93,23 +93,15 @@ unsafe extern "C" fn wide_quad(step: *const Step, args: *const [u32; 4], out: *m
     // SAFETY: as the caller promises.
     let (step, args, out) =
         unsafe { (&*step, std::slice::from_raw_parts(args, 2 * MAX_ARGS), std::slice::from_raw_parts_mut(out, 2)) };
-    let Step::Alu { args: operands, src_tys, sat, kernel: Kernel::Eval { opcode, chan, family }, .. } = step else {
-        return;
-    };
+    let Step::Alu { args: operands, src_tys, sat, kernel, .. } = step else { return };
     let n = operands.len().min(MAX_ARGS);
     for l in 0..4 {
         let mut values = [0u64; MAX_ARGS];
-        for (i, ((a, ty), v)) in operands[..n].iter().zip(src_tys).zip(&mut values).enumerate() {
+        for (i, (a, v)) in operands[..n].iter().zip(&mut values).enumerate() {
             let lo = args[2 * i][l] as u64;
             *v = if a.wide { lo | (args[2 * i + 1][l] as u64) << 32 } else { lo };
-            if a.neg || a.abs {
-                *v = semantics::apply_modifiers(*ty, *v, a.neg, a.abs);
-            }
         }
-        let mut r = family.eval(*opcode, *chan, &values[..n]).unwrap_or(0);
-        if let Some(ty) = sat {
-            r = semantics::saturate(*ty, r);
-        }
+        let r = kernel.eval_wide(&operands[..n], src_tys, *sat, &mut values[..n]);
         out[0][l] = r as u32;
         out[1][l] = (r >> 32) as u32;
     }

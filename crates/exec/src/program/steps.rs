@@ -8,15 +8,16 @@ use super::slots::Arg;
 use crate::kernel::Kernel;
 use crate::memory::Access;
 
-/// A value that does not depend on the path a lane takes: a constant or
-/// a direct read of an input, constant or system value. A batch sets all
+/// A value that does not depend on the path a lane takes: a constant, a
+/// direct read of an input, constant or system value, or the result of
+/// an operation every lane computes alike. A batch sets all
 /// of them for every lane when it starts, so the blocks never do.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Fill {
     Bits(u32),
-    /// The `k`-th entry of
-    /// [`Program::const_reads`](super::Program::const_reads), looked up
-    /// once per run.
+    /// The `k`-th of a run's constants, each found once a run: the
+    /// entries of [`Program::const_reads`](super::Program::const_reads),
+    /// then the results of [`Program::uniform`](super::Program::uniform).
     Constant {
         k: u32,
     },

@@ -129,9 +129,7 @@ impl<'a> Batch<'a> {
         // have written the value, and those read zero, as at the start.
         // Grown, never shrunk: a run of fewer lanes reuses the front.
         grow(&mut scratch.slots, program.slots * w);
-        for &slot in &program.cleared {
-            scratch.slots[slot as usize * w..(slot as usize + 1) * w].fill(0);
-        }
+        clear_slots(&mut scratch.slots, &program.cleared, w);
         // An ALU step computes up to `MAX_WIDTH` slots at once.
         grow(&mut scratch.modified, MAX_ARGS * MAX_WIDTH as usize * w);
         grow(&mut scratch.out, MAX_WIDTH as usize * w);
@@ -169,6 +167,24 @@ impl<'a> Batch<'a> {
             memory,
             compiled_error: None,
         }
+    }
+
+    /// Makes this batch the one of the lanes from `first` on, writing
+    /// `outputs`: what [`Batch::new`] makes of the run's next batch, with
+    /// no working memory taken or given back.
+    pub(super) fn reset(&mut self, first: u32, outputs: OutputTable<'a>) {
+        let (program, w) = (self.program, self.w);
+        self.first = first;
+        self.outputs = outputs;
+        self.killed = 0;
+        self.steps = 0;
+        self.compiled_error = None;
+        self.emitted = (program.processor == Processor::Geometry).then(|| Emitter::new(&program.geometry, w));
+        self.arrays.iter_mut().for_each(|a| a.fill([0; 4]));
+        clear_slots(&mut self.slots, &program.cleared, w);
+        self.masks.clear();
+        self.breaks.clear();
+        self.continues.clear();
     }
 
     /// Runs the program for the lanes of `active`: its compiled function
@@ -260,6 +276,15 @@ impl<'a> Batch<'a> {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Zeroes the `w` lanes of each slot of `cleared`.
+fn clear_slots(slots: &mut [u32], cleared: &[u32], w: usize) {
+    for &slot in cleared {
+        if let Some(lanes) = slots.get_mut(slot as usize * w..(slot as usize + 1) * w) {
+            lanes.fill(0);
         }
     }
 }

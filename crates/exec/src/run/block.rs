@@ -21,8 +21,9 @@ impl<'a> Batch<'a> {
     /// Runs the steps of block `b` for the lanes of `active`.
     pub(super) fn block(&mut self, b: Block, active: u64) -> Result<(), ExecError> {
         let steps = self.program.block(b);
-        // Every step counts against the budget, compiled or not.
-        self.count(steps.len() as u64)?;
+        // Every step counts against the budget, compiled or not, and
+        // those computed once a run (`Program::uniform`) too.
+        self.count(self.program.counted(b))?;
         #[cfg(feature = "jit")]
         if let Some(code) = self.code {
             return self.pieces(steps, code.pieces(b.index()), active);
