@@ -408,26 +408,13 @@ fn run_program(
     let (values, killed) = outputs.lanes_mut();
     // Each batch writes its own lanes' outputs and kill flags in place, so
     // batches are independent and the thread count never changes results.
-    // A thread's batches are one `Batch` reset for each.
-    let run_batch = batch_fn(|batch, (first, (values, killed))| {
-        let table = OutputTable { values, registers: &program.outputs, extra: Vec::new() };
-        let batch = match batch {
-            Some(batch) => {
-                batch.reset(first as u32, table);
-                batch
-            }
-            None => batch.insert(Batch::new(
-                (program, code),
-                env,
-                first as u32,
-                w,
-                options.step_budget,
-                table,
-                memory.as_ref(),
-            )),
-        };
-        let count = step.min(n - first);
-        let all = full(count);
+    // A thread runs its batches in one `Batch`, reset for each but the first.
+    let table = |values| OutputTable { values, registers: &program.outputs, extra: Vec::new() };
+    let new_batch = |first: usize, values| {
+        Batch::new((program, code), env, first as u32, w, options.step_budget, table(values), memory.as_ref())
+    };
+    let run_batch = batch_fn(|batch, first, killed| {
+        let all = full(step.min(n - first));
         batch.run_program(all, fills)?;
         batch.sync_output_arrays(all);
         if batch.killed != 0 {
@@ -440,14 +427,18 @@ fn run_program(
     // With no OUT register every batch gets an empty slice.
     let value_chunks =
         values.chunks_mut((step * registers).max(1)).chain(std::iter::repeat_with(<&mut [[u32; 4]]>::default));
-    let batches = (0..n).step_by(step).zip(value_chunks.zip(killed.chunks_mut(step)));
+    let mut batches = (0..n).step_by(step).zip(value_chunks.zip(killed.chunks_mut(step)));
     // What each batch emitted, with its first lane.
     let emitted: Vec<(usize, Emitted)> = match threads {
         1 => {
-            let (mut emitted, mut reused) = (Vec::new(), None);
-            for batch in batches {
-                let first = batch.0;
-                emitted.extend(run_batch(&mut reused, batch)?.map(|e| (first, e)));
+            let mut emitted = Vec::new();
+            if let Some((first, (values, killed))) = batches.next() {
+                let mut batch = new_batch(first, values);
+                emitted.extend(run_batch(&mut batch, first, killed)?.map(|e| (first, e)));
+                for (first, (values, killed)) in batches {
+                    batch.reset(first as u32, table(values));
+                    emitted.extend(run_batch(&mut batch, first, killed)?.map(|e| (first, e)));
+                }
             }
             emitted
         }
@@ -456,7 +447,19 @@ fn run_program(
             on_pool(pool.as_ref(), || {
                 batches
                     .into_par_iter()
-                    .map_init(|| None, |reused, batch| Ok((batch.0, run_batch(reused, batch)?)))
+                    .map_init(
+                        || None::<Batch<'_>>,
+                        |reused, (first, (values, killed))| {
+                            let batch = match reused {
+                                Some(batch) => {
+                                    batch.reset(first as u32, table(values));
+                                    batch
+                                }
+                                None => reused.insert(new_batch(first, values)),
+                            };
+                            Ok((first, run_batch(batch, first, killed)?))
+                        },
+                    )
                     .filter_map(|r: Result<_, ExecError>| r.map(|(first, e)| e.map(|e| (first, e))).transpose())
                     .collect::<Result<Vec<_>, _>>()
             })?
@@ -472,11 +475,11 @@ fn run_program(
     Ok(())
 }
 
-/// `f`, typed as the closure running one batch: its batch (reused, or
-/// made when `None`) and every borrow of the run share one lifetime.
+/// `f`, typed as the closure running one batch (its first lane, its kill
+/// flags): the batch and the flags share one lifetime.
 fn batch_fn<'a, F>(f: F) -> F
 where
-    F: Fn(&mut Option<Batch<'a>>, (usize, (&'a mut [[u32; 4]], &'a mut [bool]))) -> Result<Option<Emitted>, ExecError>,
+    F: Fn(&mut Batch<'a>, usize, &mut [bool]) -> Result<Option<Emitted>, ExecError>,
 {
     f
 }
