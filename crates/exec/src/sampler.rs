@@ -227,12 +227,11 @@ fn sample_chunks<'a, const N: usize>(
                     ys.iter_mut().zip(t).for_each(|(y, &t)| *y = semantics::floor(f(t) * h));
                 }
                 let (width, height) = (tex.width(), tex.height());
-                let pow2 = width.is_power_of_two() && height.is_power_of_two();
-                match (tex.dense_texels(), tex.sampler().wrap) {
+                match nearest_repeat_texels(tex) {
                     // The common case, decided once: `wrap_index` of a
                     // power-of-two size is the low bits, and the index is
                     // then inside the array.
-                    (Some(texels), Wrap::Repeat) if pow2 => {
+                    Some(texels) => {
                         let (mx, my) = (width as i32 - 1, height as i32 - 1);
                         let mut at = [0usize; N];
                         for ((i, &x), &y) in at.iter_mut().zip(&xs).zip(&ys) {
@@ -243,7 +242,7 @@ fn sample_chunks<'a, const N: usize>(
                             *o = texels.get(i).copied().unwrap_or_default();
                         }
                     }
-                    _ => {
+                    None => {
                         let surface = Surface::of(tex, 0);
                         for ((o, &x), &y) in out.iter_mut().zip(&xs).zip(&ys) {
                             *o = nearest_texel(surface, tex.sampler().wrap, int_of_integral(x), int_of_integral(y));
@@ -258,6 +257,20 @@ fn sample_chunks<'a, const N: usize>(
             }
         }
     }
+}
+
+/// The texels of `tex` when sampling it is the common case, whose
+/// lanes compute their texel's index alone: one level of dense texels,
+/// sampled nearest, REPEAT on power-of-two sizes (`wrap_index` is then
+/// the low bits). A lane at (s, t) (divided by q first for TXP) reads
+/// texel `(int(floor(t * H)) & (H - 1)) * W + (int(floor(s * W)) & (W -
+/// 1))`, `int` as `x86_int` converts. The whole-program code samples such
+/// textures itself (`jit::texture`).
+pub(crate) fn nearest_repeat_texels(tex: &Texture) -> Option<&[[u32; 4]]> {
+    let sampler = tex.sampler();
+    let pow2 = tex.width().is_power_of_two() && tex.height().is_power_of_two();
+    let common = sampler.filter == Filter::Nearest && sampler.wrap == Wrap::Repeat && tex.levels() == 1 && pow2;
+    common.then(|| tex.dense_texels()).flatten()
 }
 
 /// Lanes [`sample_lanes`] takes at a time (a batch has at most 64).

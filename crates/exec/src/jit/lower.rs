@@ -139,10 +139,7 @@ fn compute(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value
         Kernel::Eval { opcode: Opcode::Idiv, .. } => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Idiv)),
         Kernel::Eval { opcode: Opcode::Mod, .. } => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Mod)),
         // Address loads: floor (ARR: of x + 0.5), converted as F2I.
-        Kernel::Eval { opcode: Opcode::Arl, .. } => {
-            let f = l.floor(x);
-            l.f2i(f)
-        }
+        Kernel::Eval { opcode: Opcode::Arl, .. } => floor_to_int(l.b, x),
         Kernel::Eval { opcode: Opcode::Arr, .. } => {
             let half = l.splat(0.5f32.to_bits());
             let s = l.float2(x, half, |b, x, y| b.ins().fadd(x, y));
@@ -408,6 +405,15 @@ impl Lower<'_, '_> {
         let min = self.splat(0x8000_0000);
         self.b.ins().bitselect(fits, converted, min)
     }
+}
+
+/// `floor` of the floats of `x` converted to integers as `cvttps2dq`
+/// does (`i32::MIN` out of range and for NaN): ARL, and the texel a lane
+/// samples (`sampler::nearest_repeat_texels`).
+pub(super) fn floor_to_int(b: &mut FunctionBuilder, x: Value) -> Value {
+    let mut l = Lower { b };
+    let f = l.floor(x);
+    l.f2i(f)
 }
 
 /// `_SAT` of a float result as `semantics::saturate` computes it,

@@ -44,6 +44,7 @@ mod wide;
 mod tests;
 
 pub(crate) use segment::Piece;
+pub(crate) use texture::NearestTexture;
 pub(crate) use whole::{native_outputs, ProgramFn, Status, LANES};
 
 /// A segment's code: `slots` is a batch's slots (slot-major, `w` lanes a

@@ -591,7 +591,7 @@ fn texture_steps_compiled_whole_match_the_interpreter() {
     state.set_texture(2, vec![level(6, 3, 9)]).unwrap();
     state.set_texture(3, vec![level(4, 2, 11)]).unwrap();
     // Nearest repeat on a power-of-two size, one level: the sampler's
-    // fast path.
+    // fast path, which the compiled code takes itself (no call).
     state.set_texture(5, vec![level(8, 4, 13)]).unwrap();
     state.set_sampler(0, Sampler { filter: Filter::Nearest, wrap: Wrap::Repeat });
     state.set_sampler(1, Sampler { filter: Filter::Linear, wrap: Wrap::Clamp });

@@ -35,7 +35,7 @@
 //! block that runs, every turn of a loop), per quad.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32, I32X4, I64, I8X16};
+use cranelift_codegen::ir::types::{F32, F32X4, I32, I32X4, I64, I8X16};
 use cranelift_codegen::ir::{
     AbiParam, Block, Endianness, InstBuilder, MemFlags, SigRef, Signature, StackSlot, StackSlotData, StackSlotKind,
     Type, Value,
@@ -52,10 +52,12 @@ use super::liveness;
 use super::lower;
 use super::nan;
 use super::segment;
-use super::texture;
+use super::texture::{self, NearestTexture};
 use super::wide;
 use crate::kernel::{Kernel, MAX_ARGS};
-use crate::program::{Control, Fill, Program, Step};
+use crate::program::{Control, Fill, Program, Step, TexOp};
+use std::mem::{offset_of, size_of};
+
 use crate::run::compiled::{Frame, STEP_QUAD};
 use crate::run::ExecError;
 use crate::sampler;
@@ -812,18 +814,39 @@ impl Gen<'_, '_> {
     /// texel's channels loaded back and written as the interpreter writes
     /// them (by the swizzle, saturated when asked, into the active lanes).
     fn texture(&mut self, step: &Step) {
-        let Step::Texture { op, coords, swizzle, dsts, sat, .. } = step else { return };
+        let Step::Texture { op, unit, coords, swizzle, dsts, sat } = step else { return };
         let (rows, sig) = self.texture;
+        let mut operands = [None; 4];
         for (k, a) in coords.iter().take(sampler::operands_read(*op)).enumerate() {
             let v = self.read(a.slot);
             // The interpreter reads every texture operand as a float.
             let v = codegen::modifiers(self.b, v, a, OperandType::Float);
             self.b.ins().stack_store(v, rows, (k * 16) as i32);
+            if let Some(o) = operands.get_mut(k) {
+                *o = Some(v);
+            }
+        }
+        let join = self.b.create_block();
+        if let (TexOp::Sample(_) | TexOp::Project(_), [Some(s), Some(t), _, q]) = (op, operands) {
+            // The unit's texture of the common case: sampled here.
+            let table = self.b.ins().load(self.ptr, MemFlags::trusted(), self.frame, offset_of!(Frame, nearest) as i32);
+            let at = self.b.ins().iadd_imm(table, (*unit as usize * size_of::<NearestTexture>()) as i64);
+            let texels =
+                self.b.ins().load(self.ptr, MemFlags::trusted(), at, offset_of!(NearestTexture, texels) as i32);
+            let (here, call) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(texels, here, &[], call, &[]);
+            self.b.switch_to_block(here);
+            let q = if matches!(op, TexOp::Project(_)) { q } else { None };
+            self.nearest_texels((s, t, q), (at, texels), rows);
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(call);
         }
         let at = self.b.ins().stack_addr(self.ptr, rows, 0);
         let step_at = self.b.ins().iconst(self.ptr, step as *const Step as usize as i64);
         let callee = self.b.ins().iconst(self.ptr, texture::SAMPLE_QUAD as usize as i64);
         self.b.ins().call_indirect(sig, callee, &[self.frame, step_at, at]);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
         if dsts.is_empty() {
             return;
         }
@@ -913,6 +936,52 @@ impl Gen<'_, '_> {
 /// The 4x4 transpose of `rows` (i32x4 each): lane `l` of the result's
 /// row `k` is lane `k` of `rows[l]`. Interleaves of 32- then 64-bit lanes
 /// (`punpck*dq`, `punpck*qdq` on x86-64).
+impl Gen<'_, '_> {
+    /// The texels of the quad at `(s, t)` (divided by `q` when given) of
+    /// a texture of the common case, described at `at` (its texels at
+    /// `texels`), into `rows`' result rows, as `sampler::sample_quad`
+    /// picks them (see `sampler::nearest_repeat_texels`).
+    fn nearest_texels(
+        &mut self,
+        (s, t, q): (Value, Value, Option<Value>),
+        (at, texels): (Value, Value),
+        rows: StackSlot,
+    ) {
+        let flags = MemFlags::trusted();
+        let field = |b: &mut FunctionBuilder, ty: Type, offset: usize| {
+            let v = b.ins().load(ty, flags.with_readonly(), at, offset as i32);
+            b.ins().splat(if ty == F32 { F32X4 } else { I32X4 }, v)
+        };
+        let size = offset_of!(NearestTexture, size);
+        let mask = offset_of!(NearestTexture, mask);
+        let index = |b: &mut FunctionBuilder, c: Value, axis: usize| {
+            let mut c = codegen::as_f32(b, c);
+            if let Some(q) = q {
+                let q = codegen::as_f32(b, q);
+                c = b.ins().fdiv(c, q);
+            }
+            let scale = field(b, F32, size + 4 * axis);
+            let scaled = b.ins().fmul(c, scale);
+            let scaled = codegen::as_bits(b, scaled);
+            let i = lower::floor_to_int(b, scaled);
+            let m = field(b, I32, mask + 4 * axis);
+            b.ins().band(i, m)
+        };
+        let (x, y) = (index(self.b, s, 0), index(self.b, t, 1));
+        let width = field(self.b, I32, offset_of!(NearestTexture, width));
+        let row = self.b.ins().imul(y, width);
+        let i = self.b.ins().iadd(row, x);
+        for l in 0..4u8 {
+            let lane = self.b.ins().extractlane(i, l);
+            let lane = self.b.ins().uextend(I64, lane);
+            let offset = self.b.ins().ishl_imm(lane, 4);
+            let address = self.b.ins().iadd(texels, offset);
+            let texel = self.b.ins().load(I32X4, flags.with_readonly(), address, 0);
+            self.b.ins().stack_store(texel, rows, ((texture::OUT_ROW + l as usize) * 16) as i32);
+        }
+    }
+}
+
 fn transpose(b: &mut FunctionBuilder, rows: [Value; 4]) -> [Value; 4] {
     let shuffle = |b: &mut FunctionBuilder, x: Value, y: Value, words: [u8; 4]| {
         // Words 0-3 from `x`, 4-7 from `y`.

@@ -11,6 +11,7 @@ use std::marker::PhantomData;
 use super::batch::Batch;
 use super::ExecError;
 use crate::env::Env;
+use crate::jit::NearestTexture;
 use crate::program::{Fill, Program, Step};
 use crate::{State, Texture};
 
@@ -31,6 +32,8 @@ pub(crate) struct RunFills<'a> {
     /// (null for none), looked up once a run for the texture steps'
     /// calls.
     textures: Vec<*const Texture>,
+    /// By unit, as `textures`: the texture as the code samples it itself.
+    nearest: Vec<NearestTexture>,
     /// Lanes every column holds.
     lanes: usize,
     /// The registers of the constant buffers indirect loads read
@@ -125,11 +128,13 @@ impl<'a> RunFills<'a> {
         }
         debug_assert_eq!(owned.capacity(), reserved, "the owned columns moved");
         let (const_values, const_tables) = const_tables(program, state);
+        let nearest = (0..program.texture_units).map(|u| NearestTexture::of(state.texture(u))).collect();
         RunFills {
             uniforms,
             owned,
             column_starts,
             textures,
+            nearest,
             lanes,
             _const_values: const_values,
             const_tables,
@@ -226,6 +231,9 @@ pub(crate) struct Frame {
     pub state: *const State,
     /// By unit: the state's texture or null ([`RunFills::textures`]).
     pub textures: *const *const Texture,
+    /// By unit: the texture as the code samples it itself
+    /// ([`RunFills::nearest`]).
+    pub nearest: *const NearestTexture,
 }
 
 /// [`step_quad`], as compiled code calls it.
@@ -292,6 +300,7 @@ impl Batch<'_> {
             || self.slots.len() < self.program.slots * self.w
             || fills.uniforms.len() != self.program.fills.len()
             || fills.textures.len() != self.program.texture_units as usize
+            || fills.nearest.len() != fills.textures.len()
             || !fills.covers(self.first as usize + quads_end)
         {
             return Err(ExecError::Malformed(format!("a batch of {} lanes for compiled code", self.w)));
@@ -321,6 +330,7 @@ impl Batch<'_> {
             constants: fills.const_tables.as_ptr(),
             state: self.env.state,
             textures: fills.textures.as_ptr(),
+            nearest: fills.nearest.as_ptr(),
         };
         // SAFETY: the code reads and writes the slots below the program's
         // count (checked when it was compiled) of this batch's width, the
