@@ -721,6 +721,29 @@ fn fills_read_from_the_run_s_layout_match_the_batches_fills() {
     assert!(out.write().contains("kill"), "the lanes with a negative IN[0].z are killed");
 }
 
+/// `KILL_IF` compiled: a lane is killed when any operand channel is below
+/// zero after its modifiers (not -0.0, not NaN), and only if active;
+/// `KILL` kills the active lanes.
+#[test]
+fn kills_compiled_whole_match_the_interpreter() {
+    let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\n\
+                KILL_IF -IN[1].xyxy\n\
+                IF IN[0].wwww\n  KILL_IF |IN[0]|\n  KILL_IF IN[0].yzwx\nELSE\n  \
+                  SLT OUT[0].x, IN[1].zzzz, IN[0].xxxx\n  IF OUT[0].xxxx\n    KILL\n  ENDIF\nENDIF\n\
+                MOV OUT[0], IN[0]\nEND\n";
+    let mut state = String::from("invocations 23\n");
+    let values = ["-0", "0", "nan", "-nan", "-1", "2", "-inf", "inf", "0x00000001", "0x80000001", "0.5"];
+    for l in 0..23usize {
+        let v = |k: usize| values[(l * 7 + k * 3) % values.len()];
+        state += &format!("input 0 {l} {} {} {} {}\n", v(0), v(1), v(2), v(3));
+        state += &format!("input 1 {l} {} {} {} {}\n", v(4), v(5), v(6), v(7));
+    }
+    let out = both(text, &state, 64);
+    let killed = out.write().matches("kill").count();
+    assert!(killed > 0 && killed < 23, "some lanes killed, some not: {killed}");
+    both(text, &state, 4);
+}
+
 /// `ADD a, -b` and `MAD a, b, -c` compile to subtractions: the same bits
 /// as the sign flip and the sum, on zeros of both signs, infinities and
 /// NaNs of any payload too.

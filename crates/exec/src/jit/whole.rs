@@ -25,7 +25,8 @@
 //!     texture steps by one call a quad into the sampler
 //!     (`texture::sample_quad`): the operands as rows on the stack, the
 //!     texel's channels loaded back, written as any value is
-//!     every other step (kills, ...) by the interpreter's own step
+//!     kills as native code: the lanes killed added to the frame's
+//!     every other step by the interpreter's own step
 //!     function for the quad's active lanes (`run::compiled::step_quad`):
 //!     its operands stored to the batch's slots first, its results loaded
 //!     back after
@@ -34,7 +35,7 @@
 //! The step budget counts as the interpreter counts (every step of a
 //! block that runs, every turn of a loop), per quad.
 
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, F32X4, I32, I32X4, I64, I8X16};
 use cranelift_codegen::ir::{
     AbiParam, Block, Endianness, InstBuilder, MemFlags, SigRef, Signature, StackSlot, StackSlotData, StackSlotKind,
@@ -55,7 +56,7 @@ use super::segment;
 use super::texture::{self, NearestTexture};
 use super::wide;
 use crate::kernel::{Kernel, MAX_ARGS};
-use crate::program::{Control, Fill, Program, Step, TexOp};
+use crate::program::{Arg, Control, Fill, Program, Step, TexOp};
 use std::mem::{offset_of, size_of};
 
 use crate::run::compiled::{Frame, STEP_QUAD};
@@ -123,7 +124,7 @@ fn nesting(control: &[Control]) -> usize {
     deepest
 }
 
-/// Whether the whole-program code computes `step` itself (or, for kills,
+/// Whether the whole-program code computes `step` itself (or, for
 /// textures and 64-bit operations, with a call cheap enough per quad): a
 /// step the interpreter runs once a quad (an indirect OUT load) costs
 /// more than in segments, where it runs once a batch.
@@ -805,8 +806,43 @@ impl Gen<'_, '_> {
             }
             Step::Alu { wide: true, .. } if wide::compiles(step, self.program) => self.wide(step),
             Step::Texture { .. } if texture::compiles(step, self.program.slots) => self.texture(step),
+            Step::Kill => self.kill(&[]),
+            Step::KillIf { args } if args.iter().all(|a| !a.wide && (a.slot as usize) < self.program.slots) => {
+                self.kill(args)
+            }
             _ => self.interpreted(step),
         }
+    }
+
+    /// `KILL` (no `args`) or `KILL_IF`: the active lanes (for `KILL_IF`,
+    /// those where an operand is below zero, as a float) added to the
+    /// frame's killed lanes, as the interpreter adds them to the batch's.
+    fn kill(&mut self, args: &[Arg]) {
+        let mut lanes = self.b.use_var(self.active);
+        if !args.is_empty() {
+            let zero = self.none();
+            let zero = codegen::as_f32(self.b, zero);
+            let mut below = None;
+            for a in args {
+                let v = self.read(a.slot);
+                let v = codegen::modifiers(self.b, v, a, OperandType::Float);
+                let v = codegen::as_f32(self.b, v);
+                let negative = self.b.ins().fcmp(FloatCC::LessThan, v, zero);
+                below = Some(match below {
+                    Some(b) => self.b.ins().bor(b, negative),
+                    None => negative,
+                });
+            }
+            if let Some(below) = below {
+                lanes = self.b.ins().band(lanes, below);
+            }
+        }
+        let bits = self.b.ins().vhigh_bits(I64, lanes);
+        let bits = self.b.ins().ishl(bits, self.quad.2);
+        let offset = offset_of!(Frame, killed) as i32;
+        let killed = self.b.ins().load(I64, MemFlags::trusted(), self.frame, offset);
+        let killed = self.b.ins().bor(killed, bits);
+        self.b.ins().store(MemFlags::trusted(), killed, self.frame, offset);
     }
 
     /// A texture step by one call for the quad (`texture::sample_quad`):
@@ -933,9 +969,6 @@ impl Gen<'_, '_> {
     }
 }
 
-/// The 4x4 transpose of `rows` (i32x4 each): lane `l` of the result's
-/// row `k` is lane `k` of `rows[l]`. Interleaves of 32- then 64-bit lanes
-/// (`punpck*dq`, `punpck*qdq` on x86-64).
 impl Gen<'_, '_> {
     /// The texels of the quad at `(s, t)` (divided by `q` when given) of
     /// a texture of the common case, described at `at` (its texels at
@@ -982,6 +1015,9 @@ impl Gen<'_, '_> {
     }
 }
 
+/// The 4x4 transpose of `rows` (i32x4 each): lane `l` of the result's
+/// row `k` is lane `k` of `rows[l]`. Interleaves of 32- then 64-bit lanes
+/// (`punpck*dq`, `punpck*qdq` on x86-64).
 fn transpose(b: &mut FunctionBuilder, rows: [Value; 4]) -> [Value; 4] {
     let shuffle = |b: &mut FunctionBuilder, x: Value, y: Value, words: [u8; 4]| {
         // Words 0-3 from `x`, 4-7 from `y`.

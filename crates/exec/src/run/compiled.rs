@@ -234,6 +234,9 @@ pub(crate) struct Frame {
     /// By unit: the texture as the code samples it itself
     /// ([`RunFills::nearest`]).
     pub nearest: *const NearestTexture,
+    /// The lanes the code killed (`KILL`, `KILL_IF`), added to the
+    /// batch's after it runs.
+    pub killed: u64,
 }
 
 /// [`step_quad`], as compiled code calls it.
@@ -331,6 +334,7 @@ impl Batch<'_> {
             state: self.env.state,
             textures: fills.textures.as_ptr(),
             nearest: fills.nearest.as_ptr(),
+            killed: 0,
         };
         // SAFETY: the code reads and writes the slots below the program's
         // count (checked when it was compiled) of this batch's width, the
@@ -339,6 +343,7 @@ impl Batch<'_> {
         // when it holds them, checked above, else in the 64-lane block),
         // and the batch only through `step_quad`.
         let status = unsafe { code(&mut frame, active) };
+        self.killed |= frame.killed;
         if in_block {
             let held = self.outputs.values.len().min(self.output_block.len());
             self.outputs.values[..held].copy_from_slice(&self.output_block[..held]);
