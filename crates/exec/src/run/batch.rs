@@ -3,6 +3,7 @@
 //! and runs.
 
 use std::cell::RefCell;
+use std::mem::ManuallyDrop;
 use std::sync::Mutex;
 
 use tgsi::{OperandType, Processor};
@@ -18,20 +19,32 @@ use crate::memory::Memory;
 use crate::program::{Arg, Fill, Program, MAX_WIDTH};
 
 /// A batch's working memory, kept per thread between batches and runs so
-/// that a run allocates (and clears) nothing it used before.
+/// that a run allocates (and clears) nothing it used before; boxed, so
+/// that a batch takes it from its thread and gives it back by moving one
+/// pointer.
 #[derive(Default)]
-struct Scratch {
-    slots: Vec<u32>,
-    masks: Vec<u64>,
-    breaks: Vec<u64>,
-    continues: Vec<u64>,
-    copies: Vec<u32>,
-    modified: Vec<u32>,
-    out: Vec<u32>,
-    texels: Vec<[u32; 4]>,
-    joined: Vec<u64>,
-    joined_out: Vec<u64>,
-    output_block: Vec<[u32; 4]>,
+pub(super) struct Work {
+    pub(super) slots: Vec<u32>,
+    /// Lanes waiting for a construct's other arm or case (see
+    /// [`Control`](crate::program::Control)).
+    pub(super) masks: Vec<u64>,
+    pub(super) breaks: Vec<u64>,
+    pub(super) continues: Vec<u64>,
+    /// Phi copies' sources, read before any is written.
+    pub(super) copies: Vec<u32>,
+    /// Batch loops' operands with modifiers applied (`MAX_ARGS` columns).
+    pub(super) modified: Vec<u32>,
+    /// Batch loops' results, before the masked write.
+    pub(super) out: Vec<u32>,
+    /// Texture results, a texel per lane.
+    pub(super) texels: Vec<[u32; 4]>,
+    /// The operands of a 64-bit operation as whole values
+    /// (`MAX_ARGS` columns), and its results.
+    pub(super) joined: Vec<u64>,
+    pub(super) joined_out: Vec<u64>,
+    /// The outputs of a batch of fewer lanes than compiled code writes.
+    #[cfg_attr(not(feature = "jit"), allow(dead_code))]
+    pub(super) output_block: Vec<[u32; 4]>,
 }
 
 /// Makes `v` at least `len` long.
@@ -42,25 +55,14 @@ fn grow<T: Clone + Default>(v: &mut Vec<T>, len: usize) {
 }
 
 thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::default();
+    static WORK: RefCell<Option<Box<Work>>> = const { RefCell::new(None) };
 }
 
 impl Drop for Batch<'_> {
     fn drop(&mut self) {
-        let scratch = Scratch {
-            slots: std::mem::take(&mut self.slots),
-            masks: std::mem::take(&mut self.masks),
-            breaks: std::mem::take(&mut self.breaks),
-            continues: std::mem::take(&mut self.continues),
-            copies: std::mem::take(&mut self.scratch),
-            modified: std::mem::take(&mut self.modified),
-            out: std::mem::take(&mut self.out),
-            texels: std::mem::take(&mut self.texels),
-            joined: std::mem::take(&mut self.joined),
-            joined_out: std::mem::take(&mut self.joined_out),
-            output_block: std::mem::take(&mut self.output_block),
-        };
-        SCRATCH.with(|s| *s.borrow_mut() = scratch);
+        // SAFETY: `work` is taken once, here, and never used after.
+        let work = unsafe { ManuallyDrop::take(&mut self.work) };
+        WORK.with(|w| *w.borrow_mut() = Some(work));
     }
 }
 
@@ -77,34 +79,15 @@ pub(super) struct Batch<'a> {
     pub(super) all: u64,
     /// Whether blocks run in their AVX2 build.
     pub(super) avx2: bool,
-    pub(super) slots: Vec<u32>,
+    /// The working memory: slots, mask stacks, the batch loops' columns.
+    pub(super) work: ManuallyDrop<Box<Work>>,
     pub(super) arrays: Vec<Vec<[u32; 4]>>,
     pub(super) outputs: OutputTable<'a>,
     pub(super) killed: u64,
     /// What a geometry shader emits (other stages have none).
     pub(super) emitted: Option<Emitter<'a>>,
-    /// Lanes waiting for a construct's other arm or case (see
-    /// [`Control`](crate::program::Control)).
-    pub(super) masks: Vec<u64>,
-    pub(super) breaks: Vec<u64>,
-    pub(super) continues: Vec<u64>,
     pub(super) steps: u64,
     pub(super) budget: u64,
-    /// Phi copies' sources, read before any is written.
-    pub(super) scratch: Vec<u32>,
-    /// Batch loops' operands with modifiers applied (`MAX_ARGS` columns).
-    pub(super) modified: Vec<u32>,
-    /// Batch loops' results, before the masked write.
-    pub(super) out: Vec<u32>,
-    /// Texture results, a texel per lane.
-    pub(super) texels: Vec<[u32; 4]>,
-    /// The operands of a 64-bit operation as whole values
-    /// (`MAX_ARGS` columns), and its results.
-    pub(super) joined: Vec<u64>,
-    pub(super) joined_out: Vec<u64>,
-    /// The outputs of a batch of fewer lanes than compiled code writes.
-    #[cfg_attr(not(feature = "jit"), allow(dead_code))]
-    pub(super) output_block: Vec<[u32; 4]>,
     /// The run's buffers, images and shared memory (none when no step
     /// touches memory and the state has none).
     pub(super) memory: Option<&'a Mutex<Memory>>,
@@ -123,22 +106,22 @@ impl<'a> Batch<'a> {
         outputs: OutputTable<'a>,
         memory: Option<&'a Mutex<Memory>>,
     ) -> Self {
-        let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        let mut work = WORK.with(|w| w.borrow_mut().take()).unwrap_or_default();
         // Slots are not cleared: every lane writes a value before it reads
         // it. Only derivatives read other lanes of a quad, which may not
         // have written the value, and those read zero, as at the start.
         // Grown, never shrunk: a run of fewer lanes reuses the front.
-        grow(&mut scratch.slots, program.slots * w);
-        clear_slots(&mut scratch.slots, &program.cleared, w);
+        grow(&mut work.slots, program.slots * w);
+        clear_slots(&mut work.slots, &program.cleared, w);
         // An ALU step computes up to `MAX_WIDTH` slots at once.
-        grow(&mut scratch.modified, MAX_ARGS * MAX_WIDTH as usize * w);
-        grow(&mut scratch.out, MAX_WIDTH as usize * w);
-        grow(&mut scratch.texels, w);
-        grow(&mut scratch.joined, MAX_ARGS * w);
-        grow(&mut scratch.joined_out, w);
-        scratch.masks.clear();
-        scratch.breaks.clear();
-        scratch.continues.clear();
+        grow(&mut work.modified, MAX_ARGS * MAX_WIDTH as usize * w);
+        grow(&mut work.out, MAX_WIDTH as usize * w);
+        grow(&mut work.texels, w);
+        grow(&mut work.joined, MAX_ARGS * w);
+        grow(&mut work.joined_out, w);
+        work.masks.clear();
+        work.breaks.clear();
+        work.continues.clear();
         Batch {
             program,
             code,
@@ -147,23 +130,13 @@ impl<'a> Batch<'a> {
             w,
             all: full(w),
             avx2: has_avx2(),
-            slots: scratch.slots,
+            work: ManuallyDrop::new(work),
             arrays: program.arrays.iter().map(|&len| vec![[0; 4]; len as usize * w]).collect(),
             outputs,
             killed: 0,
             emitted: (program.processor == Processor::Geometry).then(|| Emitter::new(&program.geometry, w)),
-            masks: scratch.masks,
-            breaks: scratch.breaks,
-            continues: scratch.continues,
             steps: 0,
             budget,
-            scratch: scratch.copies,
-            modified: scratch.modified,
-            out: scratch.out,
-            texels: scratch.texels,
-            joined: scratch.joined,
-            joined_out: scratch.joined_out,
-            output_block: scratch.output_block,
             memory,
             compiled_error: None,
         }
@@ -181,10 +154,11 @@ impl<'a> Batch<'a> {
         self.compiled_error = None;
         self.emitted = (program.processor == Processor::Geometry).then(|| Emitter::new(&program.geometry, w));
         self.arrays.iter_mut().for_each(|a| a.fill([0; 4]));
-        clear_slots(&mut self.slots, &program.cleared, w);
-        self.masks.clear();
-        self.breaks.clear();
-        self.continues.clear();
+        let work = &mut self.work;
+        clear_slots(&mut work.slots, &program.cleared, w);
+        work.masks.clear();
+        work.breaks.clear();
+        work.continues.clear();
     }
 
     /// Runs the program for the lanes of `active`: its compiled function
@@ -206,7 +180,7 @@ impl<'a> Batch<'a> {
     pub(super) fn fill_invariants(&mut self) {
         let w = self.w;
         for &(slot, fill) in &self.program.fills {
-            let column = &mut self.slots[slot as usize * w..(slot as usize + 1) * w];
+            let column = &mut self.work.slots[slot as usize * w..(slot as usize + 1) * w];
             match fill {
                 Fill::Bits(bits) => column.fill(bits),
                 Fill::Constant { k } => column.fill(self.env.constants[k as usize]),
@@ -227,19 +201,19 @@ impl<'a> Batch<'a> {
     #[inline]
     pub(super) fn write_beside(&mut self, dst: u32, width: u32) -> (&mut [u32], Beside<'_>) {
         let (w, d, width) = (self.w, dst as usize, width as usize);
-        let (below, rest) = self.slots.split_at_mut(d * w);
+        let (below, rest) = self.work.slots.split_at_mut(d * w);
         let (out, above) = rest.split_at_mut(width * w);
         (out, Beside { below, above, dst: d, width, w })
     }
 
     #[inline]
     pub(super) fn get(&self, slot: u32, lane: usize) -> u32 {
-        self.slots[slot as usize * self.w + lane]
+        self.work.slots[slot as usize * self.w + lane]
     }
 
     #[inline]
     pub(super) fn set(&mut self, slot: u32, lane: usize, v: u32) {
-        self.slots[slot as usize * self.w + lane] = v;
+        self.work.slots[slot as usize * self.w + lane] = v;
     }
 
     #[inline]
@@ -260,7 +234,7 @@ impl<'a> Batch<'a> {
     /// of a 64-bit value.
     #[inline]
     pub(super) fn operand(&self, a: &Arg, ty: OperandType, lane: usize) -> u64 {
-        a.lane_value(&self.slots, self.w, ty, lane)
+        a.lane_value(&self.work.slots, self.w, ty, lane)
     }
 
     /// Copies the OUT registers kept in arrays into the output table, for

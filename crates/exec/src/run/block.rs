@@ -64,9 +64,9 @@ impl<'a> Batch<'a> {
                     // Every slot a segment touches is below the program's
                     // slot count (checked when it was compiled), and a
                     // batch has that many slots of `w` lanes.
-                    debug_assert!(self.slots.len() >= self.program.slots * self.w && self.w.is_multiple_of(4));
+                    debug_assert!(self.work.slots.len() >= self.program.slots * self.w && self.w.is_multiple_of(4));
                     // SAFETY: as above; `w` is a multiple of 4 up to 64.
-                    unsafe { code(self.slots.as_mut_ptr(), self.w, active) }
+                    unsafe { code(self.work.slots.as_mut_ptr(), self.w, active) }
                 }
                 Piece::Steps(from, to) => {
                     if let Some(steps) = steps.get(from as usize..to as usize) {

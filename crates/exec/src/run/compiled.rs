@@ -300,7 +300,7 @@ impl Batch<'_> {
         let active = active & self.all;
         let quads_end = (u64::BITS - active.leading_zeros()).div_ceil(4) as usize * 4;
         if self.w != crate::jit::LANES
-            || self.slots.len() < self.program.slots * self.w
+            || self.work.slots.len() < self.program.slots * self.w
             || fills.uniforms.len() != self.program.fills.len()
             || fills.textures.len() != self.program.texture_units as usize
             || fills.nearest.len() != fills.textures.len()
@@ -315,15 +315,15 @@ impl Batch<'_> {
         // out after.
         let registers = self.outputs.registers.len();
         let in_block = self.outputs.values.len() < quads_end * registers && crate::jit::native_outputs(self.program);
-        if in_block && self.output_block.len() < crate::jit::LANES * registers {
-            self.output_block.resize(crate::jit::LANES * registers, [0; 4]);
+        if in_block && self.work.output_block.len() < crate::jit::LANES * registers {
+            self.work.output_block.resize(crate::jit::LANES * registers, [0; 4]);
         }
         let outputs = match in_block {
-            true => self.output_block.as_mut_ptr(),
+            true => self.work.output_block.as_mut_ptr(),
             false => self.outputs.values.as_mut_ptr(),
         };
         let mut frame = Frame {
-            slots: self.slots.as_mut_ptr(),
+            slots: self.work.slots.as_mut_ptr(),
             outputs,
             batch: (self as *mut Batch<'_>).cast(),
             budget: self.budget,
@@ -345,8 +345,8 @@ impl Batch<'_> {
         let status = unsafe { code(&mut frame, active) };
         self.killed |= frame.killed;
         if in_block {
-            let held = self.outputs.values.len().min(self.output_block.len());
-            self.outputs.values[..held].copy_from_slice(&self.output_block[..held]);
+            let held = self.outputs.values.len().min(self.work.output_block.len());
+            self.outputs.values[..held].copy_from_slice(&self.work.output_block[..held]);
         }
         match status {
             0 => Ok(()),

@@ -33,7 +33,8 @@ impl Batch<'_> {
             return Err(ExecError::Malformed("a 64-bit operation with a 32-bit loop".into()));
         };
         let (w, n) = (self.w, args.len().min(MAX_ARGS));
-        let (slots, joined, out) = (&mut self.slots, &mut self.joined, &mut self.joined_out);
+        let work = &mut **self.work;
+        let (slots, joined, out) = (&mut work.slots, &mut work.joined, &mut work.joined_out);
         // Each operand as one column of whole values, modifiers applied.
         for ((a, ty), column) in args[..n].iter().zip(src_tys).zip(joined.chunks_exact_mut(w)) {
             let at = a.slot as usize * w;
@@ -108,11 +109,12 @@ impl Batch<'_> {
         // column; the others are read in place. Every lane is
         // computed (the operations are pure), then the active
         // ones written.
-        let (slots, out) = (&mut self.slots, &mut self.out);
+        let work = &mut **self.work;
+        let (slots, out) = (&mut work.slots, &mut work.out);
         {
             let mut columns: [&[u32]; MAX_ARGS] = [&[]; MAX_ARGS];
             let n = args.len().min(MAX_ARGS);
-            let modified = &mut self.modified;
+            let modified = &mut work.modified;
             let operands = (&args[..n], broadcast);
             operand_columns(slots, modified, (w, lanes), operands, |i| src_tys[i], &mut columns);
             run_kernel(kernel, &columns[..n], broadcast, w, &mut out[..lanes]);
@@ -137,7 +139,8 @@ impl Batch<'_> {
             Deriv::YFine => [(2, 0), (3, 1), (2, 0), (3, 1)],
         };
         let (w, (clear, flip)) = (self.w, sign_masks(arg));
-        let (slots, out) = (&mut self.slots, &mut self.out);
+        let work = &mut **self.work;
+        let (slots, out) = (&mut work.slots, &mut work.out);
         let at = arg.slot as usize * w;
         // The quads with an active lane: one when compiled code has the
         // step run for a quad.
@@ -166,14 +169,15 @@ impl Batch<'_> {
     pub(super) fn copies(&mut self, pairs: &[(u32, u32)], active: u64) {
         // All sources are read before any destination is written.
         let w = self.w;
-        self.scratch.clear();
+        let work = &mut **self.work;
+        work.copies.clear();
         for &(_, src) in pairs {
             let at = src as usize * w;
-            self.scratch.extend_from_slice(&self.slots[at..at + w]);
+            work.copies.extend_from_slice(&work.slots[at..at + w]);
         }
         for (k, &(dst, _)) in pairs.iter().enumerate() {
             let at = dst as usize * w;
-            write_lanes(&mut self.slots[at..at + w], &self.scratch[k * w..(k + 1) * w], active, w);
+            write_lanes(&mut work.slots[at..at + w], &work.copies[k * w..(k + 1) * w], active, w);
         }
     }
 
@@ -195,17 +199,18 @@ impl Batch<'_> {
         // when compiled code has the step run for a quad.
         let w = self.w;
         let (lo, hi) = quad_span(active, w);
-        let (slots, texels) = (&mut self.slots, &mut self.texels);
+        let work = &mut **self.work;
+        let (slots, texels) = (&mut work.slots, &mut work.texels);
         let mut columns: [&[u32]; TEX_OPERANDS] = [&[]; TEX_OPERANDS];
         // Only the operands `op` reads: the others are placeholders.
         let used = sampler::operands_read(op);
         let operands = (&coords[..used], 0);
-        operand_columns(slots, &mut self.modified, (w, w), operands, |_| OperandType::Float, &mut columns[..used]);
+        operand_columns(slots, &mut work.modified, (w, w), operands, |_| OperandType::Float, &mut columns[..used]);
         for column in &mut columns[..used] {
             *column = column.get(lo..hi).unwrap_or_default();
         }
         sampler::sample_lanes(self.env.state, unit, op, columns, &mut texels[lo..hi]);
-        let out = &mut self.out;
+        let out = &mut work.out;
         for &(chan, dst) in dsts {
             let c = swizzle[chan as usize & 3] as usize & 3;
             for (o, texel) in out[lo..hi].iter_mut().zip(&texels[lo..hi]) {

@@ -28,13 +28,13 @@ impl Batch<'_> {
                     active = match program.exit(*block) {
                         ir::Exit::Fallthrough => active,
                         ir::Exit::Break => {
-                            if let Some(m) = self.breaks.last_mut() {
+                            if let Some(m) = self.work.breaks.last_mut() {
                                 *m |= active;
                             }
                             0
                         }
                         ir::Exit::Continue => {
-                            if let Some(m) = self.continues.last_mut() {
+                            if let Some(m) = self.work.continues.last_mut() {
                                 *m |= active;
                             }
                             0
@@ -51,37 +51,37 @@ impl Batch<'_> {
                             taken |= 1 << l;
                         }
                     }
-                    self.masks.push(active & !taken);
+                    self.work.masks.push(active & !taken);
                     active &= taken;
                 }
                 Control::Else => {
-                    let waiting = self.masks.pop().unwrap_or(0);
-                    self.masks.push(active);
+                    let waiting = self.work.masks.pop().unwrap_or(0);
+                    self.work.masks.push(active);
                     active = waiting;
                 }
-                Control::EndIf => active |= self.masks.pop().unwrap_or(0),
+                Control::EndIf => active |= self.work.masks.pop().unwrap_or(0),
                 Control::Loop { .. } => {
-                    self.breaks.push(0);
-                    self.continues.push(0);
+                    self.work.breaks.push(0);
+                    self.work.continues.push(0);
                 }
                 Control::EndLoop { body } => {
-                    let live = active | self.continues.pop().unwrap_or(0);
+                    let live = active | self.work.continues.pop().unwrap_or(0);
                     self.count(1)?;
                     if live != 0 {
-                        self.continues.push(0);
+                        self.work.continues.push(0);
                         active = live;
                         pc = *body;
                     } else {
-                        active = self.breaks.pop().unwrap_or(0);
+                        active = self.work.breaks.pop().unwrap_or(0);
                     }
                 }
                 Control::Switch { selector, values, .. } => {
                     self.switch(*selector, values, active);
                     active = 0;
                 }
-                Control::Case => active |= self.masks.pop().unwrap_or(0),
+                Control::Case => active |= self.work.masks.pop().unwrap_or(0),
                 Control::EndSwitch => {
-                    active |= self.masks.pop().unwrap_or(0) | self.breaks.pop().unwrap_or(0);
+                    active |= self.work.masks.pop().unwrap_or(0) | self.work.breaks.pop().unwrap_or(0);
                 }
             }
         }
@@ -95,8 +95,8 @@ impl Batch<'_> {
     /// case first, and a break mask.
     fn switch(&mut self, selector: u32, values: &[Option<u32>], active: u64) {
         let n = values.len();
-        let base = self.masks.len();
-        self.masks.resize(base + 1 + n, 0);
+        let base = self.work.masks.len();
+        self.work.masks.resize(base + 1 + n, 0);
         let mut matched = 0u64;
         for (k, value) in values.iter().enumerate() {
             let Some(v) = *value else { continue };
@@ -107,16 +107,16 @@ impl Batch<'_> {
                 }
             }
             matched |= entry;
-            self.masks[base + n - k] = entry;
+            self.work.masks[base + n - k] = entry;
         }
         let default = active & !matched;
         for (k, value) in values.iter().enumerate() {
             if value.is_none() {
-                self.masks[base + n - k] = default;
+                self.work.masks[base + n - k] = default;
             }
         }
         // Without a DEFAULT, lanes matching no case skip the switch.
-        self.masks[base] = if values.iter().any(Option::is_none) { 0 } else { default };
-        self.breaks.push(0);
+        self.work.masks[base] = if values.iter().any(Option::is_none) { 0 } else { default };
+        self.work.breaks.push(0);
     }
 }

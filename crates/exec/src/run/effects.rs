@@ -26,7 +26,7 @@ impl Batch<'_> {
     pub(super) fn memory_access(&mut self, access: &Access, active: u64) -> Result<(), ExecError> {
         let memory = self.memory.ok_or_else(|| ExecError::Malformed("a memory step in a run with no memory".into()))?;
         let (w, first, killed) = (self.w, self.first, self.killed);
-        let mut lanes = memory::Lanes { slots: &mut self.slots, w, first, active, killed };
+        let mut lanes = memory::Lanes { slots: &mut self.work.slots, w, first, active, killed };
         memory::execute(access, &mut lanes, memory);
         Ok(())
     }

@@ -15,7 +15,7 @@ impl Batch<'_> {
     pub(super) fn array_load_every_lane(&mut self, dst: u32, array: u32, offset: i32, chan: u8) {
         let (w, c, i) = (self.w, chan as usize & 3, offset as usize);
         let registers = self.arrays[array as usize].get(i * w..(i + 1) * w).filter(|_| offset >= 0);
-        let column = &mut self.slots[dst as usize * w..(dst as usize + 1) * w];
+        let column = &mut self.work.slots[dst as usize * w..(dst as usize + 1) * w];
         match registers {
             Some(registers) => column.iter_mut().zip(registers).for_each(|(v, r)| *v = r[c]),
             None => column.fill(0),
@@ -27,7 +27,7 @@ impl Batch<'_> {
     #[inline(always)]
     pub(super) fn array_store_every_lane(&mut self, array: u32, offset: i32, value: u32, chan: u8) {
         let (w, c, i) = (self.w, chan as usize & 3, offset as usize);
-        let values = &self.slots[value as usize * w..(value as usize + 1) * w];
+        let values = &self.work.slots[value as usize * w..(value as usize + 1) * w];
         let registers = self.arrays[array as usize].get_mut(i * w..(i + 1) * w);
         if let Some(registers) = registers.filter(|_| offset >= 0) {
             registers.iter_mut().zip(values).for_each(|(r, &v)| r[c] = v);
@@ -151,7 +151,7 @@ impl Batch<'_> {
     /// place among the declared ones is `declared`.
     #[inline(always)]
     pub(super) fn store_output(&mut self, index: u32, chan: u8, value: u32, declared: Option<u32>, active: u64) {
-        let column = &self.slots[value as usize * self.w..(value as usize + 1) * self.w];
+        let column = &self.work.slots[value as usize * self.w..(value as usize + 1) * self.w];
         match declared {
             // A declared register: straight into the run's outputs.
             Some(r) => {
