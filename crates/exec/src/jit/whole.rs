@@ -24,8 +24,11 @@
 //!     (`wide`)
 //!     texture steps by one call a quad into the sampler
 //!     (`texture::sample_quad`): the operands as rows on the stack, the
-//!     texel's channels loaded back, written as any value is
+//!     texel's channels loaded back, written as any value is; for a
+//!     texture of the common case (one level, nearest, REPEAT on
+//!     power-of-two sizes) the texels loaded by the code itself
 //!     kills as native code: the lanes killed added to the frame's
+//!     (`Frame::killed`)
 //!     every other step by the interpreter's own step
 //!     function for the quad's active lanes (`run::compiled::step_quad`):
 //!     its operands stored to the batch's slots first, its results loaded
@@ -34,6 +37,8 @@
 //!
 //! The step budget counts as the interpreter counts (every step of a
 //! block that runs, every turn of a loop), per quad.
+
+use std::mem::{offset_of, size_of};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, F32X4, I32, I32X4, I64, I8X16};
@@ -57,8 +62,6 @@ use super::texture::{self, NearestTexture};
 use super::wide;
 use crate::kernel::{Kernel, MAX_ARGS};
 use crate::program::{Arg, Control, Fill, Program, Step, TexOp};
-use std::mem::{offset_of, size_of};
-
 use crate::run::compiled::{Frame, STEP_QUAD};
 use crate::run::ExecError;
 use crate::sampler;
@@ -967,9 +970,7 @@ impl Gen<'_, '_> {
             }
         }
     }
-}
 
-impl Gen<'_, '_> {
     /// The texels of the quad at `(s, t)` (divided by `q` when given) of
     /// a texture of the common case, described at `at` (its texels at
     /// `texels`), into `rows`' result rows, as `sampler::sample_quad`
