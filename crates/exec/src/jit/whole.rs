@@ -43,8 +43,8 @@ use std::mem::{offset_of, size_of};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, F32X4, I32, I32X4, I64, I8X16};
 use cranelift_codegen::ir::{
-    AbiParam, Block, Endianness, InstBuilder, MemFlags, SigRef, Signature, StackSlot, StackSlotData, StackSlotKind,
-    Type, Value,
+    AbiParam, Block, BlockArg, Endianness, InstBuilder, MemFlags, SigRef, Signature, StackSlot, StackSlotData,
+    StackSlotKind, Type, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
@@ -61,7 +61,7 @@ use super::segment;
 use super::texture::{self, NearestTexture};
 use super::wide;
 use crate::kernel::{Kernel, MAX_ARGS};
-use crate::program::{Arg, Control, Fill, Program, Step, TexOp};
+use crate::program::{Arg, Control, Fill, Program, Step, TexOp, TEX_OPERANDS};
 use crate::run::compiled::{Frame, STEP_QUAD};
 use crate::run::ExecError;
 use crate::sampler;
@@ -848,25 +848,31 @@ impl Gen<'_, '_> {
         self.b.ins().store(MemFlags::trusted(), killed, self.frame, offset);
     }
 
-    /// A texture step by one call for the quad (`texture::sample_quad`):
-    /// the operands it reads, with their modifiers, stored as rows, the
-    /// texel's channels loaded back and written as the interpreter writes
-    /// them (by the swizzle, saturated when asked, into the active lanes).
+    /// A texture step: the operands it reads, with their modifiers, sampled
+    /// in the code when the unit's texture is of the common case, by one
+    /// call for the quad (`texture::sample_quad`) otherwise; the texel's
+    /// channels written as the interpreter writes them (by the swizzle,
+    /// saturated when asked, into the active lanes).
     fn texture(&mut self, step: &Step) {
         let Step::Texture { op, unit, coords, swizzle, dsts, sat } = step else { return };
+        if dsts.is_empty() {
+            // Sampling is pure: with nothing written, nothing to do.
+            return;
+        }
         let (rows, sig) = self.texture;
-        let mut operands = [None; 4];
-        for (k, a) in coords.iter().take(sampler::operands_read(*op)).enumerate() {
+        let mut operands = [None; TEX_OPERANDS];
+        for (o, a) in operands.iter_mut().zip(coords.iter().take(sampler::operands_read(*op))) {
             let v = self.read(a.slot);
             // The interpreter reads every texture operand as a float.
-            let v = codegen::modifiers(self.b, v, a, OperandType::Float);
-            self.b.ins().stack_store(v, rows, (k * 16) as i32);
-            if let Some(o) = operands.get_mut(k) {
-                *o = Some(v);
-            }
+            *o = Some(codegen::modifiers(self.b, v, a, OperandType::Float));
         }
+        // The four lanes' texels (lane-major) come to `join` as its
+        // parameters, from whichever way sampled them.
         let join = self.b.create_block();
-        if let (TexOp::Sample(_) | TexOp::Project(_), [Some(s), Some(t), _, q]) = (op, operands) {
+        for _ in 0..4 {
+            self.b.append_block_param(join, I32X4);
+        }
+        if let (TexOp::Sample(_) | TexOp::Project(_), [Some(s), Some(t), _, q, ..]) = (op, operands) {
             // The unit's texture of the common case: sampled here.
             let table = self.b.ins().load(self.ptr, MemFlags::trusted(), self.frame, offset_of!(Frame, nearest) as i32);
             let at = self.b.ins().iadd_imm(table, (*unit as usize * size_of::<NearestTexture>()) as i64);
@@ -876,23 +882,26 @@ impl Gen<'_, '_> {
             self.b.ins().brif(texels, here, &[], call, &[]);
             self.b.switch_to_block(here);
             let q = if matches!(op, TexOp::Project(_)) { q } else { None };
-            self.nearest_texels((s, t, q), (at, texels), rows);
-            self.b.ins().jump(join, &[]);
+            let found = self.nearest_texels((s, t, q), (at, texels));
+            self.b.ins().jump(join, &found.map(BlockArg::from));
             self.b.switch_to_block(call);
+        }
+        for (k, v) in operands.iter().enumerate() {
+            if let Some(v) = v {
+                self.b.ins().stack_store(*v, rows, (k * 16) as i32);
+            }
         }
         let at = self.b.ins().stack_addr(self.ptr, rows, 0);
         let step_at = self.b.ins().iconst(self.ptr, step as *const Step as usize as i64);
         let callee = self.b.ins().iconst(self.ptr, texture::SAMPLE_QUAD as usize as i64);
         self.b.ins().call_indirect(sig, callee, &[self.frame, step_at, at]);
-        self.b.ins().jump(join, &[]);
+        let texels: [BlockArg; 4] =
+            std::array::from_fn(|l| self.b.ins().stack_load(I32X4, rows, ((texture::OUT_ROW + l) * 16) as i32).into());
+        self.b.ins().jump(join, &texels);
         self.b.switch_to_block(join);
-        if dsts.is_empty() {
-            return;
-        }
         // The texels are lane-major: transposed, channel `c` of the four
         // lanes is one vector (shuffles no destination reads are dropped).
-        let texels: [Value; 4] =
-            std::array::from_fn(|l| self.b.ins().stack_load(I32X4, rows, ((texture::OUT_ROW + l) * 16) as i32));
+        let texels: [Value; 4] = std::array::from_fn(|l| self.b.block_params(join)[l]);
         let channels = transpose(self.b, texels);
         for &(chan, dst) in dsts {
             let v = channels[swizzle[chan as usize & 3] as usize & 3];
@@ -973,14 +982,9 @@ impl Gen<'_, '_> {
 
     /// The texels of the quad at `(s, t)` (divided by `q` when given) of
     /// a texture of the common case, described at `at` (its texels at
-    /// `texels`), into `rows`' result rows, as `sampler::sample_quad`
-    /// picks them (see `sampler::nearest_repeat_texels`).
-    fn nearest_texels(
-        &mut self,
-        (s, t, q): (Value, Value, Option<Value>),
-        (at, texels): (Value, Value),
-        rows: StackSlot,
-    ) {
+    /// `texels`), lane by lane, as `sampler::sample_quad` picks them (see
+    /// `sampler::nearest_repeat_texels`).
+    fn nearest_texels(&mut self, (s, t, q): (Value, Value, Option<Value>), (at, texels): (Value, Value)) -> [Value; 4] {
         let flags = MemFlags::trusted();
         let field = |b: &mut FunctionBuilder, ty: Type, offset: usize| {
             let v = b.ins().load(ty, flags.with_readonly(), at, offset as i32);
@@ -1005,14 +1009,13 @@ impl Gen<'_, '_> {
         let width = field(self.b, I32, offset_of!(NearestTexture, width));
         let row = self.b.ins().imul(y, width);
         let i = self.b.ins().iadd(row, x);
-        for l in 0..4u8 {
-            let lane = self.b.ins().extractlane(i, l);
+        std::array::from_fn(|l| {
+            let lane = self.b.ins().extractlane(i, l as u8);
             let lane = self.b.ins().uextend(I64, lane);
             let offset = self.b.ins().ishl_imm(lane, 4);
             let address = self.b.ins().iadd(texels, offset);
-            let texel = self.b.ins().load(I32X4, flags.with_readonly(), address, 0);
-            self.b.ins().stack_store(texel, rows, ((texture::OUT_ROW + l as usize) * 16) as i32);
-        }
+            self.b.ins().load(I32X4, flags.with_readonly(), address, 0)
+        })
     }
 }
 
