@@ -183,8 +183,10 @@ impl Kernel {
         Some(Kernel::Eval { opcode, chan, family: Family::of(opcode, chan, args)? })
     }
 
-    /// A 64-bit operation on one lane, as `Batch::alu_wide` computes each
-    /// of its lanes: `values` the operands' whole values, which `args`'
+    /// A 64-bit operation on one lane: the one evaluation of the batch's
+    /// lanes (`Batch::alu_wide`), the compiled code's quads
+    /// (`wide_quad`) and the steps computed once a run alike. `values`
+    /// the operands' whole values, which `args`'
     /// modifiers rewrite (read as `src_tys`), the result saturated as
     /// `sat`. 0 for a kernel with a loop of its own.
     pub fn eval_wide(

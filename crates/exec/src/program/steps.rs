@@ -190,6 +190,20 @@ pub(crate) enum Step {
     Memory(Box<Access>),
 }
 
+impl Step {
+    /// The operands `self` reads in lanes of the quad other than their
+    /// own: a derivative's, and a texture's coordinates (its level of
+    /// detail compares the quad's lanes). A lane that did not compute
+    /// such an operand must still hold what the interpreter's would.
+    pub(crate) fn cross_lane_operands(&self) -> &[Arg] {
+        match self {
+            Step::Deriv { arg, .. } => std::slice::from_ref(arg),
+            Step::Texture { coords, .. } => &coords[..],
+            _ => &[],
+        }
+    }
+}
+
 /// The operands of a texture step: a coordinate and up to four more.
 pub(crate) const TEX_OPERANDS: usize = 8;
 

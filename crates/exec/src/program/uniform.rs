@@ -92,12 +92,8 @@ fn cross_lane_reads(steps: &[Vec<Step>], slots: usize) -> Vec<bool> {
             }
         }
     };
-    for step in steps.iter().flatten() {
-        match step {
-            Step::Deriv { arg, .. } => mark(arg.slot, arg.wide),
-            Step::Texture { coords, .. } => coords.iter().for_each(|a| mark(a.slot, a.wide)),
-            _ => {}
-        }
+    for a in steps.iter().flatten().flat_map(Step::cross_lane_operands) {
+        mark(a.slot, a.wide);
     }
     seen
 }

@@ -29,14 +29,14 @@ impl Batch<'_> {
     ) -> Result<(), ExecError> {
         // Lane by lane on whole 64-bit values: only the double
         // and 64-bit integer operations, which have no batch loop.
-        let Kernel::Eval { opcode, chan, family } = kernel else {
+        if !matches!(kernel, Kernel::Eval { .. }) {
             return Err(ExecError::Malformed("a 64-bit operation with a 32-bit loop".into()));
-        };
+        }
         let (w, n) = (self.w, args.len().min(MAX_ARGS));
         let work = &mut **self.work;
         let (slots, joined, out) = (&mut work.slots, &mut work.joined, &mut work.joined_out);
-        // Each operand as one column of whole values, modifiers applied.
-        for ((a, ty), column) in args[..n].iter().zip(src_tys).zip(joined.chunks_exact_mut(w)) {
+        // Each operand as one column of whole values.
+        for (a, column) in args[..n].iter().zip(joined.chunks_exact_mut(w)) {
             let at = a.slot as usize * w;
             let lo = &slots[at..at + w];
             if a.wide {
@@ -47,9 +47,6 @@ impl Batch<'_> {
             } else {
                 column.iter_mut().zip(lo).for_each(|(c, &lo)| *c = lo as u64);
             }
-            if a.neg || a.abs {
-                column.iter_mut().for_each(|c| *c = semantics::apply_modifiers(*ty, *c, a.neg, a.abs));
-            }
         }
         let mut values = [0u64; MAX_ARGS];
         // The lanes of the quads with an active lane: one quad when
@@ -59,10 +56,7 @@ impl Batch<'_> {
             for (v, column) in values[..n].iter_mut().zip(joined.chunks_exact(w)) {
                 *v = column[l];
             }
-            *r = family.eval(*opcode, *chan, &values[..n]).unwrap_or(0);
-        }
-        if let Some(ty) = sat {
-            out[lo..hi].iter_mut().for_each(|r| *r = semantics::saturate(ty, *r));
+            *r = kernel.eval_wide(&args[..n], src_tys, sat, &mut values[..n]);
         }
         let at = dst as usize * w;
         for l in Lanes(active & self.all) {
