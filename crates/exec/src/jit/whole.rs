@@ -225,21 +225,14 @@ impl SlotKinds {
             }
         };
         for step in program.steps.iter().flatten() {
-            match step {
-                Step::Copies(pairs) => pairs.iter().for_each(|&(d, _)| mark(d)),
-                Step::Deriv { arg, .. } => {
-                    mark(arg.slot);
-                    if arg.wide {
-                        mark(arg.slot + 1);
-                    }
+            if let Step::Copies(pairs) = step {
+                pairs.iter().for_each(|&(d, _)| mark(d));
+            }
+            for a in step.cross_lane_operands() {
+                mark(a.slot);
+                if a.wide {
+                    mark(a.slot + 1);
                 }
-                Step::Texture { coords, .. } => coords.iter().for_each(|a| {
-                    mark(a.slot);
-                    if a.wide {
-                        mark(a.slot + 1);
-                    }
-                }),
-                _ => {}
             }
         }
         program.cleared.iter().for_each(|&s| mark(s));
@@ -271,8 +264,6 @@ fn build(
     let slots = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, slots) as i32);
     let outputs = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, outputs) as i32);
     let budget = b.ins().load(I64, flags, frame, std::mem::offset_of!(Frame, budget) as i32);
-    let uniforms = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, uniforms) as i32);
-    let columns = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, columns) as i32);
     let first = b.ins().load(I64, flags, frame, std::mem::offset_of!(Frame, first) as i32);
     let first_bytes = b.ins().ishl_imm(first, 2);
     let zero = b.ins().iconst(I64, 0);
@@ -290,6 +281,10 @@ fn build(
     b.ins().brif(bits, body, &[], next, &[]);
 
     b.switch_to_block(body);
+    // The fills' bases are loaded in the loop, so that the fills' loads
+    // (which Cranelift may move) are not taken out of it (see `read`).
+    let uniforms = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, uniforms) as i32);
+    let columns = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, columns) as i32);
     let slot_offset = b.ins().imul_imm(q, 16);
     let quad_slots = b.ins().iadd(slots, slot_offset);
     // The quad's first lane in the run's columns, in bytes.
@@ -688,9 +683,12 @@ impl Gen<'_, '_> {
 
     /// The quad of `slot`.
     pub(super) fn read(&mut self, slot: u32) -> Value {
-        // Fills are loaded at each use: kept in registers from the start
-        // (or hoisted out of the quad loop), a long shader's would spill.
-        let flags = MemFlags::new().with_notrap().with_readonly();
+        // Fills are loaded where they are used: kept in registers from the
+        // start (or taken out of the quad loop), a long shader's would
+        // spill. Movable, the loads go next to the arithmetic, which
+        // Cranelift places where its results are needed (a load kept in
+        // place would be held until then).
+        let flags = MemFlags::new().with_notrap().with_readonly().with_can_move();
         let (uniforms, columns, column_offset) = self.fills;
         match self.kinds.fill.get(slot as usize).copied().flatten() {
             Some(FillAt::Uniform(i)) => return self.b.ins().load(I32X4, flags, uniforms, i as i32 * 16),
