@@ -84,9 +84,11 @@ impl Emitter<'_> {
         let zero = if wants_zero { self.zero_channel(index) } else { None };
         let mut free: SmallVec<[u8; 4]> = (0..4u8)
             .filter(|&c| {
-                // Not a channel a phi copy of zero was left out for,
-                // trusting it to stay zero past here.
-                let trusted = self.zero_skips.iter().any(|&(s, before)| s == slot(c) && pos < before);
+                // Not a channel whose zero a read at or after here still
+                // needs (a phi copy of zero left out, or an operand of
+                // this same instruction gathered already): the copies
+                // come before the instruction.
+                let trusted = self.zero_skips.iter().any(|&(s, before)| s == slot(c) && pos <= before);
                 self.alloc.free_at(slot(c), pos)
                     && !self.gathered.contains(&slot(c))
                     && !trusted
