@@ -6,6 +6,7 @@
 //! Constants and direct reads of inputs, constants and system values need
 //! no register: instructions read them where they are.
 
+mod by_register;
 mod pack;
 
 use super::layout::{Interval, Layout};
@@ -14,6 +15,7 @@ use crate::channels::{formula_chan, replicated_reads};
 use crate::entity::SecondaryMap;
 use crate::from_tgsi::is_value_file;
 use crate::function::*;
+use by_register::ByRegister;
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 use std::collections::BTreeMap;
@@ -50,6 +52,7 @@ type Occupancy = [BTreeMap<u32, (u32, Value)>; 4];
 type Slots = SmallVec<[RegChannel; 4]>;
 
 /// What `free` can answer from without searching a channel.
+#[derive(Clone, Copy)]
 struct Summary {
     /// The latest end of anything in the channel.
     max_end: u32,
@@ -57,6 +60,13 @@ struct Summary {
     last: Interval,
     /// That value (the value it aliases, if it aliases one).
     last_value: Value,
+}
+
+/// What the allocator keeps of a register.
+#[derive(Default)]
+struct Reg {
+    occupancy: Occupancy,
+    summary: [Option<Summary>; 4],
 }
 
 pub(crate) struct Allocation {
@@ -67,7 +77,7 @@ pub(crate) struct Allocation {
     /// One past the highest TEMP register used.
     pub temp_count: u32,
     /// What occupies each channel of each register, and when.
-    occupancy: HashMap<(File, u32), [Occupants; 4]>,
+    occupancy: ByRegister<[Occupants; 4]>,
     /// TEMP registers holding arrays.
     reserved: Vec<(u32, u32)>,
 }
@@ -113,7 +123,7 @@ impl Allocation {
         if slot.file == File::Temporary && (slot.index >= self.temp_count || reserved) {
             return false;
         }
-        let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
+        let Some(occ) = self.occupancy.get(slot.file, slot.index) else { return true };
         let occ = &occ[slot.chan as usize & 3];
         // Every occupant starting at or before `pos` that ends at or after
         // it holds the channel there.
@@ -135,7 +145,7 @@ impl Allocation {
     /// overlapping intervals (which the layout does not make) only make the
     /// answer `false`, which costs a copy, never a wrong result.
     pub fn untouched(&self, slot: RegChannel, before: u32, excluded: &[Interval]) -> bool {
-        let Some(occ) = self.occupancy.get(&(slot.file, slot.index)) else { return true };
+        let Some(occ) = self.occupancy.get(slot.file, slot.index) else { return true };
         let occ = &occ[slot.chan as usize & 3];
         let n = occ.starting_before(before);
         let mut outer: Vec<Interval> = excluded.to_vec();
@@ -170,8 +180,7 @@ impl Allocation {
 struct Allocator<'a> {
     func: &'a Function,
     layout: &'a Layout,
-    regs: HashMap<(File, u32), Occupancy>,
-    summary: HashMap<(File, u32, u8), Summary>,
+    regs: ByRegister<Reg>,
     /// The value whose channel an aliasing value shares, by (value,
     /// channel): a split's whole, a pack's half (followed to the first).
     alias_of: HashMap<(Value, u8), Value>,
@@ -221,8 +230,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allo
     let mut a = Allocator {
         func,
         layout,
-        regs: HashMap::default(),
-        summary: HashMap::default(),
+        regs: ByRegister::default(),
         alias_of: HashMap::default(),
         reserved,
         loc: SecondaryMap::with_capacity(func.values.len()),
@@ -247,13 +255,12 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allo
     }
     let temp_count = a
         .regs
-        .keys()
-        .filter(|(f, _)| *f == File::Temporary)
-        .map(|&(_, i)| i + 1)
+        .indices(File::Temporary)
+        .map(|i| i + 1)
         .chain(a.reserved.iter().map(|&(_, last)| last + 1))
         .max()
         .unwrap_or(0);
-    let occupancy = a.regs.iter().map(|(&reg, channels)| (reg, channels.each_ref().map(Occupants::new))).collect();
+    let occupancy = a.regs.map(|reg| reg.occupancy.each_ref().map(Occupants::new));
     Allocation { loc: a.loc, also: a.also, temp_count, occupancy, reserved: a.reserved }
 }
 
@@ -288,18 +295,15 @@ impl<'a> Allocator<'a> {
         let excepted = |v: Value| except.iter().any(|&e| self.occupant(e, chan) == v);
         // Fast answers from a summary of the channel: everything in it ends
         // before the ranges start, or its latest occupant overlaps them.
-        if let Some(s) = self.summary.get(&(file, index, chan)) {
-            if ranges.iter().all(|r| r.start > s.max_end) {
-                return true;
-            }
-            if !excepted(s.last_value) && ranges.iter().any(|r| r.overlaps(s.last)) {
-                return false;
-            }
-        } else {
+        let Some(reg) = self.regs.get(file, index) else { return true };
+        let Some(s) = reg.summary[chan as usize & 3] else { return true };
+        if ranges.iter().all(|r| r.start > s.max_end) {
             return true;
         }
-        let Some(occ) = self.regs.get(&(file, index)) else { return true };
-        let map = &occ[chan as usize & 3];
+        if !excepted(s.last_value) && ranges.iter().any(|r| r.overlaps(s.last)) {
+            return false;
+        }
+        let map = &reg.occupancy[chan as usize & 3];
         ranges.iter().all(|r| {
             // Occupants of one channel are disjoint, so the ones overlapping
             // `r` are the last ones starting before its end, up to the first
@@ -324,7 +328,8 @@ impl<'a> Allocator<'a> {
         let owner = self.occupant(of, chan);
         self.alias_of.insert((v, chan), owner);
         let ranges = self.ranges(v);
-        let slot = &mut self.regs.entry((file, index)).or_default()[chan as usize & 3];
+        let reg = self.regs.entry(file, index);
+        let slot = &mut reg.occupancy[chan as usize & 3];
         for r in ranges {
             // The owner's entries overlapping or touching `r` merge with it.
             let (mut start, mut end) = (r.start, r.end);
@@ -343,23 +348,22 @@ impl<'a> Allocator<'a> {
             }
             slot.insert(start, (end, owner));
         }
-        if let Some(s) = self.summary.get_mut(&(file, index, chan)) {
+        if let Some(s) = &mut reg.summary[chan as usize & 3] {
             s.max_end = s.max_end.max(ranges.iter().map(|r| r.end).max().unwrap_or(0));
         }
     }
 
     fn take(&mut self, file: File, index: u32, chan: u8, v: Value) {
         let ranges = self.ranges(v);
-        let occ = self.regs.entry((file, index)).or_default();
+        let reg = self.regs.entry(file, index);
         if let Some(&first) = ranges.first() {
-            let s =
-                self.summary.entry((file, index, chan)).or_insert(Summary { max_end: 0, last: first, last_value: v });
+            let s = reg.summary[chan as usize & 3].get_or_insert(Summary { max_end: 0, last: first, last_value: v });
             s.max_end = s.max_end.max(ranges.iter().map(|r| r.end).max().unwrap_or(0));
             s.last = first;
             s.last_value = v;
         }
         for r in ranges {
-            let slot = &mut occ[chan as usize & 3];
+            let slot = &mut reg.occupancy[chan as usize & 3];
             // Ranges of aliasing values may start at the same position.
             let entry = slot.entry(r.start).or_insert((r.end, v));
             entry.0 = entry.0.max(r.end);
@@ -630,12 +634,12 @@ impl<'a> Allocator<'a> {
 
     /// Extends `v`'s hold on `slot` up to position `at`.
     fn occupy_until(&mut self, slot: RegChannel, v: Value, at: u32) {
-        if let Some(s) = self.summary.get_mut(&(slot.file, slot.index, slot.chan)) {
-            s.max_end = s.max_end.max(at);
-        }
         let v = self.occupant(v, slot.chan);
-        if let Some(occ) = self.regs.get_mut(&(slot.file, slot.index)) {
-            for (_, entry) in occ[slot.chan as usize & 3].iter_mut() {
+        if let Some(reg) = self.regs.get_mut(slot.file, slot.index) {
+            if let Some(s) = &mut reg.summary[slot.chan as usize & 3] {
+                s.max_end = s.max_end.max(at);
+            }
+            for (_, entry) in reg.occupancy[slot.chan as usize & 3].iter_mut() {
                 if entry.1 == v {
                     entry.0 = entry.0.max(at);
                 }
@@ -972,7 +976,7 @@ impl<'a> Allocator<'a> {
 
     /// How far to look for a register before giving a value a fresh one.
     fn max_scan(&self) -> u32 {
-        self.regs.keys().filter(|(f, _)| *f == File::Temporary).map(|&(_, i)| i + 2).max().unwrap_or(1)
+        self.regs.indices(File::Temporary).last().map_or(1, |i| i + 2)
             + self.reserved.iter().map(|&(_, l)| l + 1).max().unwrap_or(0)
     }
 

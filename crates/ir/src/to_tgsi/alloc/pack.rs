@@ -58,13 +58,8 @@ impl Allocator<'_> {
                 _ => {}
             }
         }
-        let mut temps: Vec<u32> = self
-            .regs
-            .keys()
-            .filter(|&&(f, i)| f == File::Temporary && !self.is_reserved(f, i))
-            .map(|&(_, i)| i)
-            .collect();
-        temps.sort_unstable();
+        let temps: Vec<u32> =
+            self.regs.indices(File::Temporary).filter(|&i| !self.is_reserved(File::Temporary, i)).collect();
         let perms = permutations();
         let aliased: std::collections::HashSet<Value> = self.alias_of.iter().flat_map(|(&(w, _), &o)| [w, o]).collect();
         let mut kept: Vec<u32> = Vec::new();
@@ -98,8 +93,8 @@ impl Allocator<'_> {
     /// register `a`, if there is one (only the identity unless `movable`).
     fn fit(&self, a: u32, b: u32, movable: bool, perms: &[[u8; 4]]) -> Option<[u8; 4]> {
         let empty = Occupancy::default();
-        let occ_a = self.regs.get(&(File::Temporary, a)).unwrap_or(&empty);
-        let occ_b = self.regs.get(&(File::Temporary, b))?;
+        let occ_a = self.regs.get(File::Temporary, a).map_or(&empty, |r| &r.occupancy);
+        let occ_b = &self.regs.get(File::Temporary, b)?.occupancy;
         // free[cb][ca]: channel cb of b fits into channel ca of a.
         let mut free = [[false; 4]; 4];
         for (cb, row) in free.iter_mut().enumerate() {
@@ -116,9 +111,9 @@ impl Allocator<'_> {
     /// Moves every occupant and value of register `b` into register `a`,
     /// channel `c` to channel `perm[c]`.
     fn move_register(&mut self, b: u32, a: u32, perm: [u8; 4], values: &[Value]) {
-        let Some(occ_b) = self.regs.remove(&(File::Temporary, b)) else { return };
-        let occ_a = self.regs.entry((File::Temporary, a)).or_default();
-        for (cb, entries) in occ_b.into_iter().enumerate() {
+        let Some(reg_b) = self.regs.remove(File::Temporary, b) else { return };
+        let occ_a = &mut self.regs.entry(File::Temporary, a).occupancy;
+        for (cb, entries) in reg_b.occupancy.into_iter().enumerate() {
             occ_a[perm[cb] as usize].extend(entries);
         }
         for &v in values {
