@@ -228,12 +228,7 @@ impl SlotKinds {
             if let Step::Copies(pairs) = step {
                 pairs.iter().for_each(|&(d, _)| mark(d));
             }
-            for a in step.cross_lane_operands() {
-                mark(a.slot);
-                if a.wide {
-                    mark(a.slot + 1);
-                }
-            }
+            step.cross_lane_operands().iter().flat_map(Arg::slots).for_each(&mut mark);
         }
         program.cleared.iter().for_each(|&s| mark(s));
         SlotKinds { fill, always_masked }

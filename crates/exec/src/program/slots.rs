@@ -21,6 +21,11 @@ pub(crate) struct Arg {
 }
 
 impl Arg {
+    /// The slots the operand reads: one, or two for a 64-bit value.
+    pub fn slots(&self) -> std::ops::Range<u32> {
+        self.slot..self.slot + 1 + self.wide as u32
+    }
+
     /// The operand's value in `lane` of a batch's `slots` (slot-major, `w`
     /// lanes a slot), read as `ty` with its modifiers; both halves of a
     /// 64-bit value. A slot outside the batch reads zero.

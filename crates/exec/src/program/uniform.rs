@@ -12,6 +12,7 @@
 
 use ir::EntityRef;
 
+use super::slots::Arg;
 use super::steps::{Fill, Step};
 use super::Control;
 
@@ -85,15 +86,10 @@ fn uniform_dsts(step: &Step, uniform: &[bool], cross_lane: &[bool]) -> Option<st
 /// (derivatives, and textures' coordinates for the level of detail).
 fn cross_lane_reads(steps: &[Vec<Step>], slots: usize) -> Vec<bool> {
     let mut seen = vec![false; slots];
-    let mut mark = |slot: u32, wide: bool| {
-        for s in slot..slot + 1 + wide as u32 {
-            if let Some(x) = seen.get_mut(s as usize) {
-                *x = true;
-            }
+    for s in steps.iter().flatten().flat_map(Step::cross_lane_operands).flat_map(Arg::slots) {
+        if let Some(x) = seen.get_mut(s as usize) {
+            *x = true;
         }
-    };
-    for a in steps.iter().flatten().flat_map(Step::cross_lane_operands) {
-        mark(a.slot, a.wide);
     }
     seen
 }

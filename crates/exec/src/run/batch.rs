@@ -47,6 +47,21 @@ pub(super) struct Work {
     pub(super) output_block: Vec<[u32; 4]>,
 }
 
+impl Work {
+    /// Readies the memory for a run of `w` lanes: the `cleared` slots
+    /// zeroed, no construct open.
+    fn start(&mut self, cleared: &[u32], w: usize) {
+        for &slot in cleared {
+            if let Some(lanes) = self.slots.get_mut(slot as usize * w..(slot as usize + 1) * w) {
+                lanes.fill(0);
+            }
+        }
+        self.masks.clear();
+        self.breaks.clear();
+        self.continues.clear();
+    }
+}
+
 /// Makes `v` at least `len` long.
 fn grow<T: Clone + Default>(v: &mut Vec<T>, len: usize) {
     if v.len() < len {
@@ -112,16 +127,13 @@ impl<'a> Batch<'a> {
         // have written the value, and those read zero, as at the start.
         // Grown, never shrunk: a run of fewer lanes reuses the front.
         grow(&mut work.slots, program.slots * w);
-        clear_slots(&mut work.slots, &program.cleared, w);
         // An ALU step computes up to `MAX_WIDTH` slots at once.
         grow(&mut work.modified, MAX_ARGS * MAX_WIDTH as usize * w);
         grow(&mut work.out, MAX_WIDTH as usize * w);
         grow(&mut work.texels, w);
         grow(&mut work.joined, MAX_ARGS * w);
         grow(&mut work.joined_out, w);
-        work.masks.clear();
-        work.breaks.clear();
-        work.continues.clear();
+        work.start(&program.cleared, w);
         Batch {
             program,
             code,
@@ -154,11 +166,7 @@ impl<'a> Batch<'a> {
         self.compiled_error = None;
         self.emitted = (program.processor == Processor::Geometry).then(|| Emitter::new(&program.geometry, w));
         self.arrays.iter_mut().for_each(|a| a.fill([0; 4]));
-        let work = &mut self.work;
-        clear_slots(&mut work.slots, &program.cleared, w);
-        work.masks.clear();
-        work.breaks.clear();
-        work.continues.clear();
+        self.work.start(&program.cleared, w);
     }
 
     /// Runs the program for the lanes of `active`: its compiled function
@@ -255,13 +263,6 @@ impl<'a> Batch<'a> {
 }
 
 /// Zeroes the `w` lanes of each slot of `cleared`.
-fn clear_slots(slots: &mut [u32], cleared: &[u32], w: usize) {
-    for &slot in cleared {
-        if let Some(lanes) = slots.get_mut(slot as usize * w..(slot as usize + 1) * w) {
-            lanes.fill(0);
-        }
-    }
-}
 
 /// Whether the processor has AVX2 (the answer is cached by the standard
 /// library).
