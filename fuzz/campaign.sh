@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The fuzzing campaign: every target for SECONDS (default 3600) at once,
+# The fuzzing campaign: every target (or the TARGETs named) for SECONDS
+# (default 3600) at once,
 # each with libFuzzer's slow-input report (-report_slow_units: any input
 # taking over a second), a 120 s timeout (a process starved by a busy
 # machine must not count as a hang: replay a timeout alone to judge it)
@@ -11,10 +12,12 @@
 # the executions).
 #
 #   fuzz/seed-corpus.sh && fuzz/campaign.sh 3600
+#   fuzz/campaign.sh 3600 pipeline capi     # two targets, a core each
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-3600}
-targets="parse_text decode_tokens parse_state run_shader pipeline generated capi"
+shift || true
+targets=${*:-parse_text decode_tokens parse_state run_shader pipeline generated capi}
 out=campaign/$(date -u +%Y-%m-%dT%H%M)
 mkdir -p "$out"
 target_dir=${CARGO_TARGET_DIR:-target}
@@ -32,7 +35,7 @@ for t in $targets; do
 done
 wait
 {
-    echo "campaign $(basename "$out"): $seconds s per target, all at once on $(nproc) cores"
+    echo "campaign $(basename "$out") at commit $(git rev-parse --short HEAD): $seconds s per target, $(echo $targets | wc -w) at once on $(nproc) cores"
     for t in $targets; do
         log=$out/$t.log
         execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
