@@ -2,7 +2,8 @@
 //! the IR, `-O1` with verification, emit, encode) grows at most linearly
 //! with the stream's length, for random programs, mutated streams and
 //! adversarial shapes (call chains, deep nesting, huge declarations, many
-//! immediates), within the default `tgsi::Limits`.
+//! immediates, a SWITCH whose cases each write another register), within
+//! the default `tgsi::Limits`.
 //!
 //! Work is measured deterministically, never timed: the bytes this thread
 //! allocates (a counting global allocator) and the size of the IR built.
@@ -10,7 +11,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use testkit::shapes::call_chain;
+use testkit::shapes::{call_chain, switch_of_writes};
 use tgsi_opt::{ir, passes, tgsi};
 
 /// Counts the bytes each thread allocates, so that tests running side by
@@ -62,7 +63,8 @@ struct Work {
     words: usize,
     /// Bytes allocated while processing it.
     bytes: u64,
-    /// Instructions, blocks and values of the IR built (0 when refused).
+    /// Instructions, blocks, values and phi arguments of the IR built (0
+    /// when refused).
     ir: usize,
     /// Whether it got through the whole pipeline.
     accepted: bool,
@@ -76,7 +78,9 @@ fn work(words: &[u32]) -> Work {
         let shader = tgsi::tokens::decode(words).ok()?;
         let mut module = ir::from_tgsi(&shader).ok()?;
         let f = &module.function;
-        ir_size = f.insts.len() + f.blocks.len() + f.values.len();
+        let phi_args: usize =
+            f.insts.iter().filter(|(_, i)| matches!(i.op, ir::Op::Phi { .. })).map(|(_, i)| i.args.len()).sum();
+        ir_size = f.insts.len() + f.blocks.len() + f.values.len() + phi_args;
         let options = passes::Options { verify_each: true, ..Default::default() };
         passes::PassManager::new(options).run(&passes::Pipeline::o1(), &mut module).ok()?;
         let emitted = ir::to_tgsi(&module).ok()?;
@@ -114,18 +118,19 @@ const BYTES_BASE: u64 = 4 << 20;
 const IR_PER_WORD: usize = 16;
 const IR_BASE: usize = 1 << 12;
 
-/// How far an input with subroutine calls may grow by inlining: the
-/// default `Limits::inline_budget` (64 times its length, at least 4,096),
-/// written out so that loosening the defaults fails the test.
+/// How far an input may grow by inlining its subroutine calls, and its
+/// SSA form's phis in arguments: the default `Limits::inline_budget` (64
+/// times its length, at least 4,096), written out so that loosening the
+/// defaults fails the test.
 fn inline_budget(words: usize) -> usize {
     (64 * words).max(4096)
 }
 
-/// Checks `w` against the linear bounds. An input with subroutine calls
-/// may grow to [`inline_budget`] before it is refused: its bound is that
-/// size's.
-fn within_bounds(what: &str, w: Work, calls: bool) {
-    let size = if calls { inline_budget(w.words) } else { w.words };
+/// Checks `w` against the linear bounds. An input that grows (subroutine
+/// calls, a SWITCH's phis) may grow to [`inline_budget`] before it is
+/// refused: its bound is that size's.
+fn within_bounds(what: &str, w: Work, grows: bool) {
+    let size = if grows { inline_budget(w.words) } else { w.words };
     assert!(
         w.bytes <= BYTES_PER_WORD * size as u64 + BYTES_BASE,
         "{what}: {} bytes allocated for {} words ({} per word)",
@@ -249,23 +254,25 @@ fn random_programs_and_mutations_of_them() {
     assert!(accepted > 20, "the mutations reach past the decoder");
 }
 
-/// An adversarial shape: its name, its maker and the sizes to make.
-type Shape = (&'static str, fn(usize) -> String, &'static [usize]);
+/// An adversarial shape: its name, its maker, the sizes to make, and
+/// whether it grows up to the budget.
+type Shape = (&'static str, fn(usize) -> String, &'static [usize], bool);
 
 /// Each adversarial shape at growing sizes: within the bounds at every
 /// size, including past the limits (refused cheaply).
 #[test]
 fn adversarial_shapes() {
-    let shapes: [Shape; 7] = [
-        ("doubling call chain", |n| call_chain(n, 2), &[1, 4, 8, 11, 12, 16, 20, 40, 1000]),
-        ("single call chain", |n| call_chain(n, 1), &[1, 10, 30, 62, 63, 64, 200, 2000]),
-        ("nested IFs", nested_ifs, &[1, 8, 16, 32, 64, 65, 1000, 20000]),
-        ("nested loops", nested_loops, &[1, 8, 32, 64, 65, 5000]),
-        ("huge arrays", huge_arrays, &[1, 2, 8, 64, 512]),
-        ("many immediates", many_immediates, &[1, 16, 256, 2048, 16385]),
-        ("many declarations", many_declarations, &[1, 16, 256, 2048, 8193]),
+    let shapes: [Shape; 8] = [
+        ("doubling call chain", |n| call_chain(n, 2), &[1, 4, 8, 11, 12, 16, 20, 40, 1000], true),
+        ("single call chain", |n| call_chain(n, 1), &[1, 10, 30, 62, 63, 64, 200, 2000], true),
+        ("nested IFs", nested_ifs, &[1, 8, 16, 32, 64, 65, 1000, 20000], false),
+        ("nested loops", nested_loops, &[1, 8, 32, 64, 65, 5000], false),
+        ("huge arrays", huge_arrays, &[1, 2, 8, 64, 512], false),
+        ("many immediates", many_immediates, &[1, 16, 256, 2048, 16385], false),
+        ("many declarations", many_declarations, &[1, 16, 256, 2048, 8193], false),
+        ("a TEMP a case", switch_of_writes, &[1, 16, 128, 250, 260, 1000, 4000], true),
     ];
-    for (name, make, sizes) in shapes {
+    for (name, make, sizes, grows) in shapes {
         for &n in sizes {
             let text = make(n);
             let words = tokens(&text);
@@ -278,7 +285,7 @@ fn adversarial_shapes() {
                 w.ir,
                 if w.accepted { "accepted" } else { "refused" }
             );
-            within_bounds(&format!("{name} {n}"), w, name.contains("call"));
+            within_bounds(&format!("{name} {n}"), w, grows);
         }
     }
 }

@@ -56,7 +56,9 @@ typedef struct tgsi_opt_limits {
    uint32_t max_register_index;
    /* Subroutines are inlined at each call; the program that makes may have
     * at most inline_factor times the input's instructions, or inline_floor
-    * instructions if that is more. Defaults 64 and 4096. */
+    * instructions if that is more. The IR's phis (an argument per edge
+    * joining where registers differ; a SWITCH has an edge per case) may
+    * have as many arguments. Defaults 64 and 4096. */
    size_t inline_factor;
    size_t inline_floor;
 } tgsi_opt_limits;

@@ -1,9 +1,9 @@
 //! The IR builder within `tgsi::Limits`: subroutine inlining bounded by a
 //! size known before anything is built, nesting counted through inlined
-//! calls, and the input limits checked on trees that did not come from the
-//! parser.
+//! calls, phis bounded in arguments, and the input limits checked on trees
+//! that did not come from the parser.
 
-use testkit::shapes::call_chain;
+use testkit::shapes::{call_chain, switch_of_writes};
 use tgsi::{Limit, Limits};
 
 fn build(text: &str, limits: &Limits) -> Result<ir::Module, ir::BuildError> {
@@ -62,6 +62,37 @@ fn the_budget_grows_with_the_input() {
     let err = build(&text, &per_input(1)).unwrap_err();
     assert_eq!(err.limit.map(|l| (l.value, l.max)), Some((20, 16)), "found at the second call");
     assert_eq!(err.inst, Some(1));
+}
+
+fn phi_arguments(module: &ir::Module) -> usize {
+    let f = &module.function;
+    f.blocks_in_order()
+        .iter()
+        .flat_map(|&b| &f.blocks[b].insts)
+        .map(|&i| &f.insts[i])
+        .filter(|i| matches!(i.op, ir::Op::Phi { .. }))
+        .map(|i| i.args.len())
+        .sum()
+}
+
+#[test]
+fn a_switch_whose_cases_write_other_registers_is_refused_past_the_phi_budget() {
+    // n cases: n phis of n + 1 arguments (the cases and the dispatch).
+    let module = build(&switch_of_writes(200), &Limits::DEFAULT).expect("within the budget");
+    assert_eq!(phi_arguments(&module), 200 * 201);
+    for n in [300, 4000] {
+        let err = build(&switch_of_writes(n), &Limits::DEFAULT).unwrap_err();
+        let limit = err.limit.expect("a limit error");
+        let budget = 64 * (4 * n + 6);
+        assert_eq!((limit.limit, limit.max), (Limit::PhiArguments, budget as u64), "n = {n}");
+        assert!(limit.value > limit.max);
+        assert_eq!(err.inst, Some(2 + 3 * n), "n = {n}: at the ENDSWITCH");
+        assert!(err.to_string().contains(&format!("the SSA form needs over {budget} phi arguments")), "{err}");
+    }
+    // A budget that allows it builds it.
+    let loose = Limits { inline_factor: 1 << 12, ..Limits::DEFAULT };
+    let module = build(&switch_of_writes(300), &loose).expect("within the loose budget");
+    assert_eq!(phi_arguments(&module), 300 * 301);
 }
 
 #[test]

@@ -541,6 +541,31 @@ pub fn call_chain(k: usize, calls: usize) -> String {
     format!("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n{}\n", lines.join("\n"))
 }
 
+/// A SWITCH of `n` cases, each writing its own TEMP, every one read
+/// after it: SSA gives each of the `n` TEMPs a phi with an argument per
+/// case, `n` squared in all from `4n + 6` instructions. What the phi
+/// budget of [`tgsi::Limits`] is for.
+///
+/// ```
+/// let text = testkit::shapes::switch_of_writes(3);
+/// assert_eq!(tgsi::parse(&text).unwrap().instructions().count(), 4 * 3 + 6);
+/// ```
+pub fn switch_of_writes(n: usize) -> String {
+    let mut text = format!(
+        "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..{n}]\nIMM[0] INT32 {{ 0, 1, 2, 3 }}\n\
+         F2I TEMP[{n}].x, IN[0].xxxx\nSWITCH TEMP[{n}].xxxx\n"
+    );
+    for i in 0..n {
+        text.push_str(&format!("CASE IMM[0].yyyy\nMOV TEMP[{i}].x, IN[0].xxxx\nBRK\n"));
+    }
+    text.push_str(&format!("ENDSWITCH\nMOV TEMP[{n}].x, IMM[0].xxxx\n"));
+    for i in 0..n {
+        text.push_str(&format!("ADD TEMP[{n}].x, TEMP[{n}].xxxx, TEMP[{i}].xxxx\n"));
+    }
+    text.push_str(&format!("MOV OUT[0], TEMP[{n}].xxxx\nEND\n"));
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

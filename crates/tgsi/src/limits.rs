@@ -42,11 +42,14 @@ pub struct Limits {
     /// operand's index, 2-D index and index register, a texture offset.
     /// At most [`Limits::REGISTER_INDEX_FIELD`], what a token holds.
     pub max_register_index: u32,
-    /// The IR builder inlines every subroutine at each call. The program
-    /// that makes may have at most `inline_factor` times the input's
-    /// instructions ...
+    /// How far the IR may outgrow the input. The IR builder inlines every
+    /// subroutine at each call, and gives a register a phi with an
+    /// argument per joining edge where the edges disagree (a SWITCH's
+    /// join has an edge per case). The program with its calls inlined may
+    /// have at most `inline_factor` times the input's instructions, and
+    /// its phis as many arguments ...
     pub inline_factor: usize,
-    /// ... or `inline_floor` instructions, whichever is more.
+    /// ... or `inline_floor`, whichever is more.
     pub inline_floor: usize,
 }
 
@@ -116,6 +119,8 @@ pub enum Limit {
     RegisterIndex,
     /// [`Limits::inline_budget`]
     InlinedInstructions,
+    /// [`Limits::inline_budget`], for the arguments of the IR's phis.
+    PhiArguments,
 }
 
 /// An input past one of the bounds of [`Limits`].
@@ -144,6 +149,7 @@ impl LimitExceeded {
             Limit::InlinedInstructions => {
                 format!("inlining the subroutines would make {value} instructions, more than the limit of {max}")
             }
+            Limit::PhiArguments => format!("the SSA form needs over {max} phi arguments (the limit)"),
         }
     }
 }

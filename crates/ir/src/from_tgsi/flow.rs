@@ -70,6 +70,9 @@ impl<'a> Builder<'a> {
         // it is in.
         let mut open: Vec<(Open<'a>, Run)> = Vec::new();
         loop {
+            if let Some(value) = self.phi_overflow {
+                return Err(self.phi_budget_error(value));
+            }
             let stop = match self.walk(&mut pc, run)? {
                 Walked::Stopped(stop) => stop,
                 Walked::Opened(construct, inner) => {

@@ -210,6 +210,15 @@ struct Builder<'a> {
     poison: Option<Value>,
     /// Whether a pruned variable was read.
     pruned_too_much: bool,
+    /// Phi arguments made so far, and the most there may be
+    /// ([`tgsi::Limits::inline_budget`]): a SWITCH's join gives a phi an
+    /// argument per case, so cases each writing another register would
+    /// make the SSA form quadratic in the input.
+    phi_args: usize,
+    phi_budget: usize,
+    /// Set when a join would pass the budget: it made no phi, and the
+    /// walk stops with the error.
+    phi_overflow: Option<usize>,
 }
 
 impl<'a> Builder<'a> {
@@ -252,6 +261,9 @@ impl<'a> Builder<'a> {
             live: None,
             poison: None,
             pruned_too_much: false,
+            phi_args: 0,
+            phi_budget: limits.inline_budget(shader.instructions().count()),
+            phi_overflow: None,
         };
         b.find_arrays(&temp_decls, shader)?;
         Ok(b)
@@ -273,6 +285,9 @@ impl<'a> Builder<'a> {
         debug_assert_eq!(stop, Stop::End);
         if self.func.blocks[self.cur].exit == Exit::Fallthrough {
             self.end_invocation();
+        }
+        if let Some(value) = self.phi_overflow {
+            return Err(self.phi_budget_error(value));
         }
         let body = self.regions.pop().unwrap_or_default();
         self.func.body = body;

@@ -5,7 +5,7 @@
 
 use super::live::VarSet;
 use super::vars::Var;
-use super::Builder;
+use super::{BuildError, Builder};
 use crate::entity::SecondaryMap;
 use crate::function::{Block, Inst, Node, Op, Operand, Origin, Region, Ty, Value};
 use smallvec::SmallVec;
@@ -86,36 +86,52 @@ impl Builder<'_> {
     /// [`Self::join`], giving the variables outside `live` (when given)
     /// the poison value rather than a phi.
     fn join_pruned(&mut self, at: Block, incoming: &[Incoming], live: Option<&VarSet>) {
-        if incoming.is_empty() {
+        if incoming.is_empty() || self.phi_overflow.is_some() {
             return;
         }
-        let mut vars: Vec<Var> = Vec::new();
-        for inc in incoming {
-            for &(v, _) in &inc.state {
-                if !vars.contains(&v) {
-                    vars.push(v);
-                }
-            }
-        }
-        vars.sort();
-        for v in vars {
+        // Every (variable, edge, value) the edges set, by variable: one
+        // sort, not a search of every edge for every variable (a SWITCH
+        // has an edge per case).
+        let mut set: Vec<(Var, usize, Option<Value>)> = incoming
+            .iter()
+            .enumerate()
+            .flat_map(|(k, inc)| inc.state.iter().map(move |&(v, val)| (v, k, val)))
+            .collect();
+        set.sort_unstable_by_key(|&(v, k, _)| (v, k));
+        let mut phis = Vec::new();
+        for group in set.chunk_by(|a, b| a.0 == b.0) {
+            let v = group[0].0;
             let before = self.vars.get(v);
-            let values: SmallVec<[Option<Value>; 4]> = incoming
-                .iter()
-                .map(|inc| inc.state.iter().find(|&&(w, _)| w == v).map_or(before, |&(_, val)| val))
-                .collect();
-            let first = values[0];
-            let joined = if values.iter().all(|&x| x == first) {
-                first
+            let first = group[0].2;
+            let same =
+                group.iter().all(|&(_, _, val)| val == first) && (group.len() == incoming.len() || first == before);
+            let joined = if same {
+                if group[0].1 == 0 {
+                    first
+                } else {
+                    before
+                }
             } else if !Self::needed(live, v) {
                 self.poison
             } else {
-                let args: SmallVec<[Operand; 3]> = values.iter().map(|&x| Operand::new(self.state_value(x))).collect();
+                self.phi_args += incoming.len();
+                if self.phi_args > self.phi_budget {
+                    self.phi_overflow = Some(self.phi_args);
+                    return;
+                }
+                let mut args: SmallVec<[Operand; 3]> = SmallVec::with_capacity(incoming.len());
+                let mut at_edge = group.iter().peekable();
+                for k in 0..incoming.len() {
+                    let val = match at_edge.next_if(|&&(_, e, _)| e == k) {
+                        Some(&(_, _, val)) => val,
+                        None => before,
+                    };
+                    args.push(Operand::new(self.state_value(val)));
+                }
                 let preds = incoming.iter().map(|inc| inc.pred).collect();
                 let origin = Origin { inst: None, dst: Some(self.vars.reg(v)) };
                 let phi = self.func.add_inst(Op::Phi { preds }, &args, &[Ty::B32], origin);
-                let position = self.phi_count(at);
-                self.func.blocks[at].insts.insert(position, phi);
+                phis.push(phi);
                 self.phis.push(phi);
                 Some(self.func.result(phi))
             };
@@ -124,6 +140,21 @@ impl Builder<'_> {
                 _ => {}
             }
         }
+        // New phis go after the block's phis, in variable order.
+        let position = self.phi_count(at);
+        self.func.blocks[at].insts.splice(position..position, phis);
+    }
+
+    /// The error of a join past the phi budget, at the instruction that
+    /// closed it.
+    pub(super) fn phi_budget_error(&self, value: usize) -> BuildError {
+        let max = self.phi_budget as u64;
+        let e = tgsi::LimitExceeded { limit: tgsi::Limit::PhiArguments, value: value as u64, max };
+        let message = format!(
+            "{e}: each register the arms or cases write differently needs an argument per edge joining \
+             here (the limit is Limits::inline_factor times the input instructions, at least Limits::inline_floor)"
+        );
+        BuildError { inst: Some(self.pc), message, limit: Some(e) }
     }
 
     /// How many phis start block `b` (where a new one goes).
