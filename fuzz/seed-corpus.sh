@@ -2,8 +2,8 @@
 # Fills fuzz/corpus/<target> with seeds for every target: the bundled
 # examples and the project's test shaders (every stage, subroutines,
 # arrays, SWITCH), shapes written here (a subroutine call chain, deep
-# nesting, a large SWITCH), and, when ../shared is present, Mesa's
-# conformance shaders, token streams and execution cases and the corpus of
+# nesting, a large SWITCH, a SWITCH whose cases write other registers),
+# and, when ../shared is present, Mesa's conformance shaders, token streams and execution cases and the corpus of
 # real shaders. The minimized corpora kept in the tree (fuzz/seeds/<target>,
 # made by fuzz/keep-seeds.sh) come first.
 set -euo pipefail
@@ -40,6 +40,13 @@ chain 12 > "$texts/call-chain-12.tgsi"
 {   printf 'FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\nIMM[0] FLT32 {1.0, 2.0, 3.0, 4.0}\nF2I TEMP[1].x, IN[0].xxxx\nMOV TEMP[0], IN[0]\nSWITCH TEMP[1].xxxx\n'
     for ((j = 0; j < 24; j++)); do printf 'CASE IMM[0].xxxx\nADD TEMP[0], TEMP[0], IMM[0].%s\n' "$( [ $((j % 3)) -eq 0 ] && echo yyyy || echo xxxx)"; [ $((j % 2)) -eq 0 ] && printf 'BRK\n'; done
     printf 'DEFAULT\nMUL TEMP[0], TEMP[0], IMM[0].zzzz\nBRK\nENDSWITCH\nMOV OUT[0], TEMP[0]\nEND\n'; } > "$texts/switch.tgsi"
+# A SWITCH whose cases each write another TEMP, all read after it (the
+# phi budget's shape).
+{   printf 'FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..40]\nIMM[0] INT32 {0, 1, 2, 3}\nF2I TEMP[40].x, IN[0].xxxx\nSWITCH TEMP[40].xxxx\n'
+    for ((j = 0; j < 40; j++)); do printf 'CASE IMM[0].yyyy\nMOV TEMP[%d].x, IN[0].xxxx\nBRK\n' $j; done
+    printf 'ENDSWITCH\n'
+    for ((j = 0; j < 40; j++)); do printf 'ADD TEMP[40].x, TEMP[40].xxxx, TEMP[%d].xxxx\n' $j; done
+    printf 'MOV OUT[0], TEMP[40].xxxx\nEND\n'; } > "$texts/switch-of-writes.tgsi"
 if [ -d "$shared/conformance/text" ]; then cp "$shared"/conformance/text/*.tgsi "$texts/"; fi
 if [ -d "$shared/corpus" ]; then
     find "$shared/corpus" -name '*.tgsi' | sort | while read -r f; do cp "$f" "$texts/corpus-$(echo "$f" | md5sum | cut -c1-12).tgsi"; done
