@@ -3,9 +3,10 @@
 # examples and the project's test shaders (every stage, subroutines,
 # arrays, SWITCH), shapes written here (a subroutine call chain, deep
 # nesting, a large SWITCH, a SWITCH whose cases write other registers),
-# and, when ../shared is present, Mesa's conformance shaders, token streams and execution cases and the corpus of
-# real shaders. The minimized corpora kept in the tree (fuzz/seeds/<target>,
-# made by fuzz/keep-seeds.sh) come first.
+# and, when ../shared is present, Mesa's conformance shaders, token
+# streams and execution cases and the corpus of real shaders. The
+# minimized corpora kept in the tree (fuzz/seeds/<target>, made by
+# fuzz/keep-seeds.sh) come first.
 set -euo pipefail
 cd "$(dirname "$0")"
 root=..
