@@ -236,7 +236,8 @@ fn optimize_limited(words: &[u32], limits: Option<&abi::Limits>) -> (Status, usi
 
 /// A shader past a limit comes back as `LIMIT_EXCEEDED` with a located
 /// message: the defaults' (a doubling chain of subroutine calls, refused
-/// before it is inlined) or the caller's.
+/// before it is inlined; a SWITCH whose cases would need too many phi
+/// arguments) or the caller's.
 #[test]
 fn limits_come_back_as_their_own_status() {
     let mut lines = vec!["MOV TEMP[0], IN[0]".to_string(), "CAL :4".into(), "MOV OUT[0], TEMP[0]".into(), "END".into()];
@@ -250,6 +251,15 @@ fn limits_come_back_as_their_own_status() {
     assert_eq!(status, Status::LimitExceeded);
     let error = error.expect("a message");
     assert!(error.starts_with("limit exceeded: instruction 1: this CAL :4 brings the program to"), "{error}");
+    // A SWITCH of 300 cases each writing another TEMP: 90,300 phi
+    // arguments, past the budget, refused at its ENDSWITCH.
+    let (status, _, error) = optimize(&words(&testkit::shapes::switch_of_writes(300)), None, None);
+    assert_eq!(status, Status::LimitExceeded);
+    let error = error.expect("a message");
+    assert!(
+        error.starts_with("limit exceeded: instruction 902: the SSA form needs over 77184 phi arguments"),
+        "{error}"
+    );
 
     let mut limits = abi::Limits::from(tgsi::Limits::default());
     let (status, count, error) = optimize_limited(&words(SHADER), Some(&limits));
