@@ -863,12 +863,17 @@ impl<'a> Allocator<'a> {
         }
         let file =
             if data.origin.dst.is_some_and(|o| o.file == File::Address) { File::Address } else { File::Temporary };
-        for index in 0.. {
-            for chan in 0..4u8 {
-                if chans & (1 << chan) != 0 && self.free(file, index, chan, ranges, &[]) {
-                    return self.assign(v, RegChannel { file, index, chan });
-                }
-            }
+        // TEMP registers that arrays hold are never free: stepped over, not
+        // asked about one by one (a thousand arrays made this quadratic).
+        let indices: Box<dyn Iterator<Item = u32>> = match file {
+            File::Temporary => Box::new(self.unreserved_temps()),
+            _ => Box::new(0..),
+        };
+        let found = indices
+            .flat_map(|index| (0..4u8).map(move |chan| (index, chan)))
+            .find(|&(index, chan)| chans & (1 << chan) != 0 && self.free(file, index, chan, ranges, &[]));
+        if let Some((index, chan)) = found {
+            self.assign(v, RegChannel { file, index, chan });
         }
     }
 
@@ -976,7 +981,7 @@ impl<'a> Allocator<'a> {
 
     /// How far to look for a register before giving a value a fresh one.
     fn max_scan(&self) -> u32 {
-        self.regs.indices(File::Temporary).last().map_or(1, |i| i + 2)
+        self.regs.last_index(File::Temporary).map_or(1, |i| i + 2)
             + self.reserved.iter().map(|&(_, l)| l + 1).max().unwrap_or(0)
     }
 

@@ -46,6 +46,11 @@ impl<T: Default> ByRegister<T> {
         self.files[file as usize].iter().enumerate().filter(|(_, e)| e.is_some()).map(|(i, _)| i as u32)
     }
 
+    /// The highest index of `file` that has an entry.
+    pub fn last_index(&self, file: File) -> Option<u32> {
+        self.files[file as usize].iter().rposition(Option::is_some).map(|i| i as u32)
+    }
+
     /// Every entry as `f` maps it, under the same registers.
     pub fn map<U>(&self, mut f: impl FnMut(&T) -> U) -> ByRegister<U> {
         ByRegister {
@@ -68,8 +73,10 @@ mod tests {
         // The registers below 5 got room, not entries.
         assert_eq!(regs.get(File::Temporary, 3), None);
         assert_eq!(regs.indices(File::Temporary).collect::<Vec<_>>(), [5]);
+        assert_eq!(regs.last_index(File::Temporary), Some(5));
         assert_eq!(regs.remove(File::Temporary, 5), Some(2));
         assert_eq!(regs.get(File::Temporary, 5), None);
+        assert_eq!(regs.last_index(File::Temporary), None);
         assert_eq!(regs.indices(File::Output).collect::<Vec<_>>(), [1]);
         assert_eq!(regs.map(|x| x * 10).get(File::Output, 1), Some(&10));
     }
