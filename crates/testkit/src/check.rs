@@ -139,17 +139,19 @@ pub fn check(
     max_iterations: usize,
     states: &[exec::State],
 ) -> Result<Verdict, CheckError> {
-    check_with_budget(module, passes, max_iterations, states, STEP_BUDGET)
+    check_with_budget(module, passes, max_iterations, states, STEP_BUDGET, exec::Backend::default())
 }
 
 /// [`check`] with runs stopped after `step_budget` steps per batch (a
-/// fuzzer's inputs must each take little time).
+/// fuzzer's inputs must each take little time), on `backend` (a fuzzer's
+/// one-shot runs are cheaper in the interpreter than compiled).
 pub fn check_with_budget(
     module: &ir::Module,
     passes: &[&dyn passes::Pass],
     max_iterations: usize,
     states: &[exec::State],
     step_budget: u64,
+    backend: exec::Backend,
 ) -> Result<Verdict, CheckError> {
     if states.is_empty() {
         return Err(CheckError::NoStates);
@@ -158,7 +160,7 @@ pub fn check_with_budget(
     let mut baseline = Vec::with_capacity(states.len());
     let mut first_failure = None;
     for (state, s) in states.iter().enumerate() {
-        match exec::run(module, s, &options) {
+        match exec::Executable::compile_with(module, backend).and_then(|e| e.run(s, &options)) {
             Ok(outputs) => baseline.push((state, s, outputs)),
             Err(source) => {
                 first_failure.get_or_insert(CheckError::Baseline { state, source });
@@ -174,12 +176,9 @@ pub fn check_with_budget(
     let compare =
         |after: &ir::Module, step: &str, iteration: usize| -> Result<Option<(usize, exec::Difference)>, CheckError> {
             for &(state, s, ref want) in &baseline {
-                let got = exec::run(after, s, &options).map_err(|source| CheckError::Run {
-                    step: step.to_string(),
-                    iteration,
-                    state,
-                    source,
-                })?;
+                let got = exec::Executable::compile_with(after, backend)
+                    .and_then(|e| e.run(s, &options))
+                    .map_err(|source| CheckError::Run { step: step.to_string(), iteration, state, source })?;
                 if let Some(d) = want.first_difference(&got) {
                     return Ok(Some((state, d)));
                 }

@@ -316,7 +316,8 @@ pub fn culprit(
     state: &exec::State,
 ) -> Option<String> {
     let states = std::slice::from_ref(state);
-    match crate::check::check_with_budget(module, passes, max_iterations, states, run_options().step_budget) {
+    let budget = run_options().step_budget;
+    match crate::check::check_with_budget(module, passes, max_iterations, states, budget, exec::Backend::default()) {
         Ok(crate::check::Verdict::Changed(culprit)) => Some(culprit.to_string()),
         _ => None,
     }

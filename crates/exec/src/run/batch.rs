@@ -262,8 +262,6 @@ impl<'a> Batch<'a> {
     }
 }
 
-/// Zeroes the `w` lanes of each slot of `cleared`.
-
 /// Whether the processor has AVX2 (the answer is cached by the standard
 /// library).
 fn has_avx2() -> bool {
