@@ -19,6 +19,7 @@ seconds=${1:-3600}
 shift || true
 targets=${*:-parse_text decode_tokens parse_state run_shader pipeline generated capi}
 out=campaign/$(date -u +%Y-%m-%dT%H%M)
+commit=$(git rev-parse --short HEAD)
 mkdir -p "$out"
 target_dir=${CARGO_TARGET_DIR:-target}
 cargo +nightly fuzz build -O -s none
@@ -35,12 +36,12 @@ for t in $targets; do
 done
 wait
 {
-    echo "campaign $(basename "$out") at commit $(git rev-parse --short HEAD): $seconds s per target, $(echo $targets | wc -w) at once on $(nproc) cores"
+    echo "campaign $(basename "$out"), built at commit $commit: $seconds s per target, $(echo $targets | wc -w) at once on $(nproc) cores"
     for t in $targets; do
         log=$out/$t.log
         execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-        cov=$(grep -E '^#[0-9]+ +DONE' "$log" | grep -o 'cov: [0-9]*' | tail -1 || true)
-        corp=$(grep -E '^#[0-9]+ +DONE' "$log" | grep -o 'corp: [0-9]*/[0-9A-Za-z]*' | tail -1 || true)
+        cov=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | grep -o 'cov: [0-9]*' | tail -1 || true)
+        corp=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | grep -o 'corp: [0-9]*/[0-9A-Za-z]*' | tail -1 || true)
         cpu=$(grep -E 'User time' "$log" | grep -o '[0-9.]*$' || echo '?')
         slow=$(grep -c 'Slowest unit' "$log" || true)
         found=$(find "$out/$t" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
