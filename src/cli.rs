@@ -259,7 +259,7 @@ pub struct PipelineArgs {
     pub passes: Vec<String>,
 
     /// The optimization level, also written `-O0`, `-O1` and `-O` (= `-O1`):
-    /// 0 runs no pass; 1 runs constfold, dce, select, combine, coalesce, dce again and again
+    /// 0 runs no pass; 1 runs constfold, dce, select, combine, coalesce, dce, group-stores again and again
     /// until nothing changes (at most 16 rounds). There is no level 2, 3
     /// or s (`-O2` is a usage error).
     #[arg(long, value_name = "LEVEL", value_parser = parse_opt_level)]

@@ -197,7 +197,8 @@ fn ordered_args(opcode: Opcode, args: &SmallVec<[Operand; 3]>) -> SmallVec<[Oper
 ///             ADD TEMP[0], IN[0].xxxx, IN[1].xxxx\nMOV OUT[0], TEMP[0]\nEND\n";
 /// let mut module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
 /// let counts = passes::coalesce::coalesce(&mut module.function);
-/// assert_eq!(counts.alu, 3);
+/// // The ADD's four equal channels are one, and so are the four copies of it.
+/// assert_eq!(counts.alu, 6);
 /// ir::verify::verify(&module.function).unwrap();
 /// ```
 pub fn coalesce(func: &mut Function) -> Counts {

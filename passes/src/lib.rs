@@ -22,6 +22,7 @@ pub mod coalesce;
 pub mod combine;
 pub mod constfold;
 pub mod dce;
+pub mod group_stores;
 pub mod legalize_doubles;
 mod manager;
 mod pipeline;
@@ -69,12 +70,13 @@ pub struct PassResult {
 /// follow.
 pub fn registry() -> &'static [&'static dyn Pass] {
     static LEGALIZE_DOUBLES: legalize_doubles::LegalizeDoubles = legalize_doubles::LegalizeDoubles::unconfigured();
-    static REGISTRY: [&dyn Pass; 7] = [
+    static REGISTRY: [&dyn Pass; 8] = [
         &constfold::Constfold,
         &dce::Dce,
         &select::Select,
         &combine::Combine,
         &coalesce::Coalesce,
+        &group_stores::GroupStores,
         &LEGALIZE_DOUBLES,
         &undef::UndefReads,
     ];

@@ -219,7 +219,7 @@ fn ms(d: Duration) -> f64 {
 ///
 /// ```
 /// use passes::{Options, PassManager, Pipeline, PrintFormat, PrintOptions};
-/// let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nMOV OUT[0], IN[0]\nEND\n";
+/// let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL CONST[0]\nMUL OUT[0], IN[0], CONST[0]\nEND\n";
 /// let mut module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
 /// let print = PrintOptions { after_all: true, format: PrintFormat::Tgsi, ..Default::default() };
 /// let mut printed = String::new();

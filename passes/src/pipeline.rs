@@ -10,8 +10,8 @@ use crate::{find, known_names, Pass};
 /// The passes `-O1` asks for, in order. Names not (yet) in the registry
 /// are left out, and a pass that would then run twice in a row runs once,
 /// so `-O1` grows as passes are added to the registry (today it is
-/// `constfold, dce, select, combine, coalesce, dce`).
-pub const O1_PASSES: &[&str] = &["constfold", "dce", "select", "combine", "coalesce", "dce"];
+/// `constfold, dce, select, combine, coalesce, dce, group-stores`).
+pub const O1_PASSES: &[&str] = &["constfold", "dce", "select", "combine", "coalesce", "dce", "group-stores"];
 
 /// How many times at most a fixed-point pipeline repeats its passes.
 const MAX_ITERATIONS: usize = 16;

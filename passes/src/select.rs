@@ -29,13 +29,15 @@
 //! constructs (inner ones are converted first), 64-bit phis (`UCMP` selects
 //! 32 bits).
 //!
-//! When: only where it does not make the shader larger. Each candidate is
-//! converted on a copy of the module, and the copy is kept when its
-//! emitted TGSI has no more instructions than the current module's, and
-//! no more TEMP registers than the current module's or the source's (more
-//! than the current one only for fewer instructions): `IF`, `ELSE` and
-//! `ENDIF` go, and one select per written register plus possibly an
-//! `FSNE` come in, which pays for arms of one or two instructions.
+//! When: where it does not make the shader larger, judged on the IR by
+//! counting the TGSI instructions each form takes (no emission, no
+//! copy of the module): the branch takes `IF` and `ENDIF`, an `ELSE` when
+//! the else arm computes or copies anything, and in each arm a `MOV` per
+//! register whose phi there gets a value computed elsewhere (a constant,
+//! an input, a value of another register); the selects take one `UCMP`
+//! per register the phis join, and an `FSNE` when the condition needs
+//! one. The arms' own operations are the same in both. A construct
+//! converts when the selects take no more instructions than the branch.
 
 use crate::rewrite::{apply, get_mut, merge_block, Rewrites};
 use crate::{Pass, PassResult, Stats};
@@ -82,101 +84,119 @@ const MAX_ARM_OPS: usize = 16;
 /// instructions, not for longer arms a uniform branch would skip.
 const MAX_ARM_INSTRUCTIONS: usize = 2;
 
+/// The most channels a conversion may hold beside what the branch held
+/// (both arms' values of a phi, the test's result): one register's worth,
+/// so that the selects rarely need a register the shader did not.
+const MAX_EXTRA_CHANNELS: usize = 4;
+
 /// The most phis a converted construct may join.
 const MAX_PHIS: usize = 16;
 
-/// The most candidates one run tries (each costs a copy and an emission
-/// of the shader): work stays linear in the shader on shaders with many
-/// branches.
-const MAX_TRIALS: usize = 8;
-
-/// The most instructions a function may have for the pass to try
-/// anything: the trials' emissions cost a multiple of the shader's size.
-const MAX_INSTRUCTIONS: usize = 1024;
-
 /// Converts every eligible diamond of `module` whose conversion does not
-/// make the emitted shader larger, innermost first.
+/// make the emitted shader larger, innermost first, in one walk over the
+/// tree.
 pub fn select(module: &mut ir::Module) -> Counts {
+    let func = &mut module.function;
     let mut counts = Counts::default();
-    let mut tried: Vec<Block> = Vec::new();
-    if module.function.insts.len() > MAX_INSTRUCTIONS {
-        return counts;
-    }
-    let Some(mut current) = emitted_size(module) else { return counts };
-    let source_temps: u32 = module.temps.iter().map(|d| d.last as u32 - d.first as u32 + 1).sum();
-    while tried.len() < MAX_TRIALS {
-        let Some(then_block) = candidates(&module.function).into_iter().find(|b| !tried.contains(b)) else {
-            break;
-        };
-        tried.push(then_block);
-        let mut trial = module.clone();
-        let Some(selects) = convert(&mut trial.function, then_block) else { continue };
-        let Some(size) = emitted_size(&trial) else { continue };
-        if no_larger(size, current, source_temps) {
-            *module = trial;
-            current = size;
-            counts.converted += 1;
-            counts.selects += selects;
+    let mut rw = Rewrites::default();
+    let mut next_source = fresh_source(func);
+    let mut body = std::mem::take(&mut func.body);
+    ir::walk::for_each_region_post_order_mut(&mut body, |region| {
+        let mut i = 0;
+        while i < region.len() {
+            let converted = matches!(region[i], Node::If(_))
+                && eligible(region, i, func, &rw).is_some_and(|blocks| pays(func, region, i, blocks, &rw))
+                && convert_at(region, i, func, &mut rw, &mut next_source)
+                    .map(|selects| {
+                        counts.converted += 1;
+                        counts.selects += selects;
+                    })
+                    .is_some();
+            // A conversion merges the construct into the block before it:
+            // the next node is the one after the merged block.
+            if !converted {
+                i += 1;
+            }
         }
-    }
+    });
+    func.body = body;
+    apply(func, &rw);
     counts
 }
 
-/// Whether a conversion emitting `size` (instructions, TEMPs) is kept over
-/// the current `current`: no more instructions, and no more TEMPs than the
-/// current emission or the source declared (a select may hold both arms'
-/// values at once; trading a TEMP for instructions is fine within what the
-/// input used), and fewer instructions when it takes more TEMPs.
-fn no_larger(size: (usize, u32), current: (usize, u32), source_temps: u32) -> bool {
-    size.0 <= current.0 && size.1 <= current.1.max(source_temps) && (size.0 < current.0 || size.1 <= current.1)
-}
-
-/// Instructions, then TEMP registers, of the emitted shader; `None` when
-/// it cannot be emitted.
-fn emitted_size(module: &ir::Module) -> Option<(usize, u32)> {
-    let shader = ir::to_tgsi(module).ok()?;
-    let temps =
-        shader.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1).sum();
-    Some((shader.instructions().count(), temps))
-}
-
-/// The then blocks of the eligible constructs.
-fn candidates(func: &Function) -> Vec<Block> {
-    let mut out = Vec::new();
-    collect(&func.body, func, &mut out);
-    out
-}
-
-fn collect(body: &Region, func: &Function, out: &mut Vec<Block>) {
-    // A stack, not recursion: constructs may nest thousands deep. The
-    // order does not matter: an IF holding another is not eligible.
-    let mut stack: Vec<&Region> = vec![body];
-    while let Some(region) = stack.pop() {
-        for (i, node) in region.iter().enumerate() {
-            stack.extend(node_regions(node));
-            if let Node::If(n) = node {
-                if i > 0 && eligible(region, i, func).is_some() {
-                    if let Some(Node::Block(bt)) = n.then_region.first() {
-                        out.push(*bt);
-                    }
-                }
+/// Whether converting the eligible `region[i]`, with blocks `(before, then,
+/// else, merge)`, takes no more TGSI instructions than the branch (see
+/// the module documentation).
+fn pays(func: &Function, region: &Region, i: usize, blocks: (Block, Block, Block, Block), rw: &Rewrites) -> bool {
+    let (_, bt, be, bm) = blocks;
+    let Some(Node::If(n)) = region.get(i) else { return false };
+    let Some(merge) = func.blocks.get(bm) else { return false };
+    let phis: Vec<&InstData> = merge
+        .insts
+        .iter()
+        .filter_map(|&inst| func.insts.get(inst))
+        .take_while(|d| matches!(d.op, Op::Phi { .. }))
+        .collect();
+    // One select per register the phis join (each phi without one alone).
+    let register = |d: &InstData, k: usize| d.origin.dst.map_or((None, k), |r| (Some((r.file, r.index)), 0));
+    let mut registers: Vec<(Option<(File, u32)>, usize)> =
+        phis.iter().enumerate().map(|(k, d)| register(d, k)).collect();
+    registers.sort_unstable();
+    registers.dedup();
+    let test = usize::from(!n.unsigned && !is_comparison(func, n.cond.value));
+    let selects = registers.len() + test;
+    // The copies an arm writes into the phis' registers, one per register.
+    let copies = |arm: Block| {
+        let mut regs: Vec<(Option<(File, u32)>, usize)> = Vec::new();
+        for (k, d) in phis.iter().enumerate() {
+            let Op::Phi { preds } = &d.op else { continue };
+            let Some(arg) = preds.iter().position(|&p| rw.block(p) == arm).and_then(|j| d.args.get(j)) else {
+                continue;
+            };
+            if needs_copy(func, d, arg.value, arm) && !regs.contains(&register(d, k)) {
+                regs.push(register(d, k));
             }
         }
-    }
+        regs.len()
+    };
+    let computes = |arm: Block| {
+        func.blocks
+            .get(arm)
+            .is_some_and(|b| b.insts.iter().any(|&x| func.insts.get(x).is_some_and(|d| matches!(d.op, Op::Alu { .. }))))
+    };
+    let (then_copies, else_copies) = (copies(bt), copies(be));
+    let has_else = computes(be) || else_copies > 0;
+    let branch = 2 + usize::from(has_else) + then_copies + else_copies;
+    // Registers: both arms' values live at once, where the branch could
+    // keep them in one register, and the test's result.
+    let in_register = |v: Value| {
+        func.values
+            .get(v)
+            .and_then(|d| func.insts.get(d.def))
+            .is_some_and(|d| !matches!(d.op, Op::Const(_) | Op::Read(_) | Op::Initial | Op::Undef))
+    };
+    let both = phis.iter().filter(|d| d.args.iter().all(|a| in_register(a.value))).count();
+    let extra = both + test;
+    selects < branch && extra <= MAX_EXTRA_CHANNELS || selects == branch && extra == 0
 }
 
-fn node_regions(node: &Node) -> Vec<&Region> {
-    match node {
-        Node::Block(_) => Vec::new(),
-        Node::If(n) => vec![&n.then_region, &n.else_region],
-        Node::Loop(n) => vec![&n.body],
-        Node::Switch(n) => n.cases.iter().map(|c| &c.body).collect(),
-    }
+/// Whether the phi `phi` needs a copy of `arg` on the edge from `arm`:
+/// unless `arg` is computed in the arm (into the phi's register) or is
+/// the value the phi's register already holds (the same source channel),
+/// emission writes a `MOV`.
+fn needs_copy(func: &Function, phi: &InstData, arg: Value, arm: Block) -> bool {
+    let Some(def) = func.values.get(arg).and_then(|d| func.insts.get(d.def)) else { return true };
+    let computed = matches!(def.op, Op::Alu { .. })
+        && func.blocks.get(arm).is_some_and(|b| b.insts.contains(&func.values[arg].def));
+    let held = matches!(def.op, Op::Alu { .. } | Op::Opaque { .. } | Op::Phi { .. })
+        && def.origin.dst.is_some()
+        && def.origin.dst == phi.origin.dst;
+    !computed && !held
 }
 
 /// The blocks of `region[i]`, an eligible `IF`, and its neighbours:
 /// (before, then, else, merge).
-fn eligible(region: &Region, i: usize, func: &Function) -> Option<(Block, Block, Block, Block)> {
+fn eligible(region: &Region, i: usize, func: &Function, rw: &Rewrites) -> Option<(Block, Block, Block, Block)> {
     let (Some(Node::Block(bc)), Some(Node::If(n)), Some(Node::Block(bm))) =
         (region.get(i.checked_sub(1)?), region.get(i), region.get(i + 1))
     else {
@@ -223,6 +243,7 @@ fn eligible(region: &Region, i: usize, func: &Function) -> Option<(Block, Block,
         let data = func.insts.get(inst)?;
         let Op::Phi { preds } = &data.op else { break };
         phis += 1;
+        let preds: Vec<Block> = preds.iter().map(|&p| rw.block(p)).collect();
         let ok = preds.len() == 2
             && preds.contains(&bt)
             && preds.contains(&be)
@@ -282,30 +303,15 @@ fn is_comparison(func: &Function, v: Value) -> bool {
     )
 }
 
-/// Converts the eligible construct whose then block is `then_block`;
-/// returns how many selects it made, `None` when there is no such
-/// construct.
-fn convert(func: &mut Function, then_block: Block) -> Option<u64> {
-    let mut body = std::mem::take(&mut func.body);
-    let mut done = None;
-    ir::walk::for_each_region_post_order_mut(&mut body, |region| {
-        if done.is_some() {
-            return;
-        }
-        let at = region.iter().enumerate().position(|(i, node)| {
-            matches!(node, Node::If(n) if n.then_region.first() == Some(&Node::Block(then_block)))
-                && eligible(region, i, func).is_some()
-        });
-        if let Some(i) = at {
-            done = convert_at(region, i, func);
-        }
-    });
-    func.body = body;
-    done
-}
-
-fn convert_at(region: &mut Region, i: usize, func: &mut Function) -> Option<u64> {
-    let (bc, bt, be, bm) = eligible(region, i, func)?;
+/// Converts the eligible `region[i]`; returns how many selects it made.
+fn convert_at(
+    region: &mut Region,
+    i: usize,
+    func: &mut Function,
+    rw: &mut Rewrites,
+    next_source: &mut u32,
+) -> Option<u64> {
+    let (bc, bt, be, bm) = eligible(region, i, func, rw)?;
     let Some(Node::If(n)) = region.get(i) else { return None };
     let (cond, unsigned) = (n.cond, n.unsigned);
     // The arms run unconditionally, after the block before the construct.
@@ -316,7 +322,7 @@ fn convert_at(region: &mut Region, i: usize, func: &mut Function) -> Option<u64>
     let selector = if unsigned || is_comparison(func, cond.value) {
         Operand::new(cond.value)
     } else {
-        let origin = Origin { inst: Some(fresh_source(func)), dst: None };
+        let origin = Origin { inst: Some(take_source(next_source)), dst: None };
         let zero = func.add_inst(Op::Const(0), &[], &[Ty::B32], origin);
         let plain = Operand::new(cond.value);
         let zero_value = func.result(zero);
@@ -343,7 +349,7 @@ fn convert_at(region: &mut Region, i: usize, func: &mut Function) -> Option<u64>
         let source = match sources.iter().find(|(r, _)| reg.is_some() && *r == reg) {
             Some(&(_, source)) => source,
             None => {
-                let source = fresh_source(func);
+                let source = take_source(next_source);
                 sources.push((reg, source));
                 source
             }
@@ -352,19 +358,24 @@ fn convert_at(region: &mut Region, i: usize, func: &mut Function) -> Option<u64>
         data.origin.inst = Some(source);
         let Op::Phi { preds } = &data.op else { break };
         let args = &data.args;
-        let arg = |b: Block| preds.iter().position(|&p| p == b).and_then(|k| args.get(k).copied());
+        let arg = |b: Block| preds.iter().position(|&p| rw.block(p) == b).and_then(|k| args.get(k).copied());
         let (then_value, else_value) = (arg(bt)?, arg(be)?);
         data.op = Op::Alu { opcode: Opcode::Ucmp, chan: 0 };
         data.args = smallvec![selector, then_value, else_value];
         selects += 1;
     }
-    let mut rw = Rewrites::default();
-    if !merge_block(func, bc, bm, 0, &mut rw) {
+    if !merge_block(func, bc, bm, 0, rw) {
         return None;
     }
     region.drain(i..=i + 1);
-    apply(func, &rw);
     Some(selects)
+}
+
+/// A fresh source instruction number, from `next`.
+fn take_source(next: &mut u32) -> u32 {
+    let source = *next;
+    *next = next.saturating_add(1);
+    source
 }
 
 /// A source instruction number no instruction of `func` has as its

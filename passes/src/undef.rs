@@ -241,9 +241,11 @@ fn resolved_phi(
 ) -> Option<Value> {
     let d: &InstData = func.insts.get(inst)?;
     let result = *d.results.first()?;
-    let mut defined = d.args.iter().map(|a| a.value).filter(|&v| v != result && !undefined(func, v));
-    let first = defined.next()?;
-    if defined.any(|v| v != first) || d.args.iter().any(|a| a.value == first && (a.neg || a.abs)) {
+    // Copies are their operands (an arm's `MOV` of a value from before).
+    let mut defined =
+        d.args.iter().filter(|a| a.value != result && !undefined(func, a.value)).map(|a| (copied(func, a.value), a));
+    let (first, a) = defined.next()?;
+    if a.neg || a.abs || defined.any(|(v, a)| v != first || a.neg || a.abs) {
         return None;
     }
     if !d.args.iter().any(|a| undefined(func, a.value)) {
@@ -251,6 +253,20 @@ fn resolved_phi(
     }
     let at = *def_block.get(&func.values.get(first)?.def)?;
     dom.dominates(at, b).then_some(first)
+}
+
+/// What `v` is a plain copy of, following copies (`v` itself if it is
+/// none): a `MOV` without modifiers or `_SAT` copies its operand's bits.
+fn copied(func: &Function, mut v: Value) -> Value {
+    // Bounded: a copy's operand is defined before it.
+    for _ in 0..func.insts.len() {
+        let Some(d) = func.values.get(v).and_then(|vd| func.insts.get(vd.def)) else { break };
+        match (&d.op, d.args.as_slice()) {
+            (Op::Alu { opcode: Opcode::Mov, .. }, [a]) if !d.saturate && !a.neg && !a.abs => v = a.value,
+            _ => break,
+        }
+    }
+    v
 }
 
 enum Resolved {

@@ -148,7 +148,7 @@ fn check_finds_no_difference_in_the_passes_on_the_examples() {
         let out = success(&["check", "--count", "4", example_path(name).to_str().unwrap()], b"");
         assert!(out.starts_with("no difference: "), "{name}: {out}");
         assert!(
-            out.contains("(constfold, dce, select, combine, coalesce, dce), then the emitted TGSI"),
+            out.contains("(constfold, dce, select, combine, coalesce, dce, group-stores), then the emitted TGSI"),
             "{name}: {out}"
         );
     }

@@ -44,6 +44,10 @@
 //! b8:
 //! ```
 //!
+//! A module built from TGSI says after its stage how many instructions the
+//! source had (`source: 12 instructions`): emission's bound, kept when the
+//! text is read back.
+//!
 //! Labels and construct lines are indented two spaces per enclosing
 //! construct, instructions four more. A block's exit is its last line
 //! (`break`, `continue`, `return`; nothing for a fall-through). 64-bit
@@ -98,6 +102,9 @@ pub fn print_module_with(module: &Module, opts: &PrintOptions) -> String {
     let mut out = String::new();
     out.push_str(&module.processor.name().to_ascii_lowercase());
     out.push('\n');
+    if let Some(n) = module.source_instructions {
+        let _ = writeln!(out, "source: {n} instructions");
+    }
     let temps = module.temps.iter().map(|d| tgsi::Item::Declaration(d.clone()));
     let imms = module.immediates.iter().map(|i| tgsi::Item::Immediate(*i));
     write_items(&mut out, module.processor, "interface", module.interface.clone());
@@ -769,6 +776,7 @@ mod tests {
             temps: Vec::new(),
             immediates: Vec::new(),
             function: f,
+            source_instructions: None,
         };
         for item in tgsi::parse(source).expect("parses").items {
             match item {

@@ -82,6 +82,7 @@ pub(super) fn fold_values(module: &mut Module, counts: &mut Counts) {
                         Some(r) if r != v => {
                             rw.replace_value(r, v);
                             bump(counts, c);
+                            give_register(func, inst, v);
                         }
                         _ => kept.push(inst),
                     }
@@ -235,10 +236,21 @@ impl Ctx<'_> {
             .map(|(i, a)| self.konst(a.value).map(|bits| apply_modifiers(opcode.src_type(i), bits, a.neg, a.abs)))
             .collect();
         let sat = data.saturate;
+        // A plain copy is its operand, constant or not (a register's
+        // initial zero stays one: emission reads it where it lies).
+        let to_address = data.origin.dst.is_some_and(|d| d.file == File::Address);
+        if opcode == Opcode::Mov && !sat && !to_address {
+            let result_ty = data.results.first().and_then(|&r| self.ty(r));
+            if let [a] = args.as_slice() {
+                if !a.neg && !a.abs && result_ty.is_some() && self.ty(a.value) == result_ty {
+                    return Action::Replace(a.value, Counter::Copies);
+                }
+            }
+        }
         if known.iter().all(Option::is_some) {
             // An address register write stays: emission then keeps the
             // index in ADDR. Its value still folds the loads it indexes.
-            if data.origin.dst.is_some_and(|d| d.file == File::Address) {
+            if to_address {
                 return Action::Keep;
             }
             return match alu_value(self.func, self.immediates, inst) {
@@ -256,13 +268,7 @@ impl Ctx<'_> {
             return Action::Keep;
         }
         if opcode == Opcode::Mov {
-            let result_ty = data.results.first().and_then(|&r| self.ty(r));
-            return match args.as_slice() {
-                [a] if !a.neg && !a.abs && result_ty.is_some() && self.ty(a.value) == result_ty => {
-                    Action::Replace(a.value, Counter::Copies)
-                }
-                _ => Action::Keep,
-            };
+            return Action::Keep;
         }
         let Some(outcome) = self.identity_of(inst) else { return Action::Keep };
         // A vector instruction some of whose channels stay would keep its
@@ -352,6 +358,20 @@ impl Ctx<'_> {
                 Action::PhiConst
             }
             None => Action::Keep,
+        }
+    }
+}
+
+/// Gives the register `inst` (a copy or an identity replaced by `v`)
+/// wrote to `v`'s definition, when that has none and comes from the same
+/// source instruction (an indirect load a `MOV` read): emission's first
+/// choice for `v` is then where the source kept the copy.
+fn give_register(func: &mut ir::Function, inst: Inst, v: Value) {
+    let Some(&d) = func.insts.get(inst).map(|d| &d.origin) else { return };
+    let Some(def) = func.values.get(v).map(|vd| vd.def) else { return };
+    if let Some(origin) = get_mut(&mut func.insts, def).map(|d| &mut d.origin) {
+        if origin.dst.is_none() && origin.inst.is_some() && origin.inst == d.inst {
+            origin.dst = d.dst;
         }
     }
 }

@@ -130,7 +130,7 @@ mod tests {
         let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL OUT[1], GENERIC[0]\nDCL CONST[0]\nDCL TEMP[0..1]\n\
                     IMM[0] FLT32 { 0.5, 2.0, 0.0, 0.0 }\n\
                     COS TEMP[0].x, IMM[0].xxxx\nMUL_SAT TEMP[0].y, TEMP[0].xxxx, -CONST[0].xxxx\n\
-                    DADD TEMP[1].xy, CONST[0].zwzw, CONST[0].zwzw\nMOV OUT[1], TEMP[1]\n\
+                    DADD OUT[1].xy, CONST[0].zwzw, CONST[0].zwzw\n\
                     ADD OUT[0], TEMP[0].xyxy, IN[0]\nEND\n";
         let p = program(text);
         // COS, MUL, the moves joining the DADD's two operands (two
@@ -170,9 +170,9 @@ mod tests {
         let body = |operand: &str| {
             format!(
                 "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL CONST[0]\nDCL TEMP[0..1]\nIMM[0] FLT32 {{ 1.0, 4.0, 0.0, 0.0 }}\n\
-                 MOV TEMP[0].x, IMM[0].zzzz\nBGNLOOP\n  ADD TEMP[1].x, {operand}, IMM[0].xxxx\n  \
+                 BGNLOOP\n  ADD TEMP[1].x, {operand}, IMM[0].xxxx\n  \
                  ADD TEMP[0].x, TEMP[0].xxxx, TEMP[1].xxxx\n  SGE TEMP[1].y, TEMP[0].xxxx, IMM[0].yyyy\n  \
-                 IF TEMP[1].yyyy\n    BRK\n  ENDIF\nENDLOOP\nMOV OUT[0], TEMP[0]\nEND\n"
+                 IF TEMP[1].yyyy\n    BRK\n  ENDIF\nENDLOOP\nMOV OUT[0].x, TEMP[0].xxxx\nEND\n"
             )
         };
         let (uniform, per_lane) = (body("CONST[0].xxxx"), body("IN[0].xxxx"));

@@ -277,11 +277,10 @@ impl Builder<'_> {
         }
         let mut results = SmallVec::<[(u8, Value); 4]>::new();
         for (c, args) in all_args {
-            // A plain MOV copies its value: no operation needed.
-            let plain_move = op == Opcode::Mov && !inst.saturate && !args[0].neg && !args[0].abs;
-            let v =
-                if plain_move { args[0].value } else { self.alu(op, c, &args, Ty::B32, inst.saturate, inst.precise) };
-            results.push((c, v));
+            // A MOV is an operation like the others (copies are
+            // `constfold`'s to propagate): the source's registers stay
+            // what emission can fall back on.
+            results.push((c, self.alu(op, c, &args, Ty::B32, inst.saturate, inst.precise)));
         }
         self.write_all(&dst, &results)
     }

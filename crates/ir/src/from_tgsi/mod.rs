@@ -301,12 +301,14 @@ impl<'a> Builder<'a> {
         }
         self.remove_trivial_phis();
         self.remove_dead_phis();
+        let source_instructions = self.insts.iter().filter(|i| i.opcode != tgsi::Opcode::End).count();
         Ok(Built::Done(Module {
             processor: self.processor,
             interface: self.interface,
             temps: self.temp_decls,
             immediates: self.imms,
             function: self.func,
+            source_instructions: Some(source_instructions),
         }))
     }
 

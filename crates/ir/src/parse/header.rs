@@ -5,8 +5,15 @@ use super::{entity, Code, Lines, ParseIrError};
 use crate::function::ArrayData;
 use tgsi::{File, Item, Processor};
 
-/// The stage and the sections as the module's fields.
-type Header = (Processor, Vec<Item>, Vec<tgsi::Declaration>, Vec<tgsi::Immediate>);
+/// The stage, the source's instruction count and the sections, as the
+/// module's fields.
+pub(super) struct Header {
+    pub processor: Processor,
+    pub source_instructions: Option<usize>,
+    pub interface: Vec<Item>,
+    pub temps: Vec<tgsi::Declaration>,
+    pub immediates: Vec<tgsi::Immediate>,
+}
 
 /// Reads the stage line and the TGSI sections.
 pub(super) fn sections(lines: &mut Lines<'_>) -> Result<Header, ParseIrError> {
@@ -22,6 +29,7 @@ pub(super) fn sections(lines: &mut Lines<'_>) -> Result<Header, ParseIrError> {
         _ => return Err(first.error_at(0, word.len(), "expected the stage (`frag`, `vert`, ...)")),
     };
     first.end()?;
+    let source_instructions = source_instructions(lines)?;
     let mut interface = Vec::new();
     let mut temps = Vec::new();
     let mut immediates = Vec::new();
@@ -46,7 +54,24 @@ pub(super) fn sections(lines: &mut Lines<'_>) -> Result<Header, ParseIrError> {
             }
         }
     }
-    Ok((processor, interface, temps, immediates))
+    Ok(Header { processor, source_instructions, interface, temps, immediates })
+}
+
+/// The `source: N instructions` line, if there is one.
+fn source_instructions(lines: &mut Lines<'_>) -> Result<Option<usize>, ParseIrError> {
+    if lines.peek().is_none_or(|l| !l.rest().starts_with("source:")) {
+        return Ok(None);
+    }
+    let Some(mut line) = lines.next_line() else { return Ok(None) };
+    line.eat("source:");
+    line.skip_spaces();
+    let n = line.number()?;
+    line.skip_spaces();
+    if !line.eat("instructions") {
+        return Err(line.error("expected `instructions`"));
+    }
+    line.end()?;
+    Ok(Some(n as usize))
 }
 
 /// The indented TGSI lines of a section, parsed together by TGSI's parser

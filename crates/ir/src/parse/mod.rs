@@ -59,12 +59,12 @@ const MAX_ENTITY: u32 = 1 << 20;
 /// run [`crate::verify::verify`] on its function before using it.
 pub fn parse(text: &str) -> Result<Module, ParseIrError> {
     let mut lines = Lines::new(text);
-    let (processor, interface, temps, immediates) = header::sections(&mut lines)?;
+    let header::Header { processor, source_instructions, interface, temps, immediates } = header::sections(&mut lines)?;
     let mut code = Code::default();
     header::arrays(&mut lines, &mut code)?;
     let body = tree::body(&mut lines, &mut code, processor)?;
     let function = code.finish(body)?;
-    Ok(Module { processor, interface, temps, immediates, function })
+    Ok(Module { processor, interface, temps, immediates, function, source_instructions })
 }
 
 /// The input's lines, with where each starts.

@@ -9,6 +9,8 @@
 mod by_register;
 mod pack;
 
+use super::groups;
+use super::indirect::store_target;
 use super::layout::{Interval, Layout};
 use super::use_lists::UseLists;
 use crate::channels::{formula_chan, replicated_reads};
@@ -199,21 +201,21 @@ struct Allocator<'a> {
     store_runs: SecondaryMap<Inst, std::rc::Rc<Vec<Value>>>,
     /// What writing an output early must not pass: [`OutputWrites`].
     output_writes: OutputWrites,
-    /// [`Policy::whole_groups`].
-    whole_groups: bool,
+    /// [`Policy::Origins`].
+    origins_first: bool,
 }
 
-/// Choices of allocation that emission tries in turn, keeping the
-/// smallest shader.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Policy {
-    /// Values of a TEMP register move into free channels of a lower one,
-    /// once every value has a place (`pack`).
-    pub pack: bool,
-    /// The channels of one source instruction stay in one register: none
-    /// goes alone into an output it is stored to, which would split the
-    /// instruction.
-    pub whole_groups: bool,
+/// How values are placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Policy {
+    /// Where the fewest instructions and registers are needed: beside the
+    /// values read with it, straight into outputs, registers packed into
+    /// the free channels of others.
+    Packed,
+    /// In the source's own register channel first (the IR keeps each
+    /// value's origin), as the source had it: emission's fallback when
+    /// the packed allocation comes out larger than the source.
+    Origins,
 }
 
 pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allocation {
@@ -237,10 +239,10 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allo
         also: SecondaryMap::default(),
         uses,
         group_reg: HashMap::default(),
-        groups: find_groups(func, layout),
-        store_runs: find_store_runs(func, layout),
+        groups: groups::find_groups(func),
+        store_runs: groups::find_store_runs(func),
         output_writes: OutputWrites::new(func, layout),
-        whole_groups: policy.whole_groups,
+        origins_first: policy == Policy::Origins,
     };
     let mut order: Vec<(u32, Value)> =
         layout.ranges.iter().map(|(v, r)| (r.first().map_or(0, |i| i.start), v)).collect();
@@ -250,7 +252,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allo
             a.place(v);
         }
     }
-    if policy.pack {
+    if policy == Policy::Packed {
         a.pack_registers();
     }
     let temp_count = a
@@ -513,10 +515,28 @@ impl<'a> Allocator<'a> {
                     || (self.func.def(v).origin.dst == Some(reg)
                         && self.only_stored_to(v, reg.index, reg.chan)
                         && self.output_clear(v, reg.index, 1 << reg.chan))
+                    || self.overwritten_output(v, reg)
             }
             File::Address => true,
             _ => false,
         }
+    }
+
+    /// Whether `v`, which nothing reads, may be written into output
+    /// channel `reg`, where the source wrote it: a later store of its
+    /// block writes the channel again before anything reads or emits the
+    /// outputs, so no one sees it there.
+    fn overwritten_output(&self, v: Value, reg: RegChannel) -> bool {
+        let def = self.func.values[v].def;
+        let (Some(&at), Some(block)) = (self.layout.inst_pos.get(&def), self.block_of(def)) else { return false };
+        if self.func.def(v).origin.dst != Some(reg) || !self.uses.get(&v).unwrap_or_default().is_empty() {
+            return false;
+        }
+        let w = &self.output_writes;
+        let Some(stores) = w.stores.get(&(reg.index, reg.chan)) else { return false };
+        let Some(&(next, _)) = stores.iter().find(|&&(p, b)| p > at && b == block) else { return false };
+        let k = w.barriers.partition_point(|&(p, _, _)| p <= at);
+        w.barriers[k..].iter().take_while(|&&(p, _, _)| p < next).next().is_none()
     }
 
     fn place(&mut self, v: Value) {
@@ -775,6 +795,12 @@ impl<'a> Allocator<'a> {
                         out.extend(same_src.map(|(_, a)| a.value));
                     }
                 }
+                // Every channel of every source, four arguments a source.
+                tgsi::ChannelMode::ChannelDependent => {
+                    for k in positions() {
+                        out.extend(data.args.iter().skip(k / 4 * 4).take(4).map(|a| a.value));
+                    }
+                }
                 _ => {}
             },
             Op::Opaque { .. } => {
@@ -794,11 +820,14 @@ impl<'a> Allocator<'a> {
     }
 
     fn place_scalar(&mut self, v: Value) {
-        let in_group = self.whole_groups && self.groups.contains_key(&v);
-        if !in_group && self.place_replicated_output(v) {
+        if self.origins_first && self.place_at_origin(v) {
             return;
         }
-        if self.place_group(v) {
+        let whole = self.groups.get(&v).is_some_and(|g| !self.split_pays(g));
+        if !whole && self.place_replicated_output(v) {
+            return;
+        }
+        if self.place_group(v, whole) {
             return;
         }
         let ranges = self.ranges(v);
@@ -857,7 +886,11 @@ impl<'a> Allocator<'a> {
         }
         for c in candidates {
             let except = if c.file == File::Output { &args_in_output[..] } else { &[] };
-            if chans & (1 << c.chan) != 0 && self.allowed(v, c) && self.free(c.file, c.index, c.chan, ranges, except) {
+            if chans & (1 << c.chan) != 0
+                && self.allowed(v, c)
+                && self.free(c.file, c.index, c.chan, ranges, except)
+                && !self.clobbers_group_read(v, c)
+            {
                 return self.assign(v, c);
             }
         }
@@ -869,25 +902,102 @@ impl<'a> Allocator<'a> {
             File::Temporary => Box::new(self.unreserved_temps()),
             _ => Box::new(0..),
         };
-        let found = indices
-            .flat_map(|index| (0..4u8).map(move |chan| (index, chan)))
-            .find(|&(index, chan)| chans & (1 << chan) != 0 && self.free(file, index, chan, ranges, &[]));
+        let first = self.stored_chan(v).unwrap_or(0);
+        let found = indices.flat_map(|index| (0..4u8).map(move |k| (index, (first + k) % 4))).find(|&(index, chan)| {
+            chans & (1 << chan) != 0
+                && self.free(file, index, chan, ranges, &[])
+                && !self.clobbers_group_read(v, RegChannel { file, index, chan })
+        });
         if let Some((index, chan)) = found {
             self.assign(v, RegChannel { file, index, chan });
+        }
+    }
+
+    /// Places `v`, and the rest of its group, in the source's register
+    /// channels ([`Policy::Origins`]), when they are free.
+    fn place_at_origin(&mut self, v: Value) -> bool {
+        let group = self.groups.get(&v).cloned();
+        let members: &[Value] = group.as_deref().map_or(std::slice::from_ref(&v), |g| g.as_slice());
+        if members.iter().any(|m| self.loc.contains_key(m)) {
+            return false;
+        }
+        let mut slots = Slots::new();
+        for &m in members {
+            let Some(o) = self.func.def(m).origin.dst else { return false };
+            let fits = self.allowed_chans(m) & (1 << o.chan) != 0
+                && !slots.contains(&o)
+                && self.allowed(m, o)
+                && self.free(o.file, o.index, o.chan, self.ranges(m), &[]);
+            if !fits {
+                return false;
+            }
+            slots.push(o);
+        }
+        for (&m, r) in members.iter().zip(slots) {
+            self.assign(m, r);
+        }
+        true
+    }
+
+    /// Whether `v`, a member of a group, placed in `r` would overwrite a
+    /// value another member reads where emission may not write the group
+    /// as one instruction. The members share a position (an instruction
+    /// reads every operand first), so `r` is free for `v` there; but a
+    /// group whose operands are not each in one register is written in
+    /// parts, and a later part would read what an earlier one wrote.
+    fn clobbers_group_read(&self, v: Value, r: RegChannel) -> bool {
+        let Some(group) = self.groups.get(&v) else { return false };
+        let reads = |m: Value| self.func.def(m).args.iter().map(|a| a.value);
+        let clobbered = group
+            .iter()
+            .filter(|&&m| m != v)
+            .flat_map(|&m| reads(m))
+            .any(|w| matches!(self.loc.get(&w), Some(Loc::Reg(x)) if *x == r));
+        clobbered && !self.group_operands_in_one_register(group)
+    }
+
+    /// Whether each operand the members of `group` read is in one place:
+    /// one register, one source register, or constants.
+    fn group_operands_in_one_register(&self, group: &[Value]) -> bool {
+        let args = self.func.def(group[0]).args.len();
+        (0..args).all(|k| {
+            let mut key = None;
+            group.iter().all(|&m| {
+                let Some(arg) = self.func.def(m).args.get(k) else { return false };
+                let here = match self.loc.get(&arg.value) {
+                    Some(Loc::Reg(r)) => Some((0, r.file, r.index, None)),
+                    Some(Loc::Src(s)) => Some((1, s.file, s.index, s.dim)),
+                    Some(Loc::Const(_)) => Some((2, File::Immediate, 0, None)),
+                    _ => None,
+                };
+                here.is_some() && *key.get_or_insert(here) == here
+            })
+        })
+    }
+
+    /// The channel of the element of an indirectly addressed register
+    /// (an array, or a register kept in memory) that `v` is only stored
+    /// to: placed in that channel, its instruction writes the element
+    /// itself.
+    fn stored_chan(&self, v: Value) -> Option<u8> {
+        match self.uses.get(&v)? {
+            [store] => store_target(&self.func.insts[*store]).map(|(_, chan)| chan),
+            _ => None,
         }
     }
 
     /// Places every member of `v`'s group in one register: the source's
     /// register and channels when free, else the lowest register where the
     /// source's channels, or any channels, are free.
-    fn place_group(&mut self, v: Value) -> bool {
+    fn place_group(&mut self, v: Value, whole: bool) -> bool {
         let Some(group) = self.groups.get(&v).cloned() else { return false };
         if group.iter().any(|m| self.loc.contains_key(m)) {
             return false;
         }
         // A member written straight to several output channels is placed
-        // on its own, and the others beside it where they can.
-        if !self.whole_groups && group.iter().any(|&m| self.broadcast_output(m).is_some()) {
+        // on its own, and the others beside it where they can, when that
+        // split pays ([`Self::split_pays`]).
+        if !whole && group.iter().any(|&m| self.broadcast_output(m).is_some()) {
             return false;
         }
         let origins: Vec<Option<RegChannel>> = group.iter().map(|&m| self.func.def(m).origin.dst).collect();
@@ -900,7 +1010,7 @@ impl<'a> Allocator<'a> {
             for (k, &m) in group.iter().enumerate() {
                 let ranges = a.ranges(m);
                 let allowed = a.allowed_chans(m);
-                let preferred = origins[k].map(|o| o.chan);
+                let preferred = origins[k].map(|o| o.chan).or_else(|| a.stored_chan(m));
                 // Tried for every register scanned: kept off the heap.
                 let chans: SmallVec<[u8; 5]> = match (keep_chans, preferred) {
                     (true, Some(c)) => smallvec::smallvec![c],
@@ -912,6 +1022,7 @@ impl<'a> Allocator<'a> {
                         && allowed & (1 << c) != 0
                         && a.allowed(m, RegChannel { file, index, chan: c })
                         && a.free(file, index, c, ranges, &[])
+                        && !a.clobbers_group_read(m, RegChannel { file, index, chan: c })
                 })?;
                 taken |= 1 << c;
                 out.push(RegChannel { file, index, chan: c });
@@ -953,6 +1064,42 @@ impl<'a> Allocator<'a> {
             self.assign(m, r);
         }
         true
+    }
+
+    /// Whether writing the members of `group` that have an output of their
+    /// own ([`Self::broadcast_output`], [`Self::output_channels`]) straight
+    /// into it, splitting the source instruction, takes fewer instructions
+    /// than writing the group whole into one register and copying from it:
+    /// whole, one instruction and a MOV for each run of output stores
+    /// reading a member; split, one instruction per output register homed
+    /// members go to, one for the others, and a MOV for each run of stores
+    /// reading one of those.
+    fn split_pays(&self, group: &[Value]) -> bool {
+        let home = |m: Value| self.broadcast_output(m).or_else(|| self.output_channels(m)).map(|(i, _)| i);
+        if group.iter().all(|&m| home(m).is_none()) {
+            return false;
+        }
+        // The store runs reading a member, by the first value each stores.
+        let runs = |members: &mut dyn Iterator<Item = Value>| {
+            let mut out: SmallVec<[Value; 4]> = SmallVec::new();
+            for m in members {
+                for &u in self.uses.get(&m).unwrap_or_default() {
+                    if let Some(first) = self.store_runs.get(&u).and_then(|r| r.first()) {
+                        if !out.contains(first) {
+                            out.push(*first);
+                        }
+                    }
+                }
+            }
+            out.len()
+        };
+        let whole = 1 + runs(&mut group.iter().copied());
+        let mut outputs: SmallVec<[u32; 4]> = group.iter().filter_map(|&m| home(m)).collect();
+        outputs.sort_unstable();
+        outputs.dedup();
+        let mut rest = group.iter().copied().filter(|&m| home(m).is_none()).peekable();
+        let others = usize::from(rest.peek().is_some());
+        outputs.len() + others + runs(&mut rest) < whole
     }
 
     /// The output channels a group can be computed straight into: each
@@ -1035,7 +1182,6 @@ impl<'a> Allocator<'a> {
         let data = &self.func.insts[def];
         let Op::Opaque { inst, .. } = &data.op else { return };
         let mut results = data.results.iter().copied();
-        let unread_dropped = drops_unread_channels(inst);
         // The template's value registers are placeholders; the origin says
         // where the first destination was written in the source.
         let mut hint = data.origin.dst;
@@ -1049,18 +1195,6 @@ impl<'a> Allocator<'a> {
             };
             let chans: Vec<u8> = (0..4u8).filter(|c| dst.write_mask & (1 << c) != 0).collect();
             let vals: Vec<Value> = results.by_ref().take(chans.len()).collect();
-            // Channels nothing reads are not written (`Loc::Any`), as
-            // emission writes no unread ALU channel; one stays written.
-            let read = |a: &Self, v: Value| !a.uses.get(&v).unwrap_or_default().is_empty();
-            let (chans, vals): (Vec<u8>, Vec<Value>) = if unread_dropped && vals.iter().any(|&v| read(self, v)) {
-                let (kept, unread): (Vec<_>, Vec<_>) = chans.iter().zip(&vals).partition(|&(_, &v)| read(self, v));
-                for (_, &v) in unread {
-                    self.loc.insert(v, Loc::Any);
-                }
-                kept.into_iter().map(|(&c, &v)| (c, v)).unzip()
-            } else {
-                (chans, vals)
-            };
             let fits = |a: &Self, f: File, index: u32| {
                 chans.iter().zip(&vals).all(|(&c, &v)| {
                     let r = RegChannel { file: f, index, chan: c };
@@ -1098,15 +1232,6 @@ impl<'a> Allocator<'a> {
             }
         }
     }
-}
-
-/// Whether emission writes only the read result channels of `inst`, kept
-/// whole: a texture or sample instruction without other effects, whose
-/// channels are independent (as `dce` shrinks them).
-fn drops_unread_channels(inst: &tgsi::Instruction) -> bool {
-    let info = inst.opcode.info();
-    let effect = info.has(tgsi::flags::SIDE_EFFECT) || inst.dst.iter().any(|d| !is_value_destination(d.reg.file));
-    (info.is_tex() || info.has(tgsi::flags::SAMPLE)) && !effect
 }
 
 /// Where outputs are written or read other than by a value computed into
@@ -1239,86 +1364,6 @@ fn number_regions(region: &Region, next: &mut u32, out: &mut SecondaryMap<Block,
             }
         }
     }
-}
-
-/// For each output store, the values stored by its run of consecutive
-/// stores to the same output register.
-fn find_store_runs(func: &Function, layout: &Layout) -> SecondaryMap<Inst, std::rc::Rc<Vec<Value>>> {
-    let mut out = SecondaryMap::default();
-    let key = |data: &InstData| match (&data.op, data.args.first()) {
-        (Op::StoreOutput { index, .. }, Some(_)) => Some(*index),
-        _ => None,
-    };
-    for run in runs(func, layout, usize::MAX, key) {
-        let values =
-            std::rc::Rc::new(run.iter().filter_map(|&i| func.insts[i].args.first()).map(|a| a.value).collect());
-        for &inst in &run {
-            out.insert(inst, std::rc::Rc::clone(&values));
-        }
-    }
-    out
-}
-
-/// Groups of values computed by consecutive ALU operations (skipping
-/// operations that write no register) of one source instruction.
-/// Operations emission does not write (nothing uses their results) are
-/// no members: a group of one live and three dead channels is one
-/// channel, free to go where a single value goes (into an output).
-fn find_groups(func: &Function, layout: &Layout) -> SecondaryMap<Value, std::rc::Rc<Vec<Value>>> {
-    let mut out = SecondaryMap::default();
-    let key = |data: &InstData| match (&data.op, data.origin.inst) {
-        (Op::Alu { opcode, .. }, Some(src)) if data.results.len() == 1 && func.ty(data.results[0]) == Ty::B32 => {
-            Some((src, *opcode))
-        }
-        _ => None,
-    };
-    for run in runs(func, layout, 4, key).into_iter().filter(|run| run.len() > 1) {
-        let group = std::rc::Rc::new(run.iter().map(|&i| func.insts[i].results[0]).collect::<Vec<_>>());
-        for &m in group.iter() {
-            out.insert(m, std::rc::Rc::clone(&group));
-        }
-    }
-    out
-}
-
-/// The runs, at most `max` long, of consecutive instructions of a block
-/// with equal keys; an instruction without a key ends a run, except those
-/// that write no register (constants, reads, phis, and what emission does
-/// not write at all), which are skipped, as emission skips them.
-fn runs<K: PartialEq>(
-    func: &Function,
-    layout: &Layout,
-    max: usize,
-    key: impl Fn(&InstData) -> Option<K>,
-) -> Vec<Vec<Inst>> {
-    let mut out = Vec::new();
-    for (_, block) in func.blocks.iter() {
-        let mut run: Vec<Inst> = Vec::new();
-        let mut run_key: Option<K> = None;
-        for &inst in &block.insts {
-            let data = &func.insts[inst];
-            let writes_nothing = !layout.inst_pos.contains_key(&inst)
-                || matches!(data.op, Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) | Op::Phi { .. });
-            if writes_nothing {
-                continue;
-            }
-            let k = key(data);
-            if k.is_none() || k != run_key || run.len() == max {
-                if !run.is_empty() {
-                    out.push(std::mem::take(&mut run));
-                }
-                run_key = None;
-            }
-            if k.is_some() {
-                run.push(inst);
-                run_key = k;
-            }
-        }
-        if !run.is_empty() {
-            out.push(run);
-        }
-    }
-    out
 }
 
 /// `ranges` (first, last) sorted and with overlapping ones merged, for

@@ -56,8 +56,40 @@ impl Emitter<'_> {
             j += 1;
             consumed = j - i;
         }
+        // The rest of the group that could not join: it reads what the
+        // group read, after these channels are written.
+        let rest: Vec<Inst> = insts[i + consumed..]
+            .iter()
+            .copied()
+            .filter(|x| {
+                self.layout.inst_pos.get(x) == self.pos.as_ref() && !groups::writes_nothing(&self.func.insts[*x])
+            })
+            .collect();
+        self.keep_read_values(&rest, dst_reg, mask)?;
         self.write_alu(opcode, &group, dst_reg, mask)?;
         Ok(consumed)
+    }
+
+    /// Copies into scratch channels the values the operations `rest` read
+    /// from channels `mask` of `dst`, which the instruction being written
+    /// overwrites: `rest` shares its position (one source instruction,
+    /// which reads every operand first), so the allocation let its results
+    /// take those channels. Until the position changes, the values are
+    /// read from the copies.
+    fn keep_read_values(&mut self, rest: &[Inst], dst: (File, u32), mask: u8) -> Result<(), EmitError> {
+        for &m in rest {
+            for arg in self.func.insts[m].args.clone() {
+                let Loc::Reg(r) = self.loc(arg.value)? else { continue };
+                if (r.file, r.index) != dst || mask & (1 << r.chan) == 0 {
+                    continue;
+                }
+                let copy = RegChannel { file: File::Temporary, index: self.scratch(), chan: 0 };
+                self.mov_raw(copy, operands::reg_src(r))?;
+                self.relocated.push((arg.value, Loc::Reg(copy)));
+                self.held_scratch = self.scratch_used;
+            }
+        }
+        Ok(())
     }
 
     /// For each source operand of `opcode`, the values read at each swizzle
@@ -155,7 +187,20 @@ impl Emitter<'_> {
             if !op.iter().all(|(_, o)| o.neg == first.neg && o.abs == first.abs) {
                 return Ok(false);
             }
-            let locs: Vec<Loc> = op.iter().map(|&(_, o)| self.loc(o.value)).collect::<Result<_, _>>()?;
+            // A register's initial zeros are read from a channel of the
+            // register the others are in that still holds its zero.
+            let mut locs: Vec<Loc> = Vec::with_capacity(op.len());
+            for &(_, o) in op.iter() {
+                locs.push(self.loc(o.value)?);
+            }
+            let initial = |v: Value| matches!(self.func.def(v).op, Op::Initial) && self.func.ty(v) == Ty::B32;
+            let register = op.iter().zip(&locs).find(|((_, o), _)| !initial(o.value)).map(|(_, l)| *l);
+            if let Some(Loc::Reg(r)) = register {
+                let zeros = op.iter().any(|(_, o)| initial(o.value));
+                if zeros && r.file == File::Temporary && self.zero_channel(r.index).is_some() {
+                    locs = op.iter().zip(&locs).filter(|((_, o), _)| !initial(o.value)).map(|(_, l)| *l).collect();
+                }
+            }
             let same = |a: &Loc, b: &Loc| match (a, b) {
                 (Loc::Reg(x), Loc::Reg(y)) => (x.file, x.index) == (y.file, y.index),
                 (Loc::Pair { file: f, index: i, .. }, Loc::Pair { file: g, index: j, .. }) => (f, i) == (g, j),

@@ -97,7 +97,7 @@ impl Emitter<'_> {
     pub(super) fn parallel_copy(&mut self, mut pending: Vec<(RegChannel, Loc)>) -> Result<(), EmitError> {
         // Copy first into registers no pending copy still reads; a cycle
         // is broken by saving one register in a scratch channel.
-        self.scratch_used = 0;
+        self.scratch_used = self.held_scratch;
         // How many pending copies read each register channel: a copy is
         // free when none reads its destination, known without a scan of
         // the others (copies into a SWITCH's join number in the hundreds).
@@ -150,7 +150,7 @@ impl Emitter<'_> {
                 }
             }
         }
-        self.scratch_used = 0;
+        self.scratch_used = self.held_scratch;
         Ok(())
     }
 
@@ -234,7 +234,7 @@ impl Emitter<'_> {
         inst.dst.push(DstOperand { reg: Register::new(dst.file, dst.index as i32), write_mask: 1 << dst.chan });
         inst.src.push(s);
         self.out.push(inst);
-        self.scratch_used = 0;
+        self.scratch_used = self.held_scratch;
         Ok(())
     }
 

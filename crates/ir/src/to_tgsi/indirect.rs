@@ -237,7 +237,7 @@ pub(super) fn emitted_array_id(func: &Function, data: &ArrayData) -> u16 {
 /// Where a store writes, apart from its channel: stores with equal targets
 /// write channels of one register and can be one instruction.
 #[derive(PartialEq)]
-enum StoreTarget {
+pub(super) enum StoreTarget {
     /// An array element, at a constant offset plus an index operand.
     Array { array: Array, offset: i32, index: Option<Operand> },
     /// A register kept in memory, with its index operands.
@@ -246,7 +246,7 @@ enum StoreTarget {
 
 /// The target and channel of a store to an array or to a register kept in
 /// memory; `None` for any other instruction.
-fn store_target(d: &InstData) -> Option<(StoreTarget, u8)> {
+pub(super) fn store_target(d: &InstData) -> Option<(StoreTarget, u8)> {
     let (_, indices) = d.args.split_last()?;
     match d.op {
         Op::ArrayStore { array, offset, chan } => {

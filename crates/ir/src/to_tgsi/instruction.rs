@@ -10,10 +10,16 @@ impl Emitter<'_> {
     /// Writes the instruction at `insts[i]` (and those grouped with it);
     /// returns how many were consumed.
     pub(super) fn instruction(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
-        self.scratch_used = 0;
         self.gathered.clear();
         let inst = insts[i];
-        self.pos = self.layout.inst_pos.get(&inst).copied();
+        let pos = self.layout.inst_pos.get(&inst).copied();
+        if pos != self.pos {
+            // A group's kept values are read up to its last instruction.
+            self.relocated.clear();
+            self.held_scratch = 0;
+        }
+        self.scratch_used = self.held_scratch;
+        self.pos = pos;
         let data = &self.func.insts[inst];
         if !self.layout.inst_pos.contains_key(&inst) {
             // Computes nothing anything uses.

@@ -1,7 +1,9 @@
 //! Positions in emission order and the live interval of every value.
 //!
 //! Emission writes the tree in order, so a block's instructions get
-//! increasing positions and a construct's blocks are contiguous. A value is
+//! increasing positions and a construct's blocks are contiguous; the
+//! operations of a group (`groups`) that reads the register it writes,
+//! written as one instruction, share one position. A value is
 //! live from its definition to its last use, and a value live anywhere
 //! inside a loop it was defined before is live through the whole loop.
 //!
@@ -14,6 +16,7 @@
 //! selectors are read just after the block's end (`block_end + 1`), after
 //! any copies.
 
+use super::groups;
 use crate::entity::SecondaryMap;
 use crate::function::*;
 use crate::walk::{walk, ConstructRef, Event, RegionKind};
@@ -51,8 +54,8 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    /// Lays out the instructions in `live` (the others are not written).
-    pub fn new(func: &Function, live: &SecondaryMap<Inst, ()>) -> Layout {
+    /// Lays out every instruction of `func`'s blocks.
+    pub fn new(func: &Function) -> Layout {
         let mut layout = Layout {
             block_start: SecondaryMap::default(),
             block_end: SecondaryMap::default(),
@@ -64,7 +67,7 @@ impl Layout {
         let mut loops: Vec<Interval> = Vec::new();
         let mut tree_uses: Vec<(Value, Block)> = Vec::new();
         let mut ctx = Context::default();
-        layout.number(func, live, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
+        layout.number(func, &mut pos, &mut loops, &mut tree_uses, &mut ctx);
         let mut spans = layout.spans(func, tree_uses);
         loops.sort_by_key(|l| l.start);
         live_through_loops(&mut spans.main, &loops);
@@ -161,7 +164,6 @@ impl Layout {
     fn number(
         &mut self,
         func: &Function,
-        live: &SecondaryMap<Inst, ()>,
         pos: &mut u32,
         loops: &mut Vec<Interval>,
         tree_uses: &mut Vec<(Value, Block)>,
@@ -183,7 +185,7 @@ impl Layout {
                     }
                 }
                 Event::Block(b, _) => {
-                    self.number_block(func, live, b, pos, ctx);
+                    self.number_block(func, b, pos, ctx);
                     if let Some(last) = prev_block.last_mut() {
                         *last = Some(b);
                     }
@@ -241,20 +243,28 @@ impl Layout {
         }
     }
 
-    /// Numbers block `b` and its live instructions.
-    fn number_block(
-        &mut self,
-        func: &Function,
-        live: &SecondaryMap<Inst, ()>,
-        b: Block,
-        pos: &mut u32,
-        ctx: &mut Context,
-    ) {
+    /// Numbers block `b` and its instructions.
+    fn number_block(&mut self, func: &Function, b: Block, pos: &mut u32, ctx: &mut Context) {
         *pos += 2;
         self.block_start.insert(b, *pos);
-        for &i in func.blocks[b].insts.iter().filter(|i| live.contains_key(i)) {
-            *pos += 2;
-            self.inst_pos.insert(i, *pos);
+        let insts = &func.blocks[b].insts;
+        // The members of a group are read and written as one instruction:
+        // the later ones take the first one's position.
+        let mut first_of: SecondaryMap<Inst, Inst> = SecondaryMap::default();
+        for run in groups::alu_runs(func, insts).into_iter().filter(|run| groups::reads_own_register(func, run)) {
+            for &m in &run[1..] {
+                first_of.insert(m, run[0]);
+            }
+        }
+        for &i in insts {
+            let at = match first_of.get(&i).and_then(|f| self.inst_pos.get(f)) {
+                Some(&at) => at,
+                None => {
+                    *pos += 2;
+                    *pos
+                }
+            };
+            self.inst_pos.insert(i, at);
         }
         *pos += 2;
         self.block_end.insert(b, *pos);

@@ -43,20 +43,17 @@
 mod alloc;
 mod alu;
 mod assemble;
-mod constant_phis;
 mod control;
 mod copies;
-mod early_copies;
 mod gather;
+mod groups;
 mod immediates;
 mod indirect;
 mod instruction;
 mod interface;
 mod layout;
-mod modifier_copies;
 mod operands;
 mod renumber;
-mod store_order;
 mod stores;
 mod use_lists;
 
@@ -76,113 +73,67 @@ pub struct EmitError(pub String);
 
 /// Writes `module` as a TGSI shader.
 ///
+/// Emission computes what the IR computes, every instruction of it (dead
+/// ones too: removing them is `dce`'s job), with one layout, one
+/// allocation and one pass over the tree.
+///
 /// ```
 /// let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nADD TEMP[0], IN[0], IN[0]\nMOV OUT[0], TEMP[0]\nEND\n";
 /// let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
 /// let shader = ir::to_tgsi(&module).unwrap();
-/// // ADD OUT[0], IN[0], IN[0] and END: the sum goes straight to the output.
-/// assert_eq!(shader.instructions().count(), 2);
+/// // ADD TEMP[0], MOV OUT[0] and END, as the source had them (`constfold`
+/// // propagates the copy, and the sum then goes straight to the output).
+/// assert_eq!(shader.instructions().count(), 3);
 /// ```
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
-    let grouped = store_order::group_output_stores(&module.function);
-    let func = grouped.as_ref().unwrap_or(&module.function);
-    let prepared = constant_phis::constant_phis(func);
-    let func = prepared.as_ref().unwrap_or(func);
-    // The plain emission first: the others are kept only when they are no
-    // larger, in instructions and TEMPs, than it. Packing registers saves
-    // TEMPs but can take from gathering the free channels it would copy
-    // into; a folded modifier copy saves a MOV but makes its source live
-    // longer and can mix modifiers in an operand.
-    let size = |s: &tgsi::Shader| (s.instructions().count(), temp_registers(s));
-    let laid = Laid::new(func);
-    let plain = emit(module, &laid, alloc::Policy::default())?;
-    // Each further trial is a whole emission again: past this size their
-    // cost (up to nine emissions) outweighs what they save, and compile
-    // time must stay linear in the shader.
-    if plain.instructions().count() > MAX_TRIAL_INSTRUCTIONS {
-        return Ok(plain);
-    }
-    let bound = size(&plain);
-    // Only the trials read the folded function, a copy of the whole
-    // function: made once they are sure to run (it was a seventh of the
-    // peak of a 100,000-instruction shader's compile).
-    let folded_func = modifier_copies::fold_modifier_copies(func);
-    // Whole instructions' results read together copied beside each other
-    // as they are computed (in `func` and in the folded one): fewer
-    // registers, as many copies or fewer.
-    let early_func = early_copies::early_copies(func);
-    let early_folded = folded_func.as_ref().and_then(early_copies::early_copies);
-    // The functions tried besides `func`, each with and without packing.
-    let others: Vec<Laid> = [folded_func.as_ref(), early_func.as_ref(), early_folded.as_ref()]
-        .into_iter()
-        .flatten()
-        .map(Laid::new)
-        .collect();
-    // (size, shader, function tried (0: `func`, k: `others[k - 1]`), policy)
-    let mut best = (bound, plain, 0usize, alloc::Policy::default());
-    let consider = |best: &mut (_, tgsi::Shader, usize, alloc::Policy), from: usize, policy: alloc::Policy| {
-        let laid = from.checked_sub(1).and_then(|k| others.get(k)).unwrap_or(&laid);
-        let shader = emit(module, laid, policy)?;
-        let s = size(&shader);
-        if s.0 <= bound.0 && s.1 <= bound.1 && s < best.0 {
-            *best = (s, shader, from, policy);
-        }
-        Ok::<(), EmitError>(())
-    };
-    let pack = alloc::Policy { pack: true, whole_groups: false };
-    consider(&mut best, 0, pack)?;
-    for from in 1..=others.len() {
-        consider(&mut best, from, pack)?;
-        consider(&mut best, from, alloc::Policy::default())?;
-    }
-    // Channels written straight into outputs one by one can split a
-    // vector instruction: the best so far again, with groups kept whole.
-    let (from, policy) = (best.2, alloc::Policy { whole_groups: true, ..best.3 });
-    consider(&mut best, from, policy)?;
-    Ok(best.1)
-}
-
-/// The largest shader (in instructions, as first emitted) that emission
-/// tries packing and folded modifier copies on; larger ones are written
-/// as first emitted.
-const MAX_TRIAL_INSTRUCTIONS: usize = 4096;
-
-/// How many TEMP registers a shader declares.
-fn temp_registers(shader: &tgsi::Shader) -> u32 {
-    shader.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1).sum()
-}
-
-/// A function to emit with its layout, which every allocation tried on it
-/// shares.
-struct Laid<'f> {
-    func: &'f Function,
-    layout: Layout,
-}
-
-impl<'f> Laid<'f> {
-    fn new(func: &'f Function) -> Self {
-        let live = live_instructions(func);
-        let layout = Layout::new(func, &live);
-        Laid { func, layout }
-    }
-}
-
-/// `laid.func` (the module's function, or one prepared from it) written as
-/// TGSI.
-fn emit(module: &Module, laid: &Laid, policy: alloc::Policy) -> Result<tgsi::Shader, EmitError> {
-    let (func, layout) = (laid.func, &laid.layout);
+    let func = &module.function;
+    let layout = Layout::new(func);
     let mut copies: SecondaryMap<Block, Vec<(Value, Value)>> = SecondaryMap::default();
-    for (inst, data) in func.insts.iter() {
-        if !layout.inst_pos.contains_key(&inst) {
-            continue;
-        }
-        if let Op::Phi { preds } = &data.op {
-            for (arg, pred) in data.args.iter().zip(preds) {
-                copies.get_or_default(*pred).push((data.results[0], arg.value));
+    for b in func.blocks_in_order() {
+        for &inst in &func.blocks[b].insts {
+            if let Op::Phi { preds } = &func.insts[inst].op {
+                let data = &func.insts[inst];
+                for (arg, pred) in data.args.iter().zip(preds) {
+                    copies.get_or_default(*pred).push((data.results[0], arg.value));
+                }
             }
         }
     }
-    let mut e = Emitter::new(module, func, layout, copies, policy);
+    let packed = emit(module, &layout, &copies, alloc::Policy::Packed)?;
+    let packed_size = size(&packed);
+    if within_source(module, packed_size) {
+        return Ok(packed);
+    }
+    // Larger than the source: the values in the source's own registers
+    // instead, kept when that is smaller.
+    let origins = emit(module, &layout, &copies, alloc::Policy::Origins)?;
+    let origins_size = size(&origins);
+    let better = within_source(module, origins_size) || origins_size < packed_size;
+    Ok(if better { origins } else { packed })
+}
+
+/// A shader's instructions (END aside) and TEMP registers.
+fn size(shader: &tgsi::Shader) -> (usize, u32) {
+    let temps = shader.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1);
+    (shader.instructions().filter(|i| i.opcode != Opcode::End).count(), temps.sum())
+}
+
+/// Whether a shader of `size` has no more instructions and TEMP registers
+/// than the source of `module` (as far as the module knows it).
+fn within_source(module: &Module, (instructions, temps): (usize, u32)) -> bool {
+    let source_temps: u32 = module.temps.iter().map(|d| d.last as u32 - d.first as u32 + 1).sum();
+    temps <= source_temps && module.source_instructions.is_none_or(|n| instructions <= n)
+}
+
+/// The module written as TGSI with the allocation `policy` makes.
+fn emit(
+    module: &Module,
+    layout: &Layout,
+    copies: &SecondaryMap<Block, Vec<(Value, Value)>>,
+    policy: alloc::Policy,
+) -> Result<tgsi::Shader, EmitError> {
+    let func = &module.function;
+    let mut e = Emitter::new(module, func, layout, copies.clone(), policy);
     e.region(&func.body)?;
     if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
         e.out.push(tgsi::Instruction::new(Opcode::End));
@@ -222,6 +173,11 @@ struct Emitter<'a> {
     /// Channels written to gather operands, with where: a phi copy of zero
     /// into one of them before that position cannot be left out.
     gather_writes: Vec<(RegChannel, u32)>,
+    /// Values read from a copy instead of their register, while the rest
+    /// of a group is written ([`Emitter::keep_read_values`]).
+    relocated: Vec<(Value, Loc)>,
+    /// Scratch registers those copies keep.
+    held_scratch: u32,
     /// Copies gathering made: the channel, the value copied there, and the
     /// length of the output just after the copy. A later instruction can
     /// read the copy again while nothing has written the channel since and
@@ -267,6 +223,8 @@ impl<'a> Emitter<'a> {
             zero_skips: Vec::new(),
             gather_writes: Vec::new(),
             held: Vec::new(),
+            relocated: Vec::new(),
+            held_scratch: 0,
         }
     }
 
@@ -275,6 +233,9 @@ impl<'a> Emitter<'a> {
     }
 
     fn loc(&self, v: Value) -> Result<Loc, EmitError> {
+        if let Some(&(_, loc)) = self.relocated.iter().find(|&&(w, _)| w == v) {
+            return Ok(loc);
+        }
         self.alloc.loc.get(&v).copied().ok_or_else(|| self.err(format!("{v} has no location")))
     }
 
@@ -303,42 +264,14 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// The instructions whose results are used, directly or through other
-/// instructions, by an effect: output and array stores, instructions with
-/// side effects, and branch conditions. The others compute nothing that
-/// matters, and emission leaves them out.
-fn live_instructions(func: &Function) -> SecondaryMap<Inst, ()> {
-    let mut live = SecondaryMap::with_capacity(func.insts.len());
-    let mut work: Vec<Value> = Vec::new();
-    for (_, block) in func.blocks.iter() {
-        for &inst in &block.insts {
-            let data = &func.insts[inst];
-            let effect = match &data.op {
-                Op::StoreOutput { .. } | Op::ArrayStore { .. } | Op::StoreIndirect { .. } => true,
-                Op::Opaque { inst: t, .. } => {
-                    t.opcode.info().has(tgsi::flags::SIDE_EFFECT)
-                        || t.dst.iter().any(|d| !is_value_destination(d.reg.file))
-                }
-                _ => false,
-            };
-            if effect && live.insert(inst, ()).is_none() {
-                work.extend(data.args.iter().map(|a| a.value));
-            }
-        }
-    }
-    work.extend(crate::walk::construct_operands(&func.body).map(|op| op.value));
-    while let Some(v) = work.pop() {
-        let Some(data) = func.values.get(v) else { continue };
-        if live.insert(data.def, ()).is_none() {
-            work.extend(func.insts[data.def].args.iter().map(|a| a.value));
-        }
-    }
-    live
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How many TEMP registers a shader declares.
+    fn temp_registers(shader: &tgsi::Shader) -> u32 {
+        shader.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1).sum()
+    }
 
     /// The emitted shader's instruction count and TEMP registers.
     fn sizes(text: &str) -> (usize, u32, String) {
@@ -349,50 +282,15 @@ mod tests {
         (shader.instructions().count(), temps, printed)
     }
 
-    /// A source instruction whose other channels are overwritten before
-    /// anything reads them leaves one live channel: it goes straight into
-    /// the output it is stored to, like any single value, not into a
-    /// register copied out at the end.
+    /// Emission writes every computation of the IR, those nothing reads
+    /// too: removing them is `dce`'s, so a round trip keeps them.
     #[test]
-    fn a_lone_live_channel_goes_into_its_output() {
-        let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL OUT[1], COLOR\nDCL CONST[0..1]\nDCL TEMP[0]\n\
-                    MOV_SAT OUT[1], CONST[0]\nMUL TEMP[0], IN[0], CONST[1]\nMOV OUT[0], TEMP[0]\n\
-                    MAD_SAT OUT[1].xyz, TEMP[0].xxxx, CONST[1], CONST[0]\nEND\n";
+    fn computations_nothing_reads_are_written() {
+        let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0..1]\nMUL TEMP[1], IN[0], IN[0]\n\
+                    ADD TEMP[0], IN[0], IN[0]\nMOV OUT[0], TEMP[0]\nEND\n";
         let (insts, temps, printed) = sizes(text);
-        assert_eq!((insts, temps), (5, 1), "{printed}");
-        assert!(printed.contains("MOV_SAT OUT[1].w, CONST[0].wwww"), "{printed}");
-    }
-
-    /// Constants written to one output by two instructions, with another
-    /// output written between them, are stored together: one `MOV` from
-    /// one immediate writes all four channels. The reordering moves whole
-    /// registers' stores and keeps each channel's stores in order.
-    #[test]
-    fn stores_to_one_output_around_another_are_one_mov() {
-        let text = "FRAG\nDCL OUT[0], COLOR\nDCL OUT[1], COLOR[1]\nIMM[0] FLT32 { 1.0, -2.0, 0.5, 0.0 }\n\
-                    MOV OUT[1].yw, IMM[0].xxyx\nMOV OUT[0], IMM[0].zzzz\nMOV OUT[1].xz, IMM[0].xyyy\n\
-                    MOV OUT[0].x, IMM[0].wwww\nEND\n";
-        let (insts, temps, printed) = sizes(text);
-        assert_eq!((insts, temps), (3, 0), "{printed}");
-        assert!(printed.contains("MOV OUT[1], IMM[0]."), "{printed}");
-        let module = crate::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
-        let stores = |f: &Function| -> Vec<(u32, u8, Value)> {
-            f.blocks_in_order()
-                .into_iter()
-                .flat_map(|b| f.blocks[b].insts.clone())
-                .filter_map(|i| match f.insts[i].op {
-                    Op::StoreOutput { index, chan } => Some((index, chan, f.insts[i].args[0].value)),
-                    _ => None,
-                })
-                .collect()
-        };
-        let grouped = store_order::group_output_stores(&module.function).expect("reordered");
-        let (before, after) = (stores(&module.function), stores(&grouped));
-        // The same stores, OUT[0] first, each channel's stores in order.
-        let mut sorted = before.clone();
-        sorted.sort_by_key(|s| s.0);
-        assert_eq!(after, sorted);
-        assert!(store_order::group_output_stores(&grouped).is_none());
+        assert_eq!((insts, temps), (4, 1), "{printed}");
+        assert!(printed.contains("MUL TEMP[0], IN[0], IN[0]"), "{printed}");
     }
 
     /// A value kept through a loop is dead on the path of a `BRK` that
@@ -409,36 +307,6 @@ mod tests {
         let (insts, temps, printed) = sizes(text);
         assert_eq!((insts, temps), (16, 2), "{printed}");
         assert!(printed.contains("MOV TEMP[0].x, IMM[0].zzzz"), "{printed}");
-    }
-
-    /// A texture instruction writes only the channels something reads, so
-    /// a single read channel can go straight into its output.
-    #[test]
-    fn texture_channels_nothing_reads_are_not_written() {
-        let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL SAMP[1]\nDCL TEMP[0..2]\n\
-                    TEX TEMP[0], IN[0], SAMP[0], 2D\nTEX TEMP[1], TEMP[0].xxxx, SAMP[1], 1D\n\
-                    MOV TEMP[2].x, TEMP[1].xxxx\nTEX TEMP[1], TEMP[0].yyyy, SAMP[1], 1D\n\
-                    MOV TEMP[2].y, TEMP[1].yyyy\nMOV TEMP[2].zw, TEMP[0]\nMOV OUT[0], TEMP[2]\nEND\n";
-        let (insts, temps, printed) = sizes(text);
-        assert_eq!((insts, temps), (5, 1), "{printed}");
-        assert!(printed.contains("TEX OUT[0].y, TEMP[0].yyyy, SAMP[1], 1D"), "{printed}");
-    }
-
-    /// Texture results that one operand reads together, each in channel
-    /// `x` of its own register, are copied into one register as they are
-    /// computed: two registers instead of one per texture, and no more
-    /// instructions than three single-channel `ADD`s.
-    #[test]
-    fn texture_results_read_together_are_copied_into_one_register() {
-        let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL SVIEW[0], 2D, FLOAT\n\
-                    DCL TEMP[0..2]\nTEX TEMP[0].x, IN[1].xyyy, SAMP[0], 2D\nMOV TEMP[1].x, TEMP[0].xxxx\n\
-                    TEX TEMP[0].x, IN[1].zwww, SAMP[0], 2D\nMOV TEMP[1].y, TEMP[0].xxxx\n\
-                    TEX TEMP[0].x, IN[0].zwww, SAMP[0], 2D\nMOV TEMP[1].z, TEMP[0].xxxx\n\
-                    TEX TEMP[0].x, IN[0].xyyy, SAMP[0], 2D\nADD TEMP[2].xyz, TEMP[0].xxxx, -TEMP[1]\n\
-                    MOV OUT[0], TEMP[2]\nEND\n";
-        let (insts, temps, printed) = sizes(text);
-        assert_eq!((insts, temps), (9, 2), "{printed}");
-        assert!(printed.contains("ADD OUT[0].xyz, TEMP[1].xxxx, -TEMP[0]"), "{printed}");
     }
 
     /// Values scattered over no register (an input channel, a constant) are
@@ -473,41 +341,6 @@ mod tests {
                     MAD TEMP[0].x, TEMP[0].xxxx, TEMP[1].xxxx, TEMP[2].xxxx\nMUL OUT[0], TEMP[0].xxxx, TEMP[2].xxxx\nEND\n";
         let (insts, temps, printed) = sizes(text);
         assert_eq!((insts, temps), (6, 1), "{printed}");
-    }
-
-    /// A negated copy read by a float operation is read through the
-    /// operation's own negation; an integer operation, which negates in
-    /// two's complement, reads the copy.
-    #[test]
-    fn modifier_copies_fold_into_float_readers_only() {
-        let float = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nMOV TEMP[0], -IN[0]\n\
-                     ADD OUT[0], |TEMP[0].wzyx|, -TEMP[0]\nEND\n";
-        let (insts, temps, printed) = sizes(float);
-        assert_eq!((insts, temps), (2, 0), "{printed}");
-        assert!(printed.contains("ADD OUT[0], |IN[0].wzyx|, IN[0]"), "{printed}");
-        let int = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nMOV TEMP[0], -IN[0]\n\
-                   UADD OUT[0], TEMP[0], IN[0]\nEND\n";
-        let (insts, temps, printed) = sizes(int);
-        assert_eq!((insts, temps), (3, 1), "{printed}");
-    }
-
-    /// A constant read indirectly once is read by its user directly, later
-    /// in the block, while the address stays; an address written between
-    /// keeps the copy.
-    #[test]
-    fn single_indirect_reads_are_read_in_their_user() {
-        let read = |between: &str| {
-            format!(
-                "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL OUT[1]\nDCL CONST[0..7]\nDCL TEMP[0..1]\nDCL ADDR[0]\n\
-                 ARL ADDR[0].x, IN[0].xxxx\nMOV TEMP[0], CONST[ADDR[0].x+3]\n{between}\
-                 MUL TEMP[1], IN[0], IN[0]\nADD OUT[0], TEMP[0], TEMP[1]\nEND\n"
-            )
-        };
-        let (insts, temps, printed) = sizes(&read(""));
-        assert_eq!((insts, temps), (4, 1), "{printed}");
-        assert!(printed.contains("ADD OUT[0], CONST[ADDR[0].x+3], TEMP[0]"), "{printed}");
-        let (insts, _, printed) = sizes(&read("ARL ADDR[0].x, IN[0].yyyy\nMOV OUT[1], CONST[ADDR[0].x]\n"));
-        assert_eq!(insts, 7, "{printed}");
     }
 
     /// A vector instruction whose channels are stored to outputs in

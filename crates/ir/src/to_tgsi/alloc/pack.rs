@@ -36,6 +36,14 @@ fn permutations() -> Vec<[u8; 4]> {
     out
 }
 
+/// A read where emission gathers values into a register's free channels.
+struct Gather {
+    /// The position of the reading instruction.
+    at: u32,
+    /// How many channels it copies into.
+    channels: usize,
+}
+
 /// Whether two channels' occupants (disjoint, by start) overlap anywhere.
 fn overlap(a: &BTreeMap<u32, (u32, Value)>, b: &BTreeMap<u32, (u32, Value)>) -> bool {
     let (small, big) = if a.len() <= b.len() { (a, b) } else { (b, a) };
@@ -62,19 +70,58 @@ impl Allocator<'_> {
             self.regs.indices(File::Temporary).filter(|&i| !self.is_reserved(File::Temporary, i)).collect();
         let perms = permutations();
         let aliased: std::collections::HashSet<Value> = self.alias_of.iter().flat_map(|(&(w, _), &o)| [w, o]).collect();
+        let mut gathers: HashMap<u32, Vec<Gather>> = HashMap::default();
         let mut kept: Vec<u32> = Vec::new();
         for b in temps {
             let values = by_reg.get(&b).cloned().unwrap_or_default();
+            let Some(needs) = self.gathers_into(&values) else {
+                // Neither moved nor moved into.
+                continue;
+            };
+            gathers.insert(b, needs);
             let movable = values.iter().all(|&v| !aliased.contains(&v) && self.may_change_channel(v));
-            let fit = kept.iter().take(MAX_TRIES).find_map(|&a| self.fit(a, b, movable, &perms).map(|p| (a, p)));
+            let fit =
+                kept.iter().take(MAX_TRIES).find_map(|&a| self.fit(a, b, movable, &perms, &gathers).map(|p| (a, p)));
             match fit {
                 Some((a, perm)) => {
                     self.move_register(b, a, perm, &values);
                     by_reg.entry(a).or_default().extend(values);
+                    let moved = gathers.remove(&b).unwrap_or_default();
+                    gathers.entry(a).or_default().extend(moved);
                 }
                 None => kept.push(b),
             }
         }
+    }
+
+    /// Where emission will gather other values beside `values` (the values
+    /// of one register), as it does for an operand reading some of them
+    /// with values from elsewhere: at each such read, how many channels it
+    /// copies into. `None` when an operand reads them with a register's
+    /// initial zero, which emission reads from a channel of the register
+    /// that nothing wrote yet: a register moved, or moved into, rarely
+    /// still has one.
+    fn gathers_into(&self, values: &[Value]) -> Option<Vec<Gather>> {
+        let initial = |p: Value| matches!(self.func.def(p).op, Op::Initial) && self.func.ty(p) == Ty::B32;
+        let mut out = Vec::new();
+        for &v in values {
+            for &u in self.uses.get(&v).unwrap_or_default() {
+                let mut others: SmallVec<[Value; 4]> = SmallVec::new();
+                for p in self.operand_partners(u, v) {
+                    if initial(p) {
+                        return None;
+                    }
+                    if !values.contains(&p) && !others.contains(&p) {
+                        others.push(p);
+                    }
+                }
+                let Some(&at) = self.layout.inst_pos.get(&u) else { continue };
+                if !others.is_empty() {
+                    out.push(Gather { at, channels: others.len() });
+                }
+            }
+        }
+        Some(out)
     }
 
     /// Whether `v` may be given another channel of its register: a 32-bit
@@ -91,7 +138,17 @@ impl Allocator<'_> {
 
     /// The permutation taking register `b`'s channels into free channels of
     /// register `a`, if there is one (only the identity unless `movable`).
-    fn fit(&self, a: u32, b: u32, movable: bool, perms: &[[u8; 4]]) -> Option<[u8; 4]> {
+    ///
+    /// Gathering into either register must still find the channels it
+    /// copies into free where it reads.
+    fn fit(
+        &self,
+        a: u32,
+        b: u32,
+        movable: bool,
+        perms: &[[u8; 4]],
+        gathers: &HashMap<u32, Vec<Gather>>,
+    ) -> Option<[u8; 4]> {
         let empty = Occupancy::default();
         let occ_a = self.regs.get(File::Temporary, a).map_or(&empty, |r| &r.occupancy);
         let occ_b = &self.regs.get(File::Temporary, b)?.occupancy;
@@ -105,7 +162,22 @@ impl Allocator<'_> {
                 }
             }
         }
-        perms.iter().copied().find(|p| (0..4).all(|cb| free[cb][p[cb] as usize]))
+        let needs: Vec<&Gather> = [a, b].iter().filter_map(|r| gathers.get(r)).flatten().collect();
+        let free_at = |occ: &BTreeMap<u32, (u32, Value)>, at: u32| {
+            occ.range(..=at).next_back().is_none_or(|(_, &(end, _))| end < at)
+        };
+        perms.iter().copied().find(|p| {
+            (0..4).all(|cb| free[cb][p[cb] as usize])
+                && needs.iter().all(|g| {
+                    let free_channels = (0..4usize)
+                        .filter(|&ca| {
+                            let cb = p.iter().position(|&c| c as usize == ca).unwrap_or(ca);
+                            free_at(&occ_a[ca], g.at) && free_at(&occ_b[cb], g.at)
+                        })
+                        .count();
+                    free_channels >= g.channels
+                })
+        })
     }
 
     /// Moves every occupant and value of register `b` into register `a`,
