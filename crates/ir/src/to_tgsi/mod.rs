@@ -38,11 +38,15 @@
 //! - `immediates`: the emitted shader's immediates;
 //! - `interface`: the source's declarations in today's syntax;
 //! - `assemble`: branch labels, declarations and the final shader, with
-//!   `renumber` numbering the TEMP registers in use densely.
+//!   `renumber` numbering the TEMP registers in use densely;
+//! - `note` and `check`: what the emitter meant by each instruction, and
+//!   the allocation checker that proves the emitted code against it
+//!   ([`EmitOptions::check`], in `options` with [`EmitError`]).
 
 mod alloc;
 mod alu;
 mod assemble;
+pub mod check;
 mod constant_phis;
 mod control;
 mod copies;
@@ -54,7 +58,11 @@ mod instruction;
 mod interface;
 mod layout;
 mod modifier_copies;
+mod note;
 mod operands;
+mod options;
+#[cfg(test)]
+mod plant;
 mod renumber;
 mod store_order;
 mod stores;
@@ -69,12 +77,11 @@ use layout::Layout;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode};
 
-/// Why a module could not be written as TGSI.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("cannot emit TGSI: {0}")]
-pub struct EmitError(pub String);
+pub use check::CheckError;
+pub use options::{EmitError, EmitOptions};
 
-/// Writes `module` as a TGSI shader.
+/// Writes `module` as a TGSI shader; checked ([`EmitOptions::check`])
+/// in builds with debug assertions, so every test checks every emission.
 ///
 /// ```
 /// let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL TEMP[0]\nADD TEMP[0], IN[0], IN[0]\nMOV OUT[0], TEMP[0]\nEND\n";
@@ -84,6 +91,18 @@ pub struct EmitError(pub String);
 /// assert_eq!(shader.instructions().count(), 2);
 /// ```
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
+    to_tgsi_with(module, &EmitOptions::checked_in_debug())
+}
+
+/// Writes `module` as a TGSI shader, as `options` say.
+///
+/// ```
+/// let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nMOV OUT[0], -IN[0]\nEND\n";
+/// let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+/// let options = ir::to_tgsi::EmitOptions { check: true };
+/// assert!(ir::to_tgsi_with(&module, &options).is_ok());
+/// ```
+pub fn to_tgsi_with(module: &Module, options: &EmitOptions) -> Result<tgsi::Shader, EmitError> {
     let grouped = store_order::group_output_stores(&module.function);
     let func = grouped.as_ref().unwrap_or(&module.function);
     let prepared = constant_phis::constant_phis(func);
@@ -95,7 +114,7 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     // longer and can mix modifiers in an operand.
     let size = |s: &tgsi::Shader| (s.instructions().count(), temp_registers(s));
     let laid = Laid::new(func);
-    let plain = emit(module, &laid, alloc::Policy::default())?;
+    let plain = emit(module, &laid, alloc::Policy::default(), options)?;
     // Each further trial is a whole emission again: past this size their
     // cost (up to nine emissions) outweighs what they save, and compile
     // time must stay linear in the shader.
@@ -122,7 +141,7 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
     let mut best = (bound, plain, 0usize, alloc::Policy::default());
     let consider = |best: &mut (_, tgsi::Shader, usize, alloc::Policy), from: usize, policy: alloc::Policy| {
         let laid = from.checked_sub(1).and_then(|k| others.get(k)).unwrap_or(&laid);
-        let shader = emit(module, laid, policy)?;
+        let shader = emit(module, laid, policy, options)?;
         let s = size(&shader);
         if s.0 <= bound.0 && s.1 <= bound.1 && s < best.0 {
             *best = (s, shader, from, policy);
@@ -169,7 +188,7 @@ impl<'f> Laid<'f> {
 
 /// `laid.func` (the module's function, or one prepared from it) written as
 /// TGSI.
-fn emit(module: &Module, laid: &Laid, policy: alloc::Policy) -> Result<tgsi::Shader, EmitError> {
+fn emit(module: &Module, laid: &Laid, policy: alloc::Policy, options: &EmitOptions) -> Result<tgsi::Shader, EmitError> {
     let (func, layout) = (laid.func, &laid.layout);
     let mut copies: SecondaryMap<Block, Vec<(Value, Value)>> = SecondaryMap::default();
     for (inst, data) in func.insts.iter() {
@@ -183,11 +202,21 @@ fn emit(module: &Module, laid: &Laid, policy: alloc::Policy) -> Result<tgsi::Sha
         }
     }
     let mut e = Emitter::new(module, func, layout, copies, policy);
+    e.notes.enabled = options.check;
+    #[cfg(test)]
+    {
+        e.plant = options.plant.clone();
+        e.planted_swap();
+    }
     e.region(&func.body)?;
     if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
-        e.out.push(tgsi::Instruction::new(Opcode::End));
+        e.push(tgsi::Instruction::new(Opcode::End), note::Note::default());
     }
     e.fix_labels();
+    if options.check {
+        check::check(func, layout, &e.out, &e.notes, &e.imms.imms, module.processor)
+            .map_err(|c| EmitError::Check(Box::new(c)))?;
+    }
     Ok(e.assemble(module))
 }
 
@@ -227,6 +256,10 @@ struct Emitter<'a> {
     /// read the copy again while nothing has written the channel since and
     /// no control flow came between ([`Emitter::held_copy`]).
     held: Vec<(RegChannel, Value, usize)>,
+    /// What each instruction written means, for the checker.
+    notes: note::Notes,
+    #[cfg(test)]
+    plant: plant::Plant,
 }
 
 /// One operand of an instruction being written: for each swizzle position
@@ -267,11 +300,14 @@ impl<'a> Emitter<'a> {
             zero_skips: Vec::new(),
             gather_writes: Vec::new(),
             held: Vec::new(),
+            notes: note::Notes::default(),
+            #[cfg(test)]
+            plant: plant::Plant::default(),
         }
     }
 
     fn err(&self, m: impl Into<String>) -> EmitError {
-        EmitError(m.into())
+        EmitError::Unwritable(m.into())
     }
 
     fn loc(&self, v: Value) -> Result<Loc, EmitError> {
