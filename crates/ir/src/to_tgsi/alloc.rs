@@ -188,6 +188,9 @@ struct Allocator<'a> {
     loc: SecondaryMap<Value, Loc>,
     also: SecondaryMap<Value, u8>,
     uses: UseLists,
+    /// The values branch conditions and switch selectors read (no
+    /// instruction reads them there).
+    construct_reads: rustc_hash::FxHashSet<Value>,
     /// Register chosen for each source instruction's results.
     group_reg: HashMap<u32, (File, u32)>,
     /// The values computed by consecutive ALU operations of one source
@@ -236,6 +239,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allo
         loc: SecondaryMap::with_capacity(func.values.len()),
         also: SecondaryMap::default(),
         uses,
+        construct_reads: crate::walk::construct_operands(&func.body).map(|o| o.value).collect(),
         group_reg: HashMap::default(),
         groups: find_groups(func, layout),
         store_runs: find_store_runs(func, layout),
@@ -592,7 +596,12 @@ impl<'a> Allocator<'a> {
     fn foldable(&self, v: Value) -> bool {
         let def = self.func.def(v);
         let Some(uses) = self.uses.get(&v) else { return false };
+        // A branch condition reading it too would read it where the index
+        // may have changed.
         let [user] = uses else { return false };
+        if self.construct_reads.contains(&v) {
+            return false;
+        }
         let u = &self.func.insts[*user];
         let same_source = u.origin.inst.is_some() && u.origin.inst == def.origin.inst;
         // A store reads it too, unless it may write what it loads: the
@@ -1051,7 +1060,7 @@ impl<'a> Allocator<'a> {
             let vals: Vec<Value> = results.by_ref().take(chans.len()).collect();
             // Channels nothing reads are not written (`Loc::Any`), as
             // emission writes no unread ALU channel; one stays written.
-            let read = |a: &Self, v: Value| !a.uses.get(&v).unwrap_or_default().is_empty();
+            let read = |a: &Self, v: Value| !a.uses.of(v).is_empty() || a.construct_reads.contains(&v);
             let (chans, vals): (Vec<u8>, Vec<Value>) = if unread_dropped && vals.iter().any(|&v| read(self, v)) {
                 let (kept, unread): (Vec<_>, Vec<_>) = chans.iter().zip(&vals).partition(|&(_, &v)| read(self, v));
                 for (_, &v) in unread {

@@ -202,3 +202,32 @@ fn facts_are_canonical() {
         }
     }
 }
+
+/// A texture result that only a branch condition reads is written: the
+/// allocator counted the readers among instructions only, so with another
+/// channel of the texture read, the condition's channel was left unwritten
+/// and the `UIF` read a zero immediate instead.
+#[test]
+fn a_texture_channel_only_a_condition_reads_is_written() {
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL SAMP[0]\nDCL SVIEW[0], 2D, FLOAT\nDCL TEMP[0]\n\
+                TEX TEMP[0], IN[0], SAMP[0], 2D\nUIF TEMP[0].wwww\nMOV OUT[0], TEMP[0].xxxx\nENDIF\nEND\n";
+    let shader = emit_checked(text).unwrap_or_else(|e| panic!("{e}"));
+    let printed = tgsi::print(&shader, tgsi::Style::Exact);
+    let uif = shader.instructions().find(|i| i.opcode == Opcode::Uif).expect("a UIF");
+    assert_eq!(uif.src[0].reg.file, File::Temporary, "{printed}");
+}
+
+/// A load read by one instruction and by a branch condition is not read
+/// in place by the instruction: the condition would read it again where
+/// the address register holds another index.
+#[test]
+fn a_load_a_condition_reads_is_not_folded() {
+    let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL CONST[0..7]\nDCL TEMP[0..1]\nDCL ADDR[0]\n\
+                ARL ADDR[0].x, IN[0].xxxx\nMOV TEMP[0].x, CONST[ADDR[0].x+1].xxxx\n\
+                ADD TEMP[1].x, TEMP[0].xxxx, IN[0].yyyy\nARL ADDR[0].x, IN[0].zzzz\n\
+                MOV OUT[0].y, CONST[ADDR[0].x+2].xxxx\nIF TEMP[0].xxxx\nMOV OUT[0].x, TEMP[1].xxxx\nENDIF\nEND\n";
+    let shader = emit_checked(text).unwrap_or_else(|e| panic!("{e}"));
+    let printed = tgsi::print(&shader, tgsi::Style::Exact);
+    let cond = shader.instructions().find(|i| i.opcode == Opcode::If).expect("an IF");
+    assert!(cond.src[0].reg.indirect.is_none(), "{printed}");
+}
