@@ -2,7 +2,8 @@
 //! when absent): every shader parsed, built into SSA, run through `-O1` and
 //! emitted as text, as `tgsi-opt opt -O` does; one thread, then rayon over
 //! the files (as `opt -O --jobs 0 FILES... --out-dir DIR`). Throughput is
-//! in shaders per second.
+//! in shaders per second. Then emission alone, of the modules `-O1` made,
+//! without and with the allocation checker: what the check costs.
 //!
 //! Run with `cargo bench --bench compile`.
 
@@ -42,5 +43,29 @@ fn throughput(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, throughput);
+fn emission(c: &mut Criterion) {
+    let modules: Vec<ir::Module> = corpus()
+        .iter()
+        .filter_map(|text| {
+            let mut module = ir::from_tgsi(&tgsi::parse(text).ok()?).ok()?;
+            passes::PassManager::new(passes::Options::default()).run(&passes::Pipeline::o1(), &mut module).ok()?;
+            Some(module)
+        })
+        .collect();
+    if modules.is_empty() {
+        return;
+    }
+    let mut group = c.benchmark_group("emission");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(modules.len() as u64));
+    for (name, check) in [("corpus_o1_emit", false), ("corpus_o1_emit_checked", true)] {
+        let options = ir::EmitOptions { check };
+        group.bench_function(name, |b| {
+            b.iter(|| modules.iter().filter_map(|m| black_box(ir::to_tgsi_with(m, &options).ok())).count())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, throughput, emission);
 criterion_main!(benches);

@@ -273,7 +273,8 @@ mod tests {
 
     #[test]
     fn ir_errors_name_the_file() {
-        let failure = Failure::Emit { what: "`a.tgsi`".into(), source: ir::EmitError("too many registers".into()) };
+        let failure =
+            Failure::Emit { what: "`a.tgsi`".into(), source: ir::EmitError::Unwritable("too many registers".into()) };
         assert_eq!(failure.report(), "error: `a.tgsi`: cannot emit TGSI: too many registers\n");
         assert_eq!(failure.exit_code(), 1);
         let issue = ir::verify::VerifyIssue { block: None, inst: None, inst_text: None, message: "no entry".into() };

@@ -18,7 +18,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(module) = ir::from_tgsi(&shader) else { return };
     let options = exec::RunOptions { step_budget: 20_000, lanes: 8, ..exec::RunOptions::default() };
     let Ok(out) = exec::run(&module, &state, &options) else { return };
-    let Ok(emitted) = ir::to_tgsi(&module) else { return };
+    // Emission checked: a failure of the allocation checker is a finding.
+    let emitted = match ir::to_tgsi_with(&module, &ir::EmitOptions { check: true }) {
+        Ok(emitted) => emitted,
+        Err(e @ ir::EmitError::Check(_)) => panic!("{e}\n{text}"),
+        Err(_) => return,
+    };
     let printed = tgsi::print(&emitted, tgsi::Style::Exact);
     let again = ir::from_tgsi(&tgsi::parse(&printed).expect("emitted text parses")).expect("and builds");
     let Ok(out2) = exec::run(&again, &state, &options) else { return };

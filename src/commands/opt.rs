@@ -161,12 +161,12 @@ fn optimize(input: &Input, args: &OptArgs, pipeline: &passes::Pipeline) -> Resul
     let report = run_pipeline(pipeline, &mut module, options, input)?;
     let output = match args.emit {
         OptEmit::Tgsi => {
-            let shader = emit_compacted(module, input)?;
+            let shader = emit_compacted(module, input, args.verify_each)?;
             tgsi::print(&shader, args.style.into())
         }
         OptEmit::Ir => ir::print::print_module_with(&module, &ir::print::PrintOptions { origins: args.origins }),
         OptEmit::Tokens => {
-            let shader = emit_compacted(module, input)?;
+            let shader = emit_compacted(module, input, args.verify_each)?;
             let words = tokens::encode(&shader).map_err(|source| Failure::Encode { what: input.describe(), source })?;
             tokens::to_hex(&words)
         }
@@ -376,15 +376,22 @@ fn verify(module: &ir::Module, input: &Input, after: &str) -> Result<(), Failure
 /// and dropped before the shader is printed: what the passes deleted no
 /// longer sizes emission's tables, and the IR and the printed text are
 /// not held at once. (The printed IR keeps its numbering: only emission
-/// sees the compacted module.)
-fn emit_compacted(mut module: ir::Module, input: &Input) -> Result<Shader, Failure> {
+/// sees the compacted module.) `check`: as for [`emit_checked`].
+fn emit_compacted(mut module: ir::Module, input: &Input, check: bool) -> Result<Shader, Failure> {
     module.function.compact();
-    emit(&module, input)
+    emit_checked(&module, input, check)
 }
 
-/// The module as a TGSI shader.
+/// The module as a TGSI shader (checked in builds with debug assertions).
 pub(crate) fn emit(module: &ir::Module, input: &Input) -> Result<Shader, Failure> {
     ir::to_tgsi(module).map_err(|source| Failure::Emit { what: input.describe(), source })
+}
+
+/// The module as a TGSI shader, with emission's allocation checker on when
+/// `check` (`--verify-each`) asks for it or debug assertions are on.
+fn emit_checked(module: &ir::Module, input: &Input, check: bool) -> Result<Shader, Failure> {
+    let options = ir::EmitOptions { check: check || cfg!(debug_assertions) };
+    ir::to_tgsi_with(module, &options).map_err(|source| Failure::Emit { what: input.describe(), source })
 }
 
 #[cfg(test)]

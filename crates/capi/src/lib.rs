@@ -96,12 +96,16 @@ pub fn optimize_with_limits(
     // The IR holds all it needs: the decoded shader need not stay beside it.
     drop(shader);
     let pipeline = pipeline(passes, target)?;
-    PassManager::new(Options { verify_each: true, ..Options::default() })
-        .run(&pipeline, &mut module)
-        .map_err(|e| Error::Internal(e.to_string()))?;
+    let options = Options { verify_each: true, ..Options::default() };
+    PassManager::new(options.clone()).run(&pipeline, &mut module).map_err(|e| Error::Internal(e.to_string()))?;
     // What the passes deleted need not size emission's tables.
     module.function.compact();
-    let emitted = ir::to_tgsi(&module).map_err(|e| Error::Unsupported(e.to_string()))?;
+    // Verified passes, checked emission: a failure of the check is a bug
+    // of emission, not something the shader asked for.
+    let emitted = ir::to_tgsi_with(&module, &ir::EmitOptions { check: options.verify_each }).map_err(|e| match e {
+        ir::EmitError::Check(_) => Error::Internal(e.to_string()),
+        ir::EmitError::Unwritable(_) => Error::Unsupported(e.to_string()),
+    })?;
     drop(module);
     tgsi::tokens::encode(&emitted).map_err(|e| Error::Unsupported(e.to_string()))
 }

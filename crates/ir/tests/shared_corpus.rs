@@ -1,8 +1,10 @@
 //! Every shader of the shared corpus goes through SSA and back: built,
 //! emitted, and the emitted text parses and builds again; emission is
-//! compact. Skipped when `../shared` is absent.
+//! compact. Every shader of it and of the backend's conformance cases
+//! passes emission's allocation checker. Skipped when `../shared` is
+//! absent.
 
-use testdata::corpus_files;
+use testdata::{corpus_files, shared, tgsi_files};
 
 /// Instructions (END excluded) and TEMP registers, counted as the shared
 /// `tgsistat.py` counts them.
@@ -28,7 +30,7 @@ fn every_corpus_shader_goes_through_ssa_and_back() {
         let result = ir::from_tgsi(&shader)
             .map_err(|e| e.to_string())
             .and_then(|m| ir::verify::verify(&m.function).map(|_| m).map_err(|e| format!("verifier: {e}")))
-            .and_then(|m| ir::to_tgsi(&m).map_err(|e| e.to_string()))
+            .and_then(|m| ir::to_tgsi_with(&m, &ir::EmitOptions { check: true }).map_err(|e| e.to_string()))
             .and_then(|out| {
                 let printed = tgsi::print(&out, tgsi::Style::Exact);
                 let again =
@@ -58,5 +60,23 @@ fn every_corpus_shader_goes_through_ssa_and_back() {
         paths.len() - failures.len(),
         paths.len()
     );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The backend's conformance cases (`../shared/conformance/exec`) emit
+/// through the allocation checker.
+#[test]
+fn every_conformance_shader_passes_the_allocation_checker() {
+    let Some(dir) = shared("conformance/exec") else { return };
+    let paths = tgsi_files(&dir);
+    let mut failures = Vec::new();
+    for p in &paths {
+        let text = String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
+        let module = ir::from_tgsi(&tgsi::parse(&text).unwrap()).unwrap();
+        if let Err(e) = ir::to_tgsi_with(&module, &ir::EmitOptions { check: true }) {
+            failures.push(format!("{}: {e}", p.display()));
+        }
+    }
+    assert!(paths.len() > 100, "{} conformance shaders", paths.len());
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

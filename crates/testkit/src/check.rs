@@ -215,7 +215,8 @@ pub fn check_with_budget(
             break;
         }
     }
-    let emitted = ir::to_tgsi(&current).map_err(|e| CheckError::Emission(e.to_string()))?;
+    let checked = ir::EmitOptions { check: true };
+    let emitted = ir::to_tgsi_with(&current, &checked).map_err(|e| CheckError::Emission(e.to_string()))?;
     let text = tgsi::print(&emitted, tgsi::Style::Exact);
     let reread = tgsi::parse(&text).map_err(|e| CheckError::Emission(e.render(&text, "<emitted>")))?;
     let rebuilt = ir::from_tgsi(&reread).map_err(|e| CheckError::Emission(e.to_string()))?;

@@ -190,6 +190,9 @@ struct Allocator<'a> {
     loc: SecondaryMap<Value, Loc>,
     also: SecondaryMap<Value, u8>,
     uses: UseLists,
+    /// The values branch conditions and switch selectors read (no
+    /// instruction reads them there).
+    construct_reads: rustc_hash::FxHashSet<Value>,
     /// Register chosen for each source instruction's results.
     group_reg: HashMap<u32, (File, u32)>,
     /// The values computed by consecutive ALU operations of one source
@@ -238,6 +241,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allo
         loc: SecondaryMap::with_capacity(func.values.len()),
         also: SecondaryMap::default(),
         uses,
+        construct_reads: crate::walk::construct_operands(&func.body).map(|o| o.value).collect(),
         group_reg: HashMap::default(),
         groups: groups::find_groups(func),
         store_runs: groups::find_store_runs(func),
@@ -612,7 +616,12 @@ impl<'a> Allocator<'a> {
     fn foldable(&self, v: Value) -> bool {
         let def = self.func.def(v);
         let Some(uses) = self.uses.get(&v) else { return false };
+        // A branch condition reading it too would read it where the index
+        // may have changed.
         let [user] = uses else { return false };
+        if self.construct_reads.contains(&v) {
+            return false;
+        }
         let u = &self.func.insts[*user];
         let same_source = u.origin.inst.is_some() && u.origin.inst == def.origin.inst;
         // A store reads it too, unless it may write what it loads: the

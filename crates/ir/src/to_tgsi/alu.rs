@@ -2,6 +2,7 @@
 //! instruction written as one vector instruction when their registers
 //! allow, with the operand each source reads at each swizzle position.
 
+use super::note::{Channels, Note};
 use super::*;
 use crate::channels::replicated_reads;
 use tgsi::{ChannelMode, DstOperand, Register, SrcOperand};
@@ -84,7 +85,7 @@ impl Emitter<'_> {
                     continue;
                 }
                 let copy = RegChannel { file: File::Temporary, index: self.scratch(), chan: 0 };
-                self.mov_raw(copy, operands::reg_src(r))?;
+                self.mov_raw(copy, operands::reg_src(r), note::CopyNote::of(arg.value))?;
                 self.relocated.push((arg.value, Loc::Reg(copy)));
                 self.held_scratch = self.scratch_used;
             }
@@ -232,13 +233,34 @@ impl Emitter<'_> {
         inst.saturate = saturate;
         inst.precise = precise;
         let mut srcs = SmallVec::<[SrcOperand; 3]>::new();
+        let mut note = Note::default();
         for op in &ops {
             srcs.push(self.operand(op)?);
+            note.src.push(self.reads(op));
         }
+        note.dst.push(self.results_by_channel(group)?);
         inst.dst.push(DstOperand { reg: Register::new(dst.0, dst.1 as i32), write_mask: mask });
         inst.src = srcs;
-        self.out.push(inst);
+        self.push(inst, note);
         Ok(())
+    }
+
+    /// What each channel a group of operations writes holds: its result
+    /// (a 64-bit result both channels of its pair).
+    fn results_by_channel(&self, group: &[Inst]) -> Result<Channels, EmitError> {
+        let mut holds: Channels = [None; 4];
+        for &inst in group {
+            let v = self.func.insts[inst].results[0];
+            let chans = match self.loc(v)? {
+                Loc::Reg(r) => 1 << r.chan | self.alloc.also.get(&v).copied().unwrap_or(0),
+                Loc::Pair { pair, .. } => 0b11 << (2 * pair),
+                _ => 0,
+            };
+            for c in (0..4).filter(|c| chans & (1 << c) != 0) {
+                holds[c] = Some(Operand::new(v));
+            }
+        }
+        Ok(holds)
     }
 }
 

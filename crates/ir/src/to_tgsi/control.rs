@@ -3,6 +3,7 @@
 //! writes something or the source had one), and each block's instructions,
 //! phi copies and exit.
 
+use super::note::Note;
 use super::operands::broadcast;
 use super::*;
 use crate::walk::{ConstructRef, RegionKind};
@@ -22,9 +23,9 @@ impl Emitter<'_> {
                                 let val = self.operand(&[(0, v)])?;
                                 let mut inst = tgsi::Instruction::new(Opcode::Case);
                                 inst.src.push(broadcast(val));
-                                self.out.push(inst);
+                                self.push(inst, Note::condition(v));
                             }
-                            None => self.out.push(tgsi::Instruction::new(Opcode::Default)),
+                            None => self.push(tgsi::Instruction::new(Opcode::Default), Note::default()),
                         }
                     }
                 }
@@ -32,13 +33,13 @@ impl Emitter<'_> {
                     // ELSE only when the else arm writes something (phi
                     // copies included) or the source had one.
                     (RegionKind::Then, _) => {
-                        self.out.push(tgsi::Instruction::new(Opcode::Else));
+                        self.push(tgsi::Instruction::new(Opcode::Else), Note::default());
                         else_at.push(self.out.len());
                     }
                     (RegionKind::Else, Some(ConstructRef::If(n))) => {
                         let at = else_at.pop();
                         if at == Some(self.out.len()) && !n.has_else {
-                            self.out.pop();
+                            self.pop_else();
                         }
                     }
                     _ => {}
@@ -49,7 +50,7 @@ impl Emitter<'_> {
                         ConstructRef::Loop(_) => Opcode::Endloop,
                         ConstructRef::Switch(_) => Opcode::Endswitch,
                     };
-                    self.out.push(tgsi::Instruction::new(op));
+                    self.push(tgsi::Instruction::new(op), Note::default());
                 }
             }
         }
@@ -59,23 +60,23 @@ impl Emitter<'_> {
     /// Writes the opening instruction of `construct`, whose condition
     /// block is `prev`.
     fn open(&mut self, construct: ConstructRef<'_>, prev: Option<Block>) -> Result<(), EmitError> {
-        let inst = match construct {
+        let (inst, note) = match construct {
             ConstructRef::If(n) => {
                 self.hoist_else_copies(n, prev)?;
                 let cond = self.operand(&[(0, n.cond)])?;
                 let mut inst = tgsi::Instruction::new(if n.unsigned { Opcode::Uif } else { Opcode::If });
                 inst.src.push(broadcast(cond));
-                inst
+                (inst, Note::condition(n.cond))
             }
-            ConstructRef::Loop(_) => tgsi::Instruction::new(Opcode::Bgnloop),
+            ConstructRef::Loop(_) => (tgsi::Instruction::new(Opcode::Bgnloop), Note::default()),
             ConstructRef::Switch(n) => {
                 let sel = self.operand(&[(0, n.selector)])?;
                 let mut inst = tgsi::Instruction::new(Opcode::Switch);
                 inst.src.push(broadcast(sel));
-                inst
+                (inst, Note::condition(n.selector))
             }
         };
-        self.out.push(inst);
+        self.push(inst, note);
         Ok(())
     }
 
@@ -89,11 +90,11 @@ impl Emitter<'_> {
         self.phi_copies(b)?;
         match self.func.blocks[b].exit {
             Exit::Fallthrough => {}
-            Exit::Break => self.out.push(tgsi::Instruction::new(Opcode::Brk)),
-            Exit::Continue => self.out.push(tgsi::Instruction::new(Opcode::Cont)),
+            Exit::Break => self.push(tgsi::Instruction::new(Opcode::Brk), Note::default()),
+            Exit::Continue => self.push(tgsi::Instruction::new(Opcode::Cont), Note::default()),
             Exit::Return => {
                 let op = if Some(b) == self.last_block { Opcode::End } else { Opcode::Ret };
-                self.out.push(tgsi::Instruction::new(op));
+                self.push(tgsi::Instruction::new(op), Note::default());
             }
         }
         Ok(())

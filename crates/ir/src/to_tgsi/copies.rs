@@ -2,6 +2,7 @@
 //! block's successors at its end (moved before an `IF` when the else arm
 //! would hold nothing else), and the MOVs the rest of emission writes.
 
+use super::note::{Channels, CopyNote, Marker, Note};
 use super::operands::{fill_unused, reg_src};
 use super::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -10,15 +11,25 @@ use tgsi::{DstOperand, Register, SrcOperand};
 impl Emitter<'_> {
     /// The parallel copy into the phis of this block's successors.
     pub(super) fn phi_copies(&mut self, b: Block) -> Result<(), EmitError> {
-        let pending = self.pending_phi_copies(b)?;
-        self.parallel_copy(pending)
+        let (pending, left_out) = self.pending_phi_copies(b)?;
+        #[cfg(test)]
+        let pending = self.planted_drop(pending);
+        self.parallel_copy(pending)?;
+        // The copies left out, after the others: those read the arguments
+        // before any phi's channel is written.
+        for marker in left_out.into_iter().chain(self.notes.take_deferred(b)) {
+            self.mark(marker);
+        }
+        Ok(())
     }
 
-    /// The (destination, source) pairs of the phi copies at the end of
-    /// `b`, leaving out copies of zero into registers that still hold it.
-    fn pending_phi_copies(&mut self, b: Block) -> Result<Vec<(RegChannel, Loc)>, EmitError> {
-        let Some(list) = self.copies.get(&b).cloned() else { return Ok(Vec::new()) };
-        let mut pending: Vec<(RegChannel, Loc)> = Vec::new();
+    /// The phi copies at the end of `b` (destination, source, what they
+    /// mean), leaving out copies of zero into registers that still hold
+    /// it; with the copies left out, as markers for the checker.
+    fn pending_phi_copies(&mut self, b: Block) -> Result<(Vec<PendingCopy>, Vec<Marker>), EmitError> {
+        let Some(list) = self.copies.get(&b).cloned() else { return Ok((Vec::new(), Vec::new())) };
+        let mut pending: Vec<PendingCopy> = Vec::new();
+        let mut left_out: Vec<Marker> = Vec::new();
         let (excluded, loop_end) = self.layout.context.get(&b).cloned().unwrap_or_default();
         let end = self.layout.block_end.get(&b).copied().unwrap_or(0);
         for (phi, arg) in list {
@@ -31,18 +42,23 @@ impl Emitter<'_> {
                 && !self.gather_writes.iter().any(|&(slot, at)| slot == dst && at < before)
             {
                 self.zero_skips.push((dst, before));
+                left_out.push(Marker::Relabel { chan: dst, from: Some(Operand::new(arg)), to: phi });
                 continue;
             }
             let src = self.loc(arg)?;
             // An undefined value (--undef=any) needs no copy.
             if src == Loc::Any {
+                left_out.push(Marker::Relabel { chan: dst, from: None, to: phi });
                 continue;
             }
-            if src != Loc::Reg(dst) && !pending.iter().any(|&(d, _)| d == dst) {
-                pending.push((dst, src));
+            if src == Loc::Reg(dst) {
+                left_out.push(Marker::Relabel { chan: dst, from: Some(Operand::new(arg)), to: phi });
+            } else if !pending.iter().any(|&(d, _, _)| d == dst) {
+                let note = CopyNote { read: Some(Operand::new(arg)), holds: Some(Operand::new(phi)) };
+                pending.push((dst, src, note));
             }
         }
-        Ok(pending)
+        Ok((pending, left_out))
     }
 
     /// When an `IF` has no `ELSE` in the source and its else arm would hold
@@ -60,21 +76,23 @@ impl Emitter<'_> {
             return Ok(false);
         }
         let zero_skips = self.zero_skips.len();
-        let pending = self.pending_phi_copies(*else_block)?;
+        let (pending, left_out) = self.pending_phi_copies(*else_block)?;
         let movable = |e: &Self, dst: RegChannel| {
             e.alloc.free_at(dst, at) && !e.zero_skips.iter().any(|&(s, before)| s == dst && before > at)
         };
-        if pending.is_empty() || !pending.iter().all(|&(dst, _)| movable(self, dst)) {
+        if pending.is_empty() || !pending.iter().all(|&(dst, _, _)| movable(self, dst)) {
             // The else arm writes them itself; its zero skips are noted again.
             self.zero_skips.truncate(zero_skips);
             return Ok(false);
         }
-        for &(dst, _) in &pending {
+        for &(dst, _, _) in &pending {
             // A copy of zero into these registers can no longer be left out.
             self.gather_writes.push((dst, at));
         }
         self.parallel_copy(pending)?;
         self.copies.insert(*else_block, Vec::new());
+        // The copies left out are the else arm's, on the IF's false edge.
+        self.notes.defer(*else_block, left_out);
         Ok(true)
     }
 
@@ -94,7 +112,7 @@ impl Emitter<'_> {
 
     /// Copies every (destination, source) pair as if all sources were read
     /// before any destination is written.
-    pub(super) fn parallel_copy(&mut self, mut pending: Vec<(RegChannel, Loc)>) -> Result<(), EmitError> {
+    pub(super) fn parallel_copy(&mut self, mut pending: Vec<PendingCopy>) -> Result<(), EmitError> {
         // Copy first into registers no pending copy still reads; a cycle
         // is broken by saving one register in a scratch channel.
         self.scratch_used = self.held_scratch;
@@ -102,7 +120,7 @@ impl Emitter<'_> {
         // free when none reads its destination, known without a scan of
         // the others (copies into a SWITCH's join number in the hundreds).
         let mut readers: HashMap<RegChannel, u32> = HashMap::default();
-        for &(_, s) in &pending {
+        for &(_, s, _) in &pending {
             if let Loc::Reg(r) = s {
                 *readers.entry(r).or_default() += 1;
             }
@@ -116,17 +134,17 @@ impl Emitter<'_> {
             }
         };
         while !pending.is_empty() {
-            let free = pending.iter().position(|&(d, _)| is_free(&readers, d));
+            let free = pending.iter().position(|&(d, _, _)| is_free(&readers, d));
             match free {
                 Some(k) => {
                     // With it, every other free copy into the same register
                     // from the same register: one MOV.
-                    let (dst, src) = pending.remove(k);
+                    let (dst, src, note) = pending.remove(k);
                     unread(&mut readers, src);
-                    let mut batch = vec![(dst, src)];
+                    let mut batch = vec![(dst, src, note)];
                     let mut i = 0;
                     while i < pending.len() {
-                        let (d, s) = pending[i];
+                        let (d, s, _) = pending[i];
                         if is_free(&readers, d) && (d.file, d.index) == (dst.file, dst.index) && same_register(s, src) {
                             batch.push(pending.remove(i));
                             unread(&mut readers, s);
@@ -139,7 +157,10 @@ impl Emitter<'_> {
                 None => {
                     let saved = pending[0].0;
                     let tmp = RegChannel { file: File::Temporary, index: self.scratch(), chan: 0 };
-                    self.mov_raw(tmp, reg_src(saved))?;
+                    // The scratch channel holds what the copies reading
+                    // the saved one read.
+                    let held = pending.iter().find(|p| p.1 == Loc::Reg(saved)).and_then(|p| p.2.read);
+                    self.mov_raw(tmp, reg_src(saved), CopyNote { read: held, holds: held })?;
                     for p in pending.iter_mut() {
                         if p.1 == Loc::Reg(saved) {
                             p.1 = Loc::Reg(tmp);
@@ -156,16 +177,19 @@ impl Emitter<'_> {
 
     /// One MOV writing each (channel, location) of a batch whose sources
     /// share a register.
-    pub(super) fn copy_batch(&mut self, batch: &[(RegChannel, Loc)]) -> Result<(), EmitError> {
-        let (dst, first) = batch[0];
+    pub(super) fn copy_batch(&mut self, batch: &[PendingCopy]) -> Result<(), EmitError> {
+        let Some(&(dst, first, note)) = batch.first() else { return Ok(()) };
         if batch.len() == 1 {
             let s = self.single_src(first, dst.chan)?;
-            return self.mov_raw(dst, s);
+            return self.mov_raw(dst, s, note);
         }
         let mut mask = 0u8;
         let mut used = SmallVec::<[(usize, u8); 4]>::new();
         let mut consts = Vec::new();
-        for &(d, s) in batch {
+        let (mut reads, mut holds): (Channels, Channels) = ([None; 4], [None; 4]);
+        for &(d, s, note) in batch {
+            reads[d.chan as usize & 3] = note.read;
+            holds[d.chan as usize & 3] = note.holds;
             mask |= 1 << d.chan;
             match s {
                 Loc::Reg(r) => used.push((d.chan as usize, r.chan)),
@@ -197,7 +221,8 @@ impl Emitter<'_> {
         let mut inst = tgsi::Instruction::new(Opcode::Mov);
         inst.dst.push(DstOperand { reg: Register::new(dst.file, dst.index as i32), write_mask: mask });
         inst.src.push(SrcOperand { reg, swizzle, negate: false, absolute: false });
-        self.out.push(inst);
+        let note = Note { dst: smallvec::smallvec![holds], src: smallvec::smallvec![reads], ..Note::default() };
+        self.push(inst, note);
         Ok(())
     }
 
@@ -228,24 +253,36 @@ impl Emitter<'_> {
         }
     }
 
+    /// A MOV of the IR operand `src` into `dst`, which holds it after.
     pub(super) fn mov(&mut self, dst: RegChannel, src: Operand) -> Result<(), EmitError> {
         let s = self.operand(&[(dst.chan as usize, src)])?;
         let mut inst = tgsi::Instruction::new(Opcode::Mov);
         inst.dst.push(DstOperand { reg: Register::new(dst.file, dst.index as i32), write_mask: 1 << dst.chan });
         inst.src.push(s);
-        self.out.push(inst);
+        let mut channels: Channels = [None; 4];
+        channels[dst.chan as usize & 3] = self.reads(&[(dst.chan as usize, src)])[dst.chan as usize & 3];
+        self.push(inst, Note::copy(channels));
         self.scratch_used = self.held_scratch;
         Ok(())
     }
 
-    pub(super) fn mov_raw(&mut self, dst: RegChannel, src: SrcOperand) -> Result<(), EmitError> {
+    /// A MOV of `src` into `dst`, meaning what `note` says (read at the
+    /// swizzle position of `dst`'s channel).
+    pub(super) fn mov_raw(&mut self, dst: RegChannel, src: SrcOperand, note: CopyNote) -> Result<(), EmitError> {
         let mut inst = tgsi::Instruction::new(Opcode::Mov);
         inst.dst.push(DstOperand { reg: Register::new(dst.file, dst.index as i32), write_mask: 1 << dst.chan });
         inst.src.push(src);
-        self.out.push(inst);
+        let (mut reads, mut holds): (Channels, Channels) = ([None; 4], [None; 4]);
+        reads[dst.chan as usize & 3] = note.read;
+        holds[dst.chan as usize & 3] = note.holds;
+        let note = Note { dst: smallvec::smallvec![holds], src: smallvec::smallvec![reads], ..Note::default() };
+        self.push(inst, note);
         Ok(())
     }
 }
+
+/// A copy to write: destination, source, and what it means.
+pub(super) type PendingCopy = (RegChannel, Loc, CopyNote);
 
 /// Whether two 32-bit locations can be read by one operand.
 pub(super) fn same_register(a: Loc, b: Loc) -> bool {

@@ -4,7 +4,8 @@
 //! coming from one register), and initial zeros are read from a channel
 //! that still holds its initial zero.
 
-use super::copies::same_register;
+use super::copies::{same_register, PendingCopy};
+use super::note::CopyNote;
 use super::operands::fill_unused;
 use super::*;
 use tgsi::{Register, SrcOperand};
@@ -171,12 +172,12 @@ impl Emitter<'_> {
             let batch: Vec<(u8, Value, Loc)> = batch.into_iter().map(|(_, &c)| c).collect();
             copies = rest.into_iter().map(|(_, &c)| c).collect();
             if batchable {
-                let moves: Vec<(RegChannel, Loc)> = batch.iter().map(|&(c, _, l)| (slot(c), l)).collect();
+                let moves: Vec<PendingCopy> = batch.iter().map(|&(c, v, l)| (slot(c), l, CopyNote::of(v))).collect();
                 self.copy_batch(&moves)?;
             } else {
-                let (c, _, l) = batch[0];
+                let (c, v, l) = batch[0];
                 let s = self.single_src(l, c)?;
-                self.mov_raw(slot(c), s)?;
+                self.mov_raw(slot(c), s, CopyNote::of(v))?;
             }
             for &(c, v, _) in &batch {
                 self.gather_writes.push((slot(c), pos));

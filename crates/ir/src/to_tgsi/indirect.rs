@@ -1,6 +1,7 @@
 //! Indirectly addressed registers: loads of them and of arrays, stores to
 //! array elements, and the address operands they take.
 
+use super::note::{Channels, CopyNote, Note};
 use super::operands::fill_unused;
 use super::*;
 use tgsi::{DstOperand, Register, SrcOperand};
@@ -20,6 +21,7 @@ impl Emitter<'_> {
         let mut mask = 0u8;
         let mut swizzle = [0u8; 4];
         let mut used = SmallVec::<[(usize, u8); 4]>::new();
+        let mut loaded: Channels = [None; 4];
         let mut n = 0;
         while let Some(&inst) = insts.get(i + n) {
             if !self.layout.inst_pos.contains_key(&inst) {
@@ -39,6 +41,7 @@ impl Emitter<'_> {
             };
             mask |= 1 << r.chan;
             swizzle[r.chan as usize] = chan;
+            loaded[r.chan as usize] = Some(Operand::new(d.results[0]));
             used.push((r.chan as usize, chan));
             n += 1;
         }
@@ -47,7 +50,7 @@ impl Emitter<'_> {
         let mut inst = tgsi::Instruction::new(Opcode::Mov);
         inst.dst.push(DstOperand { reg: Register::new(dst_file, dst_index as i32), write_mask: mask });
         inst.src.push(SrcOperand { reg, swizzle, negate: false, absolute: false });
-        self.out.push(inst);
+        self.push(inst, Note::copy(loaded));
         Ok(n.max(1))
     }
 
@@ -57,7 +60,14 @@ impl Emitter<'_> {
     /// stored to, or one value stored to every channel by an instruction
     /// that computes it in each) and nothing reads them after the store
     /// (at `last`). Returns whether it did.
-    fn write_in_place(&mut self, wanted: &Wanted, mask: u8, reg: Register, last: Option<u32>) -> bool {
+    fn write_in_place(
+        &mut self,
+        wanted: &Wanted,
+        mask: u8,
+        reg: Register,
+        last: Option<u32>,
+        indices: &[Operand],
+    ) -> bool {
         let Some(last) = last else { return false };
         // A copy operand gathering left for later readers stays.
         if self.held.iter().any(|&(_, _, since)| since == self.out.len()) {
@@ -104,6 +114,11 @@ impl Emitter<'_> {
             prev.dst[0].reg = reg;
             prev.dst[0].write_mask = mask;
         }
+        // It now writes what the store's MOV would have.
+        if self.notes.enabled {
+            let stored = self.reads(wanted);
+            self.notes.retarget_last(stored, indices);
+        }
         true
     }
 
@@ -135,7 +150,7 @@ impl Emitter<'_> {
     /// first of `args`, in that order.
     fn indirect_register(&mut self, mut reg: Register, args: &[Operand]) -> Result<Register, EmitError> {
         let mut args = args.iter().copied();
-        let missing = || EmitError("an indirect register without its index operand".into());
+        let missing = || EmitError::Unwritable("an indirect register without its index operand".into());
         if let Some(ind) = &mut reg.indirect {
             *ind = self.address(args.next().ok_or_else(missing)?, ind.array_id)?;
         }
@@ -173,19 +188,26 @@ impl Emitter<'_> {
             n += 1;
         }
         let written_before = self.out.len();
-        let reg = match target {
-            StoreTarget::Array { array, offset, index } => self.array_register(array, offset, index)?,
-            StoreTarget::Register { reg, indices } => self.indirect_register(reg, &indices)?,
+        let (reg, indices) = match target {
+            StoreTarget::Array { array, offset, index } => {
+                (self.array_register(array, offset, index)?, index.into_iter().collect())
+            }
+            StoreTarget::Register { reg, indices } => (self.indirect_register(reg, &indices)?, indices),
         };
         let last = insts.get(i + n.max(1) - 1).and_then(|s| self.layout.inst_pos.get(s)).copied();
-        if self.out.len() == written_before && self.write_in_place(&wanted, mask, reg, last) {
+        let stores = insts.get(i..i + n.max(1)).unwrap_or_default();
+        if self.out.len() == written_before && self.write_in_place(&wanted, mask, reg, last, &indices) {
+            self.mark_output_stores(stores);
             return Ok(n.max(1));
         }
         let src = self.operand(&wanted)?;
         let mut inst = tgsi::Instruction::new(Opcode::Mov);
         inst.dst.push(DstOperand { reg, write_mask: mask });
         inst.src.push(src);
-        self.out.push(inst);
+        let stored = self.reads(&wanted);
+        let note = Note { indirect: indices.into_iter().collect(), ..Note::copy(stored) };
+        self.push(inst, note);
+        self.mark_output_stores(stores);
         Ok(n.max(1))
     }
 
@@ -200,7 +222,7 @@ impl Emitter<'_> {
                 // A constant or scattered index: put it in a scratch channel.
                 let r = RegChannel { file: File::Temporary, index: self.scratch(), chan: 0 };
                 let s = self.operand(&[(0, arg)])?;
-                self.mov_raw(r, s)?;
+                self.mov_raw(r, s, CopyNote { read: Some(arg), holds: Some(arg) })?;
                 Ok(tgsi::Indirect { file: r.file, index: r.index as i32, component: 0, array_id })
             }
         }

@@ -2,6 +2,7 @@
 //! halves of 64-bit register pairs (split, pack) and opaque instructions
 //! here, the others in `alu`, `stores` and `indirect`.
 
+use super::note::{Channels, CopyNote, Note};
 use super::operands::reg_src;
 use super::*;
 use tgsi::Register;
@@ -35,7 +36,7 @@ impl Emitter<'_> {
                     let hi = matches!(data.op, Op::Split { hi: true });
                     let src = RegChannel { file, index, chan: 2 * pair + hi as u8 };
                     if src != dst {
-                        self.mov_raw(dst, reg_src(src))?;
+                        self.mov_raw(dst, reg_src(src), CopyNote::of(v))?;
                     }
                     return Ok(1);
                 }
@@ -50,7 +51,7 @@ impl Emitter<'_> {
                     let dst = RegChannel { file, index, chan: 2 * pair + k as u8 };
                     let src = self.loc(arg.value)?;
                     if src != Loc::Reg(dst) {
-                        moves.push((dst, src, arg.value));
+                        moves.push((dst, src, *arg));
                     }
                 }
                 // A half that sits where the other half goes must be read
@@ -58,10 +59,11 @@ impl Emitter<'_> {
                 let reads_a_destination =
                     moves.iter().any(|&(_, s, _)| moves.iter().any(|&(d, _, _)| s == Loc::Reg(d)));
                 if reads_a_destination {
-                    self.parallel_copy(moves.iter().map(|&(d, s, _)| (d, s)).collect())?;
+                    let note = |a: Operand| CopyNote { read: Some(a), holds: Some(a) };
+                    self.parallel_copy(moves.iter().map(|&(d, s, a)| (d, s, note(a))).collect())?;
                 } else {
-                    for (dst, _, v) in moves {
-                        self.mov(dst, Operand::new(v))?;
+                    for (dst, _, arg) in moves {
+                        self.mov(dst, arg)?;
                     }
                 }
                 Ok(1)
@@ -91,6 +93,7 @@ impl Emitter<'_> {
             t.src.push(reg_src(RegChannel { file: File::Immediate, index: k, chan: swizzle[0] }));
         }
         let mut args = data.args.iter().copied();
+        let mut note = Note::default();
         for (i, src) in t.src.iter_mut().enumerate() {
             if value_srcs & (1 << i) != 0 {
                 let wanted: Wanted = (0..4).zip(args.by_ref().take(4)).collect();
@@ -99,8 +102,18 @@ impl Emitter<'_> {
                 s.negate = neg;
                 s.absolute = abs;
                 *src = s;
-            } else if src.reg.file == File::Immediate {
-                self.imms.keep(src.reg.index as u32);
+                // The IR's operands read through the instruction's own
+                // modifiers.
+                let mut reads = self.reads(&wanted);
+                for o in reads.iter_mut().flatten() {
+                    (o.neg, o.abs) = if abs { (neg, true) } else { (o.neg ^ neg, o.abs) };
+                }
+                note.src.push(reads);
+            } else {
+                note.src.push([None; 4]);
+                if src.reg.file == File::Immediate {
+                    self.imms.keep(src.reg.index as u32);
+                }
             }
         }
         // The indirect indices of the operands kept as they are, in the
@@ -117,8 +130,10 @@ impl Emitter<'_> {
         for reg in referenced.iter_mut() {
             let dim_ind = reg.dimension.as_mut().and_then(|d| d.indirect.as_mut());
             for ind in [reg.indirect.as_mut(), dim_ind].into_iter().flatten() {
-                let arg = args.next().ok_or_else(|| EmitError(format!("{inst} lacks an indirect index")))?;
+                let arg =
+                    args.next().ok_or_else(|| EmitError::Unwritable(format!("{inst} lacks an indirect index")))?;
                 *ind = self.address(arg, ind.array_id)?;
+                note.indirect.push(arg);
             }
         }
         if let Some(tex) = &t.texture {
@@ -129,7 +144,8 @@ impl Emitter<'_> {
             }
         }
         let mut results = data.results.iter().copied();
-        for dst in t.dst.iter_mut() {
+        note.dst = t.dst.iter().map(|_| [None; 4]).collect();
+        for (d, dst) in t.dst.iter_mut().enumerate() {
             let n = dst.write_mask.count_ones() as usize;
             if !is_value_destination(dst.reg.file) {
                 continue;
@@ -140,10 +156,12 @@ impl Emitter<'_> {
             let chans = (0..4u8).filter(|c| dst.write_mask & (1 << c) != 0);
             let mut mask = dst.write_mask & !0xf;
             let mut first = None;
+            let mut holds: Channels = [None; 4];
             for (c, &v) in chans.zip(&vals) {
                 if self.loc(v)? != Loc::Any {
                     mask |= 1 << c;
                     first = first.or(Some(v));
+                    holds[c as usize] = Some(Operand::new(v));
                 }
             }
             if let Some(v) = first {
@@ -151,8 +169,9 @@ impl Emitter<'_> {
                 dst.reg = Register::new(file, index as i32);
                 dst.write_mask = mask;
             }
+            note.dst[d] = holds;
         }
-        self.out.push(t);
+        self.push(t, note);
         Ok(())
     }
 }

@@ -38,11 +38,15 @@
 //! - `immediates`: the emitted shader's immediates;
 //! - `interface`: the source's declarations in today's syntax;
 //! - `assemble`: branch labels, declarations and the final shader, with
-//!   `renumber` numbering the TEMP registers in use densely.
+//!   `renumber` numbering the TEMP registers in use densely;
+//! - `note` and `check`: what the emitter meant by each instruction, and
+//!   the allocation checker that proves the emitted code against it
+//!   ([`EmitOptions::check`], in `options` with [`EmitError`]).
 
 mod alloc;
 mod alu;
 mod assemble;
+pub mod check;
 mod control;
 mod copies;
 mod gather;
@@ -52,7 +56,11 @@ mod indirect;
 mod instruction;
 mod interface;
 mod layout;
+mod note;
 mod operands;
+mod options;
+#[cfg(test)]
+mod plant;
 mod renumber;
 mod stores;
 mod use_lists;
@@ -66,12 +74,11 @@ use layout::Layout;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode};
 
-/// Why a module could not be written as TGSI.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("cannot emit TGSI: {0}")]
-pub struct EmitError(pub String);
+pub use check::CheckError;
+pub use options::{EmitError, EmitOptions};
 
-/// Writes `module` as a TGSI shader.
+/// Writes `module` as a TGSI shader; checked ([`EmitOptions::check`])
+/// in builds with debug assertions, so every test checks every emission.
 ///
 /// Emission computes what the IR computes, every instruction of it (dead
 /// ones too: removing them is `dce`'s job), with one layout, one
@@ -86,6 +93,18 @@ pub struct EmitError(pub String);
 /// assert_eq!(shader.instructions().count(), 3);
 /// ```
 pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
+    to_tgsi_with(module, &EmitOptions::checked_in_debug())
+}
+
+/// Writes `module` as a TGSI shader, as `options` say.
+///
+/// ```
+/// let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nMOV OUT[0], -IN[0]\nEND\n";
+/// let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+/// let options = ir::to_tgsi::EmitOptions { check: true };
+/// assert!(ir::to_tgsi_with(&module, &options).is_ok());
+/// ```
+pub fn to_tgsi_with(module: &Module, options: &EmitOptions) -> Result<tgsi::Shader, EmitError> {
     let func = &module.function;
     let layout = Layout::new(func);
     let mut copies: SecondaryMap<Block, Vec<(Value, Value)>> = SecondaryMap::default();
@@ -99,14 +118,14 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
             }
         }
     }
-    let packed = emit(module, &layout, &copies, alloc::Policy::Packed)?;
+    let packed = emit(module, &layout, &copies, alloc::Policy::Packed, options)?;
     let packed_size = size(&packed);
     if within_source(module, packed_size) {
         return Ok(packed);
     }
     // Larger than the source: the values in the source's own registers
     // instead, kept when that is smaller.
-    let origins = emit(module, &layout, &copies, alloc::Policy::Origins)?;
+    let origins = emit(module, &layout, &copies, alloc::Policy::Origins, options)?;
     let origins_size = size(&origins);
     let better = within_source(module, origins_size) || origins_size < packed_size;
     Ok(if better { origins } else { packed })
@@ -131,14 +150,25 @@ fn emit(
     layout: &Layout,
     copies: &SecondaryMap<Block, Vec<(Value, Value)>>,
     policy: alloc::Policy,
+    options: &EmitOptions,
 ) -> Result<tgsi::Shader, EmitError> {
     let func = &module.function;
     let mut e = Emitter::new(module, func, layout, copies.clone(), policy);
+    e.notes.enabled = options.check;
+    #[cfg(test)]
+    {
+        e.plant = options.plant.clone();
+        e.planted_swap();
+    }
     e.region(&func.body)?;
     if e.out.last().is_none_or(|i| i.opcode != Opcode::End) {
-        e.out.push(tgsi::Instruction::new(Opcode::End));
+        e.push(tgsi::Instruction::new(Opcode::End), note::Note::default());
     }
     e.fix_labels();
+    if options.check {
+        check::check(func, layout, &e.out, &e.notes, &e.imms.imms, module.processor)
+            .map_err(|c| EmitError::Check(Box::new(c)))?;
+    }
     Ok(e.assemble(module))
 }
 
@@ -183,6 +213,10 @@ struct Emitter<'a> {
     /// read the copy again while nothing has written the channel since and
     /// no control flow came between ([`Emitter::held_copy`]).
     held: Vec<(RegChannel, Value, usize)>,
+    /// What each instruction written means, for the checker.
+    notes: note::Notes,
+    #[cfg(test)]
+    plant: plant::Plant,
 }
 
 /// One operand of an instruction being written: for each swizzle position
@@ -225,11 +259,14 @@ impl<'a> Emitter<'a> {
             held: Vec::new(),
             relocated: Vec::new(),
             held_scratch: 0,
+            notes: note::Notes::default(),
+            #[cfg(test)]
+            plant: plant::Plant::default(),
         }
     }
 
     fn err(&self, m: impl Into<String>) -> EmitError {
-        EmitError(m.into())
+        EmitError::Unwritable(m.into())
     }
 
     fn loc(&self, v: Value) -> Result<Loc, EmitError> {

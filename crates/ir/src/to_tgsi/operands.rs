@@ -3,6 +3,7 @@
 //! scratch register (or reading again copies an earlier gathering left
 //! there).
 
+use super::note::Note;
 use super::*;
 use tgsi::{DstOperand, Register, SrcOperand};
 
@@ -70,25 +71,29 @@ impl Emitter<'_> {
         let index = self.scratch();
         // One MOV for the positions read from one register with the same
         // modifiers.
-        let mut movs: Vec<tgsi::Instruction> = Vec::new();
+        let mut movs: Vec<(tgsi::Instruction, Note)> = Vec::new();
         for &(pos, o) in wanted {
             let s = self.operand(&[(pos, o)])?;
             let same = |m: &tgsi::Instruction| {
                 let t = &m.src[0];
                 (t.reg, t.negate, t.absolute) == (s.reg, s.negate, s.absolute) && t.reg.indirect.is_none()
             };
-            if let Some(m) = movs.iter_mut().find(|m| same(m)) {
+            if let Some((m, note)) = movs.iter_mut().find(|(m, _)| same(m)) {
                 m.dst[0].write_mask |= 1 << pos;
                 m.src[0].swizzle[pos & 3] = s.swizzle[pos & 3];
+                note.dst[0][pos & 3] = Some(o);
+                note.src[0][pos & 3] = Some(o);
             } else {
                 let mut inst = tgsi::Instruction::new(Opcode::Mov);
                 inst.dst.push(DstOperand { reg: Register::new(File::Temporary, index as i32), write_mask: 1 << pos });
                 inst.src.push(s);
-                movs.push(inst);
+                let mut channels = [None; 4];
+                channels[pos & 3] = Some(o);
+                movs.push((inst, Note::copy(channels)));
             }
         }
-        for m in movs {
-            self.out.push(m);
+        for (m, note) in movs {
+            self.push(m, note);
             let written = self.out.len();
             for &(pos, o) in wanted {
                 if plain(&o) && self.out[written - 1].dst[0].write_mask & (1 << pos) != 0 {

@@ -1,6 +1,7 @@
 //! Output stores: consecutive stores to one output register written as one
 //! MOV, or as few as the registers their values are in allow.
 
+use super::note::{Channels, Note};
 use super::*;
 use tgsi::{DstOperand, Register, SrcOperand};
 
@@ -44,8 +45,16 @@ impl Emitter<'_> {
         Ok(locs.iter().all(|l| key(l) == k0) && consts.len() <= 4)
     }
 
-    /// Consecutive stores to one output register, as one MOV.
+    /// Consecutive stores to one output register, as one MOV; returns how
+    /// many were consumed.
     pub(super) fn store_outputs(&mut self, insts: &[Inst], i: usize, index: u32) -> Result<usize, EmitError> {
+        let n = self.write_output_stores(insts, i, index)?;
+        self.mark_output_stores(insts.get(i..i + n).unwrap_or_default());
+        Ok(n)
+    }
+
+    /// The MOVs of [`Self::store_outputs`].
+    fn write_output_stores(&mut self, insts: &[Inst], i: usize, index: u32) -> Result<usize, EmitError> {
         let mut wanted: Wanted = Wanted::new();
         let mut mask = 0u8;
         let mut n = 0;
@@ -98,14 +107,16 @@ impl Emitter<'_> {
         if groups.len() > 1 && same_mods && missing.is_some_and(pays) {
             if let Some(s) = self.gather_in_place(&wanted)? {
                 let s = SrcOperand { negate: wanted[0].1.neg, absolute: wanted[0].1.abs, ..s };
-                self.mov_output(index, mask, s);
+                let reads = self.reads(&wanted);
+                self.mov_output(index, mask, s, reads);
                 return Ok(n.max(1));
             }
         }
         for g in groups {
             let m = g.iter().fold(0u8, |m, &(p, _)| m | 1 << p);
             let src = self.operand(&g)?;
-            self.mov_output(index, m, src);
+            let reads = self.reads(&g);
+            self.mov_output(index, m, src, reads);
         }
         Ok(n.max(1))
     }
@@ -177,26 +188,32 @@ impl Emitter<'_> {
         if self.out.len() != emitted || src.reg != Register::new(File::Temporary, r.index as i32) {
             // The register values needed copies; write them as they are.
             let m = regs.iter().fold(0u8, |m, &(p, _)| m | 1 << p);
-            self.mov_output(index, m, src);
+            let reads = self.reads(regs);
+            self.mov_output(index, m, src, reads);
             let m = zeros.iter().fold(0u8, |m, &(p, _)| m | 1 << p);
             let z = self.operand(zeros)?;
-            self.mov_output(index, m, z);
+            let reads = self.reads(zeros);
+            self.mov_output(index, m, z, reads);
             return Ok(true);
         }
         for &(p, _) in zeros {
             src.swizzle[p] = c;
         }
         let mask = groups.iter().flatten().fold(0u8, |m, &(p, _)| m | 1 << p);
-        self.mov_output(index, mask, src);
+        let all: Wanted = groups.iter().flatten().copied().collect();
+        let reads = self.reads(&all);
+        self.mov_output(index, mask, src, reads);
         // Gathering must not write the channel before `before`.
         self.zero_skips.push((RegChannel { file: File::Temporary, index: r.index, chan: c }, before));
         Ok(true)
     }
 
-    fn mov_output(&mut self, index: u32, mask: u8, src: SrcOperand) {
+    /// `MOV OUT[index].mask, src`, reading and storing the IR operands
+    /// `reads` in the channels of the mask.
+    fn mov_output(&mut self, index: u32, mask: u8, src: SrcOperand, reads: Channels) {
         let mut inst = tgsi::Instruction::new(Opcode::Mov);
         inst.dst.push(DstOperand { reg: Register::new(File::Output, index as i32), write_mask: mask });
         inst.src.push(src);
-        self.out.push(inst);
+        self.push(inst, Note::copy(reads));
     }
 }

@@ -1,0 +1,41 @@
+//! How emission runs, and why it fails.
+
+use super::check::CheckError;
+
+/// Why a module could not be written as TGSI.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EmitError {
+    /// The IR holds something emission cannot write.
+    #[error("cannot emit TGSI: {0}")]
+    Unwritable(String),
+    /// The emitted code does not do what the IR says
+    /// ([`EmitOptions::check`]).
+    #[error("the emitted TGSI fails the allocation check: {0}")]
+    Check(Box<CheckError>),
+}
+
+/// How a module is emitted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EmitOptions {
+    /// Prove the emitted code against the IR with the allocation checker
+    /// ([`super::check`]): every read finds the value the IR reads there,
+    /// and outputs hold what the IR stored where they are observed. A
+    /// failure is [`EmitError::Check`]. It costs a walk over the emitted
+    /// code (about a tenth of emission's time).
+    pub check: bool,
+    /// Bugs planted on purpose, for the checker's tests.
+    #[cfg(test)]
+    pub(crate) plant: super::plant::Plant,
+}
+
+impl EmitOptions {
+    /// Checked in builds with debug assertions (every test's), not in
+    /// release builds.
+    pub fn checked_in_debug() -> EmitOptions {
+        EmitOptions {
+            check: cfg!(debug_assertions),
+            #[cfg(test)]
+            plant: super::plant::Plant::default(),
+        }
+    }
+}

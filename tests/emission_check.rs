@@ -1,0 +1,38 @@
+//! Emission's allocation checker over every shader of the shared corpus
+//! and of the backend's conformance cases (`../shared/corpus`,
+//! `../shared/conformance/exec`; skipped when absent), emitted with no
+//! pass and after `-O1`: no emission may fail the check. Each failure is
+//! listed with its shader.
+
+use testdata::{corpus_files, shared, tgsi_files};
+use tgsi_opt::{ir, passes, tgsi};
+
+/// The checked emissions of `text`, with no pass and after `-O1`: the
+/// first failure, if any.
+fn check(text: &str) -> Result<(), String> {
+    let shader = tgsi::parse(text).map_err(|e| e.render(text, "input"))?;
+    let module = ir::from_tgsi(&shader).map_err(|e| e.to_string())?;
+    let checked = ir::EmitOptions { check: true };
+    ir::to_tgsi_with(&module, &checked).map_err(|e| format!("no pass: {e}"))?;
+    let mut optimized = module;
+    let options = passes::Options { verify_each: true, ..passes::Options::default() };
+    passes::PassManager::new(options).run(&passes::Pipeline::o1(), &mut optimized).map_err(|e| e.to_string())?;
+    ir::to_tgsi_with(&optimized, &checked).map_err(|e| format!("-O1: {e}"))?;
+    Ok(())
+}
+
+#[test]
+fn corpus_and_conformance_shaders_check_with_and_without_passes() {
+    let Some(mut paths) = corpus_files() else { return };
+    let Some(conformance) = shared("conformance/exec") else { return };
+    paths.extend(tgsi_files(&conformance));
+    let mut failures = Vec::new();
+    for path in &paths {
+        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+        if let Err(e) = check(&text) {
+            failures.push(format!("{}: {e}", path.display()));
+        }
+    }
+    eprintln!("{} shaders checked, {} failures", paths.len(), failures.len());
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
