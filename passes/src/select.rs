@@ -345,6 +345,9 @@ fn convert_at(
     // channels of one source instruction.
     let mut sources: Vec<(Option<(tgsi::File, u32)>, u32)> = Vec::new();
     for inst in phis {
+        if !matches!(func.insts.get(inst)?.op, Op::Phi { .. }) {
+            break;
+        }
         let reg = func.insts.get(inst)?.origin.dst.map(|d| (d.file, d.index));
         let source = match sources.iter().find(|(r, _)| reg.is_some() && *r == reg) {
             Some(&(_, source)) => source,

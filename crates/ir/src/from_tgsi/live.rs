@@ -346,7 +346,7 @@ mod tests {
         let mut b = Builder::new(&shader, &limits).expect("builds");
         b.prune_by_liveness();
         match b.build().expect("builds") {
-            Built::Done(module) => Some(module),
+            Built::Done(module) => Some(*module),
             Built::PrunedTooMuch => None,
         }
     }

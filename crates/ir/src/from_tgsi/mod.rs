@@ -107,11 +107,11 @@ pub fn from_tgsi_with_limits(shader: &tgsi::Shader, limits: &tgsi::Limits) -> Re
     let mut pruned = Builder::new(shader, limits)?;
     pruned.prune_by_liveness();
     match pruned.build()? {
-        Built::Done(module) => Ok(module),
+        Built::Done(module) => Ok(*module),
         // The liveness was wrong somewhere (it must not be): build the
         // unpruned SSA, which is right whatever it says.
         Built::PrunedTooMuch => match Builder::new(shader, limits)?.build()? {
-            Built::Done(module) => Ok(module),
+            Built::Done(module) => Ok(*module),
             Built::PrunedTooMuch => Err(BuildError {
                 inst: None,
                 message: "a variable read where nothing wrote it".to_string(),
@@ -123,7 +123,7 @@ pub fn from_tgsi_with_limits(shader: &tgsi::Shader, limits: &tgsi::Limits) -> Re
 
 /// What a build made.
 enum Built {
-    Done(Module),
+    Done(Box<Module>),
     /// A variable pruned at a join was read after it.
     PrunedTooMuch,
 }
@@ -302,14 +302,14 @@ impl<'a> Builder<'a> {
         self.remove_trivial_phis();
         self.remove_dead_phis();
         let source_instructions = self.insts.iter().filter(|i| i.opcode != tgsi::Opcode::End).count();
-        Ok(Built::Done(Module {
+        Ok(Built::Done(Box::new(Module {
             processor: self.processor,
             interface: self.interface,
             temps: self.temp_decls,
             immediates: self.imms,
             function: self.func,
             source_instructions: Some(source_instructions),
-        }))
+        })))
     }
 
     fn first_block(&self) -> Block {

@@ -515,7 +515,10 @@ impl<'a> Allocator<'a> {
         match reg.file {
             File::Temporary => !self.is_reserved(reg.file, reg.index),
             File::Output => {
-                self.output_channels(v).is_some_and(|(i, m)| i == reg.index && m & (1 << reg.chan) != 0)
+                // Only where the value is stored: stored to other channels
+                // too, they would be copied from the output, which a
+                // driver may not read.
+                self.output_channels(v).is_some_and(|(i, m)| i == reg.index && m == 1 << reg.chan)
                     || (self.func.def(v).origin.dst == Some(reg)
                         && self.only_stored_to(v, reg.index, reg.chan)
                         && self.output_clear(v, reg.index, 1 << reg.chan))

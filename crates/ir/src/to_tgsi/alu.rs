@@ -59,12 +59,12 @@ impl Emitter<'_> {
         }
         // The rest of the group that could not join: it reads what the
         // group read, after these channels are written.
+        let writes_nothing = |x: &Inst| groups::writes_nothing(&self.func.insts[*x]);
         let rest: Vec<Inst> = insts[i + consumed..]
             .iter()
             .copied()
-            .filter(|x| {
-                self.layout.inst_pos.get(x) == self.pos.as_ref() && !groups::writes_nothing(&self.func.insts[*x])
-            })
+            .take_while(|x| writes_nothing(x) || self.layout.inst_pos.get(x) == self.pos.as_ref())
+            .filter(|x| !writes_nothing(x))
             .collect();
         self.keep_read_values(&rest, dst_reg, mask)?;
         self.write_alu(opcode, &group, dst_reg, mask)?;

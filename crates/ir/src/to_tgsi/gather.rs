@@ -92,6 +92,7 @@ impl Emitter<'_> {
                 let trusted = self.zero_skips.iter().any(|&(s, before)| s == slot(c) && pos <= before);
                 self.alloc.free_at(slot(c), pos)
                     && !self.gathered.contains(&slot(c))
+                    && !self.written_here.contains(&slot(c))
                     && !trusted
                     && zero.is_none_or(|(z, _)| z != c)
             })
@@ -150,6 +151,7 @@ impl Emitter<'_> {
             self.alloc.free_at(slot, pos)
                 && self.alloc.untouched(slot, before, &excluded)
                 && !self.gathered.contains(&slot)
+                && !self.written_here.contains(&slot)
                 && !self.gather_writes.iter().any(|&(s, at)| s == slot && at < before)
         };
         (0..4u8).find(|&c| zero(c)).map(|c| (c, before))

@@ -18,6 +18,7 @@ impl Emitter<'_> {
             // A group's kept values are read up to its last instruction.
             self.relocated.clear();
             self.held_scratch = 0;
+            self.written_here.clear();
         }
         self.scratch_used = self.held_scratch;
         self.pos = pos;

@@ -208,6 +208,10 @@ struct Emitter<'a> {
     relocated: Vec<(Value, Loc)>,
     /// Scratch registers those copies keep.
     held_scratch: u32,
+    /// The channels written at the position being written: a group split
+    /// into several instructions must not take one of them for gathering
+    /// or as a zero, which its allocation (one position) thinks unwritten.
+    written_here: Vec<RegChannel>,
     /// Copies gathering made: the channel, the value copied there, and the
     /// length of the output just after the copy. A later instruction can
     /// read the copy again while nothing has written the channel since and
@@ -259,6 +263,7 @@ impl<'a> Emitter<'a> {
             held: Vec::new(),
             relocated: Vec::new(),
             held_scratch: 0,
+            written_here: Vec::new(),
             notes: note::Notes::default(),
             #[cfg(test)]
             plant: plant::Plant::default(),

@@ -223,6 +223,13 @@ impl Emitter<'_> {
                 self.notes.push(&Note::default());
             }
         }
+        // What the group being written wrote so far (`written_here`).
+        for d in inst.dst.iter().filter(|d| d.reg.indirect.is_none() && d.reg.dimension.is_none()) {
+            for chan in (0..4u8).filter(|c| d.write_mask & (1 << c) != 0) {
+                let index = d.reg.index as u32;
+                self.written_here.push(RegChannel { file: d.reg.file, index, chan });
+            }
+        }
         self.out.push(inst);
         if self.notes.enabled {
             self.notes.push(&note);

@@ -74,7 +74,7 @@ impl Allocator<'_> {
         let mut kept: Vec<u32> = Vec::new();
         for b in temps {
             let values = by_reg.get(&b).cloned().unwrap_or_default();
-            let Some(needs) = self.gathers_into(&values) else {
+            let Some(needs) = self.gathers_into(b, &values) else {
                 // Neither moved nor moved into.
                 continue;
             };
@@ -95,13 +95,13 @@ impl Allocator<'_> {
     }
 
     /// Where emission will gather other values beside `values` (the values
-    /// of one register), as it does for an operand reading some of them
+    /// of TEMP register `register`), as it does for an operand reading some of them
     /// with values from elsewhere: at each such read, how many channels it
     /// copies into. `None` when an operand reads them with a register's
     /// initial zero, which emission reads from a channel of the register
     /// that nothing wrote yet: a register moved, or moved into, rarely
     /// still has one.
-    fn gathers_into(&self, values: &[Value]) -> Option<Vec<Gather>> {
+    fn gathers_into(&self, register: u32, values: &[Value]) -> Option<Vec<Gather>> {
         let initial = |p: Value| matches!(self.func.def(p).op, Op::Initial) && self.func.ty(p) == Ty::B32;
         let mut out = Vec::new();
         for &v in values {
@@ -111,7 +111,12 @@ impl Allocator<'_> {
                     if initial(p) {
                         return None;
                     }
-                    if !values.contains(&p) && !others.contains(&p) {
+                    let here = match self.loc.get(&p) {
+                        Some(Loc::Reg(r)) => r.file == File::Temporary && r.index == register,
+                        Some(Loc::Pair { file, index, .. }) => *file == File::Temporary && *index == register,
+                        _ => false,
+                    };
+                    if !here && !others.contains(&p) {
                         others.push(p);
                     }
                 }
