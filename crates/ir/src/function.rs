@@ -361,7 +361,7 @@ pub struct Module {
     /// The code.
     pub function: Function,
     /// How many instructions the source shader had (END aside), when it
-    /// was built from one: emission's bound ([`crate::to_tgsi`] writes no
+    /// was built from one: emission's bound ([`crate::to_tgsi()`] writes no
     /// more where it can help it).
     pub source_instructions: Option<usize>,
 }

@@ -1,0 +1,213 @@
+//! Live ranges cut where a value is dead on some path: at the loop a
+//! value is defined in and used after, at the ifs whose else arm holds
+//! its last use, and at the breaks out of a loop after its last read.
+
+use super::*;
+
+/// A value's interval split at the loop it is defined in and used after:
+/// the part inside the loop, the part after it, and the loop's id.
+pub(super) type LoopSplit = (Interval, Interval, usize);
+
+/// Loops: live at a loop's start, defined before it => live throughout it
+/// (`loops` sorted by start).
+///
+/// A value reaching into a loop lives to the loop's end, which may reach
+/// into further loops: the end grows to the latest end of the loops
+/// starting inside, until none starts inside and ends later. One range
+/// maximum answers each step (loops nest, so there are at most two), not
+/// a walk over every loop inside (quadratic in nested loops).
+pub(super) fn live_through_loops(main: &mut SecondaryMap<Value, Interval>, loops: &[Interval]) {
+    let ends = RangeMax::new(loops.iter().map(|l| l.end).collect());
+    for iv in main.values_mut() {
+        let first = loops.partition_point(|l| l.start <= iv.start);
+        loop {
+            let last = loops.partition_point(|l| l.start <= iv.end);
+            match ends.max(first, last) {
+                Some(end) if end > iv.end => iv.end = end,
+                _ => break,
+            }
+        }
+    }
+}
+
+/// Maxima of the ranges of a list in constant time (a sparse table:
+/// `levels[k][i]` is the maximum of the `2^k` items from `i`).
+pub(super) struct RangeMax {
+    pub(super) levels: Vec<Vec<u32>>,
+}
+
+impl RangeMax {
+    pub(super) fn new(items: Vec<u32>) -> RangeMax {
+        let mut levels = vec![items];
+        let mut width = 1;
+        // Level k has an item for each of the `len - 2^k + 1` starts.
+        while let Some(prev) = levels.last() {
+            if prev.len() <= width {
+                break;
+            }
+            let next: Vec<u32> = (0..prev.len() - width).map(|i| prev[i].max(prev[i + width])).collect();
+            levels.push(next);
+            width *= 2;
+        }
+        RangeMax { levels }
+    }
+
+    /// The maximum of items `from..to`; `None` when the range is empty.
+    pub(super) fn max(&self, from: usize, to: usize) -> Option<u32> {
+        if from >= to {
+            return None;
+        }
+        let k = (to - from).ilog2() as usize;
+        let level = self.levels.get(k)?;
+        Some(*level.get(from)?.max(level.get(to - (1 << k))?))
+    }
+}
+
+/// Loops: a value defined inside a loop and used after it is dead on the
+/// path round the loop after its last use inside (SSA: the next iteration
+/// computes a new one), so inside the loop it lives only to its last use
+/// there or the last exit that carries it. `loop_ranges` are the loops in
+/// opening order, `breaks_of` the ends of the blocks breaking out of each.
+pub(super) fn split_at_loop_exits(
+    spans: &Spans,
+    loop_ranges: &[Interval],
+    breaks_of: &[Vec<u32>],
+    loops: &[Interval],
+) -> SecondaryMap<Value, LoopSplit> {
+    let mut split: SecondaryMap<Value, LoopSplit> = SecondaryMap::default();
+    // Loops in opening order have increasing starts; the innermost one
+    // holding a position is among the last few starting before it (a
+    // bounded look keeps this linear; missing a case only costs a copy).
+    let starts: Vec<u32> = loop_ranges.iter().map(|l| l.start).collect();
+    for (v, iv) in spans.main.iter() {
+        let first_after = starts.partition_point(|&s| s <= iv.start);
+        let inner = (first_after.saturating_sub(64)..first_after)
+            .rev()
+            .map(|id| (id, loop_ranges[id]))
+            .find(|(_, l)| iv.start <= l.end);
+        let Some((id, l)) = inner else { continue };
+        if iv.end <= l.end {
+            continue;
+        }
+        // Uses after the loop must come before the next loop around it
+        // ends (a value leaving two loops at once keeps its interval).
+        let enclosing_end = (id.saturating_sub(64)..id)
+            .rev()
+            .map(|o| loop_ranges[o])
+            .find(|o| o.start < l.start && l.end < o.end)
+            .map_or(u32::MAX, |o| o.end);
+        if iv.end >= enclosing_end {
+            continue;
+        }
+        let in_loop_uses = spans.uses.get(&v).into_iter().flatten().filter(|&&u| u <= l.end).max().copied();
+        let exits = breaks_of[id].iter().copied().filter(|&at| at >= iv.start).max();
+        let inner_end = in_loop_uses.into_iter().chain(exits).max().unwrap_or(iv.start).max(iv.start);
+        // A last use inside a loop nested in this one (and entered
+        // after the definition) is read again on that loop's next round.
+        let inner_end = extend_through_loops(loops, iv.start, inner_end);
+        if inner_end < l.end {
+            split.insert(
+                v,
+                (Interval { start: iv.start, end: inner_end }, Interval { start: l.end + 1, end: iv.end }, id),
+            );
+        }
+    }
+    split
+}
+
+/// The intervals of a value live over `iv` and read at `reads`: a value
+/// defined before an if whose last read is in the else arm is dead on the
+/// then path after its last read there, so that part of the then arm is
+/// left out. Applied again to what remains: the last read on the then path
+/// may itself be in the else arm of an if nested there. `ifs` are the
+/// (then, else) arms of every if, sorted by the start of the else arm.
+pub(super) fn split_at_ifs(iv: Interval, reads: &[u32], ifs: &[(Interval, Interval)], loops: &[Interval]) -> Ranges {
+    let mut main_part = iv;
+    let mut else_parts = Ranges::new();
+    let first_after = ifs.partition_point(|(_, e)| e.start <= iv.end);
+    for &(t, e) in ifs[first_after.saturating_sub(64)..first_after].iter().rev() {
+        if e.start <= iv.start {
+            break;
+        }
+        if e.start <= main_part.end && main_part.end <= e.end && iv.start < t.start {
+            let last_in_then =
+                reads.iter().copied().filter(|&u| t.start <= u && u <= t.end).max().unwrap_or(t.start - 1);
+            // A read inside a loop the value was defined before keeps it
+            // live to that loop's end (the next round reads it again).
+            let last_in_then = extend_through_loops(loops, iv.start, last_in_then);
+            else_parts.push(Interval { start: e.start, end: main_part.end });
+            main_part.end = last_in_then.max(iv.start);
+        }
+    }
+    let mut ranges: Ranges = smallvec![main_part];
+    ranges.extend(else_parts);
+    ranges
+}
+
+/// A block that ends with `BRK` out of a loop.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BreakExit {
+    /// The block's positions.
+    pub(super) block: Interval,
+    /// The first position after the loop: where the break goes.
+    pub(super) after_loop: u32,
+}
+
+/// Breaks: on the path through a block that leaves a loop with `BRK`, a
+/// value live into the block and not live where the break goes (after
+/// the loop) is dead after its last read in the block, so the rest of
+/// the block is cut out of its ranges. Whatever is written there (the
+/// copies into the phis after the loop, above all) may then take its
+/// register: a value kept in one register through the loop needs no
+/// copy into another at each break, and none back after the loop.
+///
+/// Only the blocks breaking out (at most [`MAX_BREAK_LOOK`] of them per
+/// range, which keeps this linear: missing one only costs a copy) are
+/// looked at; `exits` are sorted by position.
+pub(super) fn leave_out_breaks(ranges: &mut Ranges, reads: &[u32], exits: &[BreakExit]) {
+    let Some(live_from) = ranges.iter().map(|r| r.start).min() else { return };
+    let live_at = |ranges: &Ranges, at: u32| ranges.iter().any(|r| r.start <= at && at <= r.end);
+    let mut holes: SmallVec<[Interval; 2]> = SmallVec::new();
+    for r in ranges.iter() {
+        let first = exits.partition_point(|x| x.block.start < r.start);
+        for x in exits[first..].iter().take_while(|x| x.block.end <= r.end).take(MAX_BREAK_LOOK) {
+            // Live into the block (not written in it), dead after the loop.
+            let written_in = ranges.iter().any(|q| x.block.start < q.start && q.start <= x.block.end);
+            if live_from >= x.block.start || written_in || live_at(ranges, x.after_loop) {
+                continue;
+            }
+            let last_read = reads.iter().copied().filter(|&u| x.block.start <= u && u <= x.block.end).max();
+            let from = last_read.unwrap_or(x.block.start) + 1;
+            if from <= x.block.end {
+                holes.push(Interval { start: from, end: x.block.end });
+            }
+        }
+    }
+    for hole in holes {
+        let mut out = Ranges::new();
+        for r in ranges.iter().copied() {
+            if !r.overlaps(hole) {
+                out.push(r);
+                continue;
+            }
+            if r.start < hole.start {
+                out.push(Interval { start: r.start, end: hole.start - 1 });
+            }
+            if hole.end < r.end {
+                out.push(Interval { start: hole.end + 1, end: r.end });
+            }
+        }
+        *ranges = out;
+    }
+}
+
+/// How many blocks breaking out of loops [`leave_out_breaks`] looks at in
+/// one range of a value.
+const MAX_BREAK_LOOK: usize = 64;
+
+/// `at`, or the end of the outermost loop holding `at` that starts after
+/// `defined` (`loops` sorted by start).
+pub(super) fn extend_through_loops(loops: &[Interval], defined: u32, at: u32) -> u32 {
+    let (from, to) = (loops.partition_point(|l| l.start <= defined), loops.partition_point(|l| l.start <= at));
+    loops[from..to.max(from)].iter().filter(|l| at <= l.end).map(|l| l.end).max().map_or(at, |end| end.max(at))
+}
