@@ -200,6 +200,9 @@ struct Allocator<'a> {
     /// The values branch conditions and switch selectors read (no
     /// instruction reads them there).
     construct_reads: rustc_hash::FxHashSet<Value>,
+    /// The blocks that end by branching (before an `IF` or a `SWITCH`):
+    /// a phi copy at their end runs on every way out.
+    branching: rustc_hash::FxHashSet<Block>,
     /// Register chosen for each source instruction's results.
     group_reg: HashMap<u32, (File, u32)>,
     /// The values computed by consecutive ALU operations of one source
@@ -213,6 +216,19 @@ struct Allocator<'a> {
     output_writes: OutputWrites,
     /// [`Policy::Origins`].
     origins_first: bool,
+}
+
+/// The blocks just before an `IF` or a `SWITCH`.
+fn branching_blocks(func: &Function) -> rustc_hash::FxHashSet<Block> {
+    let mut out = rustc_hash::FxHashSet::default();
+    for event in crate::walk::walk(&func.body) {
+        if let crate::walk::Event::Enter(construct, at) = event {
+            if !matches!(construct, crate::walk::ConstructRef::Loop(_)) {
+                out.extend(at.prev_block());
+            }
+        }
+    }
+    out
 }
 
 /// How values are placed.
@@ -249,6 +265,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allo
         also: SecondaryMap::default(),
         uses,
         construct_reads: crate::walk::construct_operands(&func.body).map(|o| o.value).collect(),
+        branching: branching_blocks(func),
         group_reg: HashMap::default(),
         groups: groups::find_groups(func),
         store_runs: groups::find_store_runs(func),
@@ -459,7 +476,7 @@ impl<'a> Allocator<'a> {
             let except = if c.file == File::Output { &args_in_output[..] } else { &[] };
             if chans & (1 << c.chan) != 0
                 && self.allowed(v, c)
-                && self.free(c.file, c.index, c.chan, ranges, except)
+                && (self.free(c.file, c.index, c.chan, ranges, except) || is_phi && self.phi_coalesces(v, c))
                 && !self.clobbers_group_read(v, c)
             {
                 return self.assign(v, c);
@@ -485,6 +502,33 @@ impl<'a> Allocator<'a> {
     }
 
     /// How far to look for a register before giving a value a fresh one.
+    /// Whether phi `v` may take channel `c`, which one of its arguments
+    /// holds: its copies of that argument, at the ends of the predecessors
+    /// it comes from, write what the channel holds already, so only the
+    /// rest of the phi's range must find the channel free (and those
+    /// points nothing in it but the argument).
+    fn phi_coalesces(&self, v: Value, c: RegChannel) -> bool {
+        let data = self.func.def(v);
+        let Op::Phi { preds } = &data.op else { return false };
+        let held = |a: &Operand| !a.neg && !a.abs && self.loc.get(&a.value) == Some(&Loc::Reg(c));
+        let Some(a) = data.args.iter().find(|&a| held(a)).map(|a| a.value) else { return false };
+        let copies: SmallVec<[u32; 4]> = data
+            .args
+            .iter()
+            .zip(preds)
+            .filter(|(x, _)| x.value == a)
+            .filter_map(|(_, p)| self.layout.block_end.get(p).copied())
+            .collect();
+        // A copy at the end of a block that branches runs on the other
+        // ways out too, where the argument is its own value.
+        if data.args.iter().zip(preds).any(|(x, p)| x.value == a && self.branching.contains(p)) {
+            return false;
+        }
+        let (points, rest): (Vec<Interval>, Vec<Interval>) =
+            self.ranges(v).iter().partition(|r| r.start == r.end && copies.contains(&r.start));
+        self.free(c.file, c.index, c.chan, &rest, &[]) && self.free(c.file, c.index, c.chan, &points, &[a])
+    }
+
     fn max_scan(&self) -> u32 {
         self.regs.last_index(File::Temporary).map_or(1, |i| i + 2)
             + self.reserved.iter().map(|&(_, l)| l + 1).max().unwrap_or(0)

@@ -32,7 +32,9 @@ impl Emitter<'_> {
                 && d.saturate == first.saturate
                 && d.precise == first.precise
                 && d.args.len() == first.args.len();
-            if !same || self.dst_reg(d.results[0])? != dst_reg {
+            // A group sharing a position joins no other operation.
+            let run = |x: Inst| self.layout.shared.get(&x).copied();
+            if !same || run(insts[j]) != run(insts[i]) || self.dst_reg(d.results[0])? != dst_reg {
                 break;
             }
             let m = self.dst_mask(d.results[0])?;

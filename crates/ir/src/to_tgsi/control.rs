@@ -87,6 +87,8 @@ impl Emitter<'_> {
         while i < insts.len() {
             i += self.instruction(&insts, i)?;
         }
+        self.end_group();
+        self.pos = None;
         self.phi_copies(b)?;
         match self.func.blocks[b].exit {
             Exit::Fallthrough => {}

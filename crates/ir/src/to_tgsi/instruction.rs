@@ -11,22 +11,20 @@ impl Emitter<'_> {
     /// Writes the instruction at `insts[i]` (and those grouped with it);
     /// returns how many were consumed.
     pub(super) fn instruction(&mut self, insts: &[Inst], i: usize) -> Result<usize, EmitError> {
-        self.gathered.clear();
         let inst = insts[i];
+        let data = &self.func.insts[inst];
+        // What writes nothing leaves a group being written alone (a
+        // constant the members of a group are written around).
+        if groups::writes_nothing(data) {
+            return Ok(1);
+        }
+        self.gathered.clear();
         let pos = self.layout.inst_pos.get(&inst).copied();
         if pos != self.pos {
-            // A group's kept values are read up to its last instruction.
-            self.relocated.clear();
-            self.held_scratch = 0;
-            self.written_here.clear();
+            self.end_group();
         }
         self.scratch_used = self.held_scratch;
         self.pos = pos;
-        let data = &self.func.insts[inst];
-        if !self.layout.inst_pos.contains_key(&inst) {
-            // Computes nothing anything uses.
-            return Ok(1);
-        }
         match &data.op {
             Op::Phi { .. } | Op::Const(_) | Op::Initial | Op::Undef | Op::Read(_) => Ok(1),
             Op::Split { .. } => {
@@ -81,6 +79,14 @@ impl Emitter<'_> {
                 Ok(1)
             }
         }
+    }
+
+    /// Forgets what the group just written kept ([`Emitter::keep_read_values`])
+    /// and wrote: its values are read up to its last instruction only.
+    pub(super) fn end_group(&mut self) {
+        self.relocated.clear();
+        self.held_scratch = 0;
+        self.written_here.clear();
     }
 
     fn opaque(&mut self, inst: Inst) -> Result<(), EmitError> {

@@ -48,12 +48,17 @@ pub(crate) struct Layout {
     pub block_end: SecondaryMap<Block, u32>,
     pub inst_pos: SecondaryMap<Inst, u32>,
     /// For each block: the then-arms of the ifs whose else-arm it is in
-    /// (code no path to it runs through), and the end of the outermost
-    /// loop around it.
+    /// (code no path to it runs through; none inside a loop, whose next
+    /// round may run them first), and the end of the outermost loop
+    /// around it.
     pub context: SecondaryMap<Block, (Vec<Interval>, Option<u32>)>,
     /// Every value's live range: its main interval first, then the points
     /// where a phi's register is written.
     pub ranges: SecondaryMap<Value, Ranges>,
+    /// The instructions of the groups that share a position, each with
+    /// the group's first one: emission writes a group as one instruction
+    /// where it can, and joins it with no other.
+    pub shared: SecondaryMap<Inst, Inst>,
 }
 
 impl Layout {
@@ -65,6 +70,7 @@ impl Layout {
             inst_pos: SecondaryMap::with_capacity(func.insts.len()),
             context: SecondaryMap::default(),
             ranges: SecondaryMap::with_capacity(func.values.len()),
+            shared: SecondaryMap::default(),
         };
         let mut pos = 0u32;
         let mut loops: Vec<Interval> = Vec::new();
@@ -79,7 +85,10 @@ impl Layout {
         let mut ifs = std::mem::take(&mut ctx.ifs);
         ifs.sort_by_key(|(_, e)| e.start);
         let exits = ctx.break_exits();
-        layout.fill_ranges(spans, &split, &ifs, &breaks_of, &loops, &exits);
+        let mut switches = std::mem::take(&mut ctx.switches);
+        switches.sort_by_key(|s| s.whole.start);
+        let cuts = Cuts { ifs: &ifs, switches: &switches, loops: &loops };
+        layout.fill_ranges(spans, &split, &cuts, &breaks_of, &exits);
         layout
     }
 
@@ -130,9 +139,8 @@ impl Layout {
         &mut self,
         spans: Spans,
         split: &SecondaryMap<Value, LoopSplit>,
-        ifs: &[(Interval, Interval)],
+        cuts: &Cuts<'_>,
         breaks_of: &[Vec<u32>],
-        loops: &[Interval],
         exits: &[BreakExit],
     ) {
         // Ifs: a value defined before an if whose last use is in the else
@@ -147,9 +155,9 @@ impl Layout {
                 Some(&(a, b, id)) => {
                     let mut reads: SmallVec<[u32; 8]> = value_uses.iter().copied().collect();
                     reads.extend(breaks_of[id].iter().copied().filter(|&at| at >= iv.start));
-                    (split_at_ifs(a, &reads, ifs, loops), split_at_ifs(b, value_uses, ifs, loops))
+                    (cuts.split(a, &reads), cuts.split(b, value_uses))
                 }
-                None => (split_at_ifs(iv, value_uses, ifs, loops), Ranges::new()),
+                None => (cuts.split(iv, value_uses), Ranges::new()),
             };
             let mut ranges = head;
             ranges.extend(tail);
@@ -178,9 +186,20 @@ impl Layout {
         let mut open: Vec<Open> = Vec::new();
         for event in walk(&func.body) {
             match event {
-                Event::EnterRegion(_) => prev_block.push(None),
+                Event::EnterRegion(r) => {
+                    prev_block.push(None);
+                    if let (Some(_), Some(Open::Switch { cases, .. })) = (r.case(), open.last_mut()) {
+                        cases.push((Interval { start: *pos + 1, end: *pos + 1 }, true));
+                    }
+                }
                 Event::LeaveRegion(r) => {
-                    prev_block.pop();
+                    let last = prev_block.pop().flatten();
+                    if let (Some(_), Some(Open::Switch { cases, .. })) = (r.case(), open.last_mut()) {
+                        if let Some(case) = cases.last_mut() {
+                            case.0.end = *pos + 1;
+                            case.1 = last.is_none_or(|b| func.blocks[b].exit == Exit::Fallthrough);
+                        }
+                    }
                     if let (RegionKind::Then, Some(Open::If { then_start })) = (r.kind, open.last()) {
                         let then_range = Interval { start: *then_start, end: *pos + 1 };
                         ctx.excluded.push(then_range);
@@ -212,7 +231,7 @@ impl Layout {
                         }
                         ConstructRef::Switch(_) => {
                             ctx.breakables.push(None);
-                            Open::Switch
+                            Open::Switch { start: *pos + 1, cases: Vec::new() }
                         }
                     });
                 }
@@ -228,17 +247,21 @@ impl Layout {
                         ctx.loop_ranges[id].end = *pos + 1;
                         loops.push(Interval { start, end: *pos + 1 });
                         if outer {
-                            // Every block of the outermost loop learns its end.
+                            // Every block of the outermost loop learns its end;
+                            // no arm of it is out of reach of its blocks, as
+                            // the next round may run any.
                             for b in ctx.blocks_in_loop.drain(mark..) {
                                 if let Some(c) = self.context.get_mut(&b) {
+                                    c.0.clear();
                                     c.1 = Some(*pos + 1);
                                 }
                             }
                             ctx.in_loop = false;
                         }
                     }
-                    Some(Open::Switch) => {
+                    Some(Open::Switch { start, cases }) => {
                         ctx.breakables.pop();
+                        ctx.switches.push(SwitchCases::new(Interval { start, end: *pos + 1 }, &cases));
                     }
                     Some(Open::If { .. }) | None => {}
                 },
@@ -255,6 +278,9 @@ impl Layout {
         // the later ones take the first one's position.
         let mut first_of: SecondaryMap<Inst, Inst> = SecondaryMap::default();
         for run in groups::alu_runs(func, insts).into_iter().filter(|run| groups::reads_own_register(func, run)) {
+            for &m in &run {
+                self.shared.insert(m, run[0]);
+            }
             for &m in &run[1..] {
                 first_of.insert(m, run[0]);
             }
@@ -285,24 +311,16 @@ impl Layout {
 /// A construct the numbering walk is in, with what it started with.
 enum Open {
     /// An if, in its then-region.
-    If {
-        then_start: u32,
-    },
+    If { then_start: u32 },
     /// An if in its else-region (above its [`Open::If`]): the then-arm's
     /// range and where the else-arm starts.
-    Else {
-        then_range: Interval,
-        else_start: u32,
-    },
+    Else { then_range: Interval, else_start: u32 },
     /// A loop: where it starts, whether it is outside every other loop,
     /// how many blocks of the outermost loop came before it, its id.
-    Loop {
-        start: u32,
-        outer: bool,
-        mark: usize,
-        id: usize,
-    },
-    Switch,
+    Loop { start: u32, outer: bool, mark: usize, id: usize },
+    /// A switch: where it starts, and its cases so far with whether each
+    /// falls through into the next.
+    Switch { start: u32, cases: Vec<(Interval, bool)> },
 }
 
 /// Where each value is defined and read, before loops and ifs are
@@ -349,6 +367,9 @@ struct Context {
     breakables: Vec<Option<usize>>,
     /// (loop, the positions of a block that breaks out of it).
     breaks: Vec<(usize, Interval)>,
+    /// Every switch: its range and its cases' ranges, a case that falls
+    /// through joined with the next.
+    switches: Vec<SwitchCases>,
 }
 
 impl Context {

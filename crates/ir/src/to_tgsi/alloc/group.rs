@@ -92,7 +92,7 @@ impl Allocator<'_> {
             let fits = self.allowed_chans(m) & (1 << o.chan) != 0
                 && !slots.contains(&o)
                 && self.allowed(m, o)
-                && self.free(o.file, o.index, o.chan, self.ranges(m), &[]);
+                && (self.free(o.file, o.index, o.chan, self.ranges(m), &[]) || self.phi_coalesces(m, o));
             if !fits {
                 return false;
             }

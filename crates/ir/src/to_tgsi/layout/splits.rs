@@ -211,3 +211,80 @@ pub(super) fn extend_through_loops(loops: &[Interval], defined: u32, at: u32) ->
     let (from, to) = (loops.partition_point(|l| l.start <= defined), loops.partition_point(|l| l.start <= at));
     loops[from..to.max(from)].iter().filter(|l| at <= l.end).map(|l| l.end).max().map_or(at, |end| end.max(at))
 }
+
+/// A switch's range and the ranges of its cases, each case that falls
+/// through joined with the cases it falls into: a path through one such
+/// chain leaves the switch without running the others.
+pub(super) struct SwitchCases {
+    pub(super) whole: Interval,
+    pub(super) chains: Vec<Interval>,
+}
+
+impl SwitchCases {
+    /// From the cases in order, each with whether it falls through.
+    pub(super) fn new(whole: Interval, cases: &[(Interval, bool)]) -> SwitchCases {
+        let mut chains: Vec<Interval> = Vec::new();
+        let mut open = false;
+        for &(case, falls_through) in cases {
+            match chains.last_mut() {
+                Some(chain) if open => chain.end = case.end,
+                _ => chains.push(case),
+            }
+            open = falls_through;
+        }
+        SwitchCases { whole, chains }
+    }
+}
+
+/// Where a value's main interval may be cut: the ifs (then and else arm),
+/// the switches and the loops of the function, each sorted by start.
+pub(super) struct Cuts<'a> {
+    pub(super) ifs: &'a [(Interval, Interval)],
+    pub(super) switches: &'a [SwitchCases],
+    pub(super) loops: &'a [Interval],
+}
+
+impl Cuts<'_> {
+    /// `iv` cut at the ifs ([`split_at_ifs`]), then its main part at the
+    /// switch its last read is in ([`split_at_switch`]).
+    pub(super) fn split(&self, iv: Interval, reads: &[u32]) -> Ranges {
+        let ranges = split_at_ifs(iv, reads, self.ifs, self.loops);
+        let main = ranges[0];
+        let parts = split_at_switch(main, reads, self.switches, self.loops);
+        if parts.len() == 1 {
+            return ranges;
+        }
+        let mut out = parts;
+        out.extend(ranges.into_iter().skip(1));
+        out
+    }
+}
+
+/// A value defined before a switch whose last read is in one of its cases
+/// is dead on the paths through the earlier cases after its last read
+/// there (each leaves the switch, and the value is read no more after
+/// it): its interval keeps the part up to the switch's cases and, in each
+/// earlier chain of cases, up to its last read there.
+pub(super) fn split_at_switch(iv: Interval, reads: &[u32], switches: &[SwitchCases], loops: &[Interval]) -> Ranges {
+    let after = switches.partition_point(|s| s.whole.start <= iv.end);
+    // The innermost switch holding the last read, opened after the value.
+    let holding = switches[..after].iter().rev().take(64).find(|s| {
+        s.whole.start > iv.start && iv.end < s.whole.end && s.chains.first().is_some_and(|c| c.start <= iv.end)
+    });
+    let Some(sw) = holding else { return smallvec![iv] };
+    let Some(k) = sw.chains.iter().position(|c| c.start <= iv.end && iv.end <= c.end) else { return smallvec![iv] };
+    if k == 0 {
+        return smallvec![iv];
+    }
+    let mut out: Ranges =
+        smallvec![Interval { start: iv.start, end: sw.chains[0].start.saturating_sub(1).max(iv.start) }];
+    for chain in &sw.chains[..k] {
+        let last = reads.iter().copied().filter(|&u| chain.start <= u && u <= chain.end).max();
+        if let Some(last) = last {
+            let end = extend_through_loops(loops, iv.start, last);
+            out.push(Interval { start: chain.start, end });
+        }
+    }
+    out.push(Interval { start: sw.chains[k].start, end: iv.end });
+    out
+}
