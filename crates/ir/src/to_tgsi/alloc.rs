@@ -501,7 +501,6 @@ impl<'a> Allocator<'a> {
         }
     }
 
-    /// How far to look for a register before giving a value a fresh one.
     /// Whether phi `v` may take channel `c`, which one of its arguments
     /// holds: its copies of that argument, at the ends of the predecessors
     /// it comes from, write what the channel holds already, so only the
@@ -529,6 +528,7 @@ impl<'a> Allocator<'a> {
         self.free(c.file, c.index, c.chan, &rest, &[]) && self.free(c.file, c.index, c.chan, &points, &[a])
     }
 
+    /// How far to look for a register before giving a value a fresh one.
     fn max_scan(&self) -> u32 {
         self.regs.last_index(File::Temporary).map_or(1, |i| i + 2)
             + self.reserved.iter().map(|&(_, l)| l + 1).max().unwrap_or(0)

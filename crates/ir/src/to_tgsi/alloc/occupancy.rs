@@ -89,6 +89,14 @@ impl Allocator<'_> {
         }
         for r in ranges {
             let slot = &mut reg.occupancy[chan as usize & 3];
+            // A phi sharing its argument's channel (`phi_coalesces`) has
+            // points where the argument holds it already: entries stay
+            // disjoint, which the packing's overlap test relies on.
+            let covered =
+                slot.range(..=r.start).next_back().is_some_and(|(&s, &(e, o))| o != v && s < r.start && r.end <= e);
+            if covered {
+                continue;
+            }
             // Ranges of aliasing values may start at the same position.
             let entry = slot.entry(r.start).or_insert((r.end, v));
             entry.0 = entry.0.max(r.end);
