@@ -54,14 +54,7 @@ struct Size {
 }
 
 fn size(shader: &tgsi::Shader, module: &ir::Module) -> Size {
-    let temps = shader
-        .items
-        .iter()
-        .filter_map(|item| match item {
-            tgsi::Item::Declaration(d) if d.file == tgsi::File::Temporary => Some((d.last - d.first + 1) as usize),
-            _ => None,
-        })
-        .sum();
+    let temps = shader.temp_registers() as usize;
     let alu_ops = module
         .function
         .blocks
@@ -69,7 +62,7 @@ fn size(shader: &tgsi::Shader, module: &ir::Module) -> Size {
         .flat_map(|(_, b)| &b.insts)
         .filter(|&&i| matches!(module.function.insts[i].op, ir::Op::Alu { .. }))
         .count();
-    Size { instructions: shader.instructions().filter(|i| i.opcode != tgsi::Opcode::End).count(), temps, alu_ops }
+    Size { instructions: shader.instruction_count(), temps, alu_ops }
 }
 
 /// The shader emitted from `module`, parsed back.

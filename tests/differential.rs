@@ -190,6 +190,22 @@ fn a_broken_program_is_reported_with_its_seed() {
     assert!(f.to_string().contains("seed 99"), "{f}");
 }
 
+/// A program that addresses an array with an address register nothing
+/// wrote: the round trip copies the zero index into a scratch register
+/// (and the stored value into a TEMP of its own), so its TGSI is larger;
+/// `-O1` folds the index and is not.
+#[test]
+fn output_larger_than_the_program_is_reported() {
+    let text = "FRAG\nDCL IN[0], GENERIC[0], CONSTANT\nDCL OUT[0], COLOR\nDCL TEMP[0..1], ARRAY(1)\nDCL ADDR[0]\n\
+                MOV TEMP[ADDR[0].x](1), IN[0]\nMOV OUT[0], TEMP[1]\nEND\n";
+    let report = difftest::check_program(5, text, &[]);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    assert_eq!(report.larger, ["-O0"]);
+    let mut summary = difftest::Summary::default();
+    summary.add(&report);
+    assert_eq!(summary.larger, [1, 0]);
+}
+
 #[test]
 fn every_registered_pass_is_checked() {
     let names: Vec<String> = difftest::pipelines().into_iter().map(|(n, _)| n).collect();

@@ -71,9 +71,17 @@ pub fn run(args: &FuzzArgs) -> Result<(), Failure> {
     for line in &written {
         writeln!(out, "{line}").map_err(write_failure)?;
     }
+    let larger: Vec<String> =
+        summary.larger.iter().zip(difftest::SIZE_CHECKED).map(|(n, name)| format!("{n} ({name})")).collect();
     let text = format!(
-        "programs: {}\npass runs: {}\ndifferences: {}\nverifier failures: {}\nerrors: {}\nelapsed: {elapsed:.1} s\n",
-        summary.programs, summary.pass_runs, summary.differences, summary.verifier_failures, summary.errors
+        "programs: {}\npass runs: {}\ndifferences: {}\nverifier failures: {}\nerrors: {}\n\
+         larger than the program: {}\nelapsed: {elapsed:.1} s\n",
+        summary.programs,
+        summary.pass_runs,
+        summary.differences,
+        summary.verifier_failures,
+        summary.errors,
+        larger.join(", ")
     );
     out.write_all(text.as_bytes()).map_err(write_failure)?;
     if summary.clean() {

@@ -148,7 +148,15 @@ pub struct SeedReport {
     pub pass_runs: usize,
     /// The problems, at most one per pipeline.
     pub findings: Vec<Finding>,
+    /// The pipelines of [`SIZE_CHECKED`] whose emitted TGSI has more
+    /// instructions or TEMP registers than the program: reported, not a
+    /// finding (emission does not guarantee it yet; see docs/testing.md).
+    pub larger: Vec<String>,
 }
+
+/// The pipelines whose output [`SeedReport::larger`] compares with the
+/// program: the round trip through emission and `-O1`.
+pub const SIZE_CHECKED: [&str; 2] = ["-O0", "-O1"];
 
 /// The pipelines checked: `-O0` (the round trip through emission alone),
 /// every registered pass alone (`legalize-doubles` once per target, named
@@ -226,16 +234,18 @@ pub fn check_program_with(
     let generator = |stage, detail: String, state: Option<&String>| {
         finding(FindingKind::Error, "generator", stage, detail, state, None)
     };
-    let module = match tgsi::parse(text) {
-        Ok(shader) => match ir::from_tgsi(&shader) {
-            Ok(module) => module,
-            Err(e) => {
-                report.findings.push(generator("IR construction", e.to_string(), None));
-                return report;
-            }
-        },
+    let shader = match tgsi::parse(text) {
+        Ok(shader) => shader,
         Err(e) => {
             report.findings.push(generator("parsing", e.render(text, "<program>"), None));
+            return report;
+        }
+    };
+    let program_size = (shader.instruction_count(), shader.temp_registers());
+    let module = match ir::from_tgsi(&shader) {
+        Ok(module) => module,
+        Err(e) => {
+            report.findings.push(generator("IR construction", e.to_string(), None));
             return report;
         }
     };
@@ -278,7 +288,14 @@ pub fn check_program_with(
     }
     for (name, pipeline) in pipelines {
         report.pass_runs += 1;
-        let check = catch_unwind(AssertUnwindSafe(|| check_pipeline(&module, pipeline, &parsed, &baseline, &cache)));
+        let mut size = None;
+        let check =
+            catch_unwind(AssertUnwindSafe(|| check_pipeline(&module, pipeline, &parsed, &baseline, &cache, &mut size)));
+        if let Some((instructions, temps)) = size.filter(|_| SIZE_CHECKED.contains(&name.as_str())) {
+            if instructions > program_size.0 || temps > program_size.1 {
+                report.larger.push(name.clone());
+            }
+        }
         let problem = match check {
             Ok(problem) => problem,
             Err(panic) => {
@@ -335,13 +352,15 @@ struct Problem {
 
 /// Runs `pipeline` on a copy of `module` with verification after every
 /// pass, runs the result and its emitted TGSI on every state, and returns
-/// the first problem.
+/// the first problem. `size` receives the emitted TGSI's instructions and
+/// TEMP registers.
 fn check_pipeline(
     module: &ir::Module,
     pipeline: &passes::Pipeline,
     states: &[exec::State],
     baseline: &[exec::Outputs],
     cache: &exec::CompileCache,
+    size: &mut Option<(usize, u32)>,
 ) -> Option<Problem> {
     let problem = |kind, stage, detail: String, state, emitted| Some(Problem { kind, stage, detail, state, emitted });
     let mut optimized = module.clone();
@@ -357,7 +376,10 @@ fn check_pipeline(
         return Some(p);
     }
     let reread = match tgsi::parse(&emitted) {
-        Ok(shader) => shader,
+        Ok(shader) => {
+            *size = Some((shader.instruction_count(), shader.temp_registers()));
+            shader
+        }
         Err(e) => {
             let detail = e.render(&emitted, "<emitted>");
             return problem(FindingKind::Error, "re-parsing emitted TGSI", detail, None, Some(emitted));
@@ -465,6 +487,9 @@ pub struct Summary {
     pub verifier_failures: u64,
     /// Errors.
     pub errors: u64,
+    /// Programs whose emitted TGSI after each pipeline of
+    /// [`SIZE_CHECKED`] is larger than the program, in that order.
+    pub larger: [u64; SIZE_CHECKED.len()],
 }
 
 impl Summary {
@@ -472,6 +497,9 @@ impl Summary {
     pub fn add(&mut self, report: &SeedReport) {
         self.programs += 1;
         self.pass_runs += report.pass_runs as u64;
+        for (count, name) in self.larger.iter_mut().zip(SIZE_CHECKED) {
+            *count += u64::from(report.larger.iter().any(|l| l == name));
+        }
         for f in &report.findings {
             match f.kind {
                 FindingKind::Difference => self.differences += 1,

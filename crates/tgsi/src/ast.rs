@@ -307,4 +307,20 @@ impl Shader {
             _ => None,
         })
     }
+
+    /// How many instructions the shader has, `END` aside: the size that
+    /// "no larger than the input" compares.
+    ///
+    /// ```
+    /// let shader = tgsi::parse("FRAG\nDCL OUT[0]\nMOV OUT[0], IMM[0]\nIMM[0] FLT32 {1, 1, 1, 1}\nEND\n").unwrap();
+    /// assert_eq!(shader.instruction_count(), 1);
+    /// ```
+    pub fn instruction_count(&self) -> usize {
+        self.instructions().filter(|i| i.opcode != Opcode::End).count()
+    }
+
+    /// How many TEMP registers the shader declares (arrays included).
+    pub fn temp_registers(&self) -> u32 {
+        self.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1).sum()
+    }
 }

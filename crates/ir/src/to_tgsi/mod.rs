@@ -133,8 +133,7 @@ pub fn to_tgsi_with(module: &Module, options: &EmitOptions) -> Result<tgsi::Shad
 
 /// A shader's instructions (END aside) and TEMP registers.
 fn size(shader: &tgsi::Shader) -> (usize, u32) {
-    let temps = shader.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1);
-    (shader.instructions().filter(|i| i.opcode != Opcode::End).count(), temps.sum())
+    (shader.instruction_count(), shader.temp_registers())
 }
 
 /// Whether a shader of `size` has no more instructions and TEMP registers
@@ -310,16 +309,11 @@ impl<'a> Emitter<'a> {
 mod tests {
     use super::*;
 
-    /// How many TEMP registers a shader declares.
-    fn temp_registers(shader: &tgsi::Shader) -> u32 {
-        shader.declarations().filter(|d| d.file == File::Temporary).map(|d| d.last as u32 - d.first as u32 + 1).sum()
-    }
-
     /// The emitted shader's instruction count and TEMP registers.
     fn sizes(text: &str) -> (usize, u32, String) {
         let module = crate::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
         let shader = to_tgsi(&module).unwrap();
-        let temps = temp_registers(&shader);
+        let temps = shader.temp_registers();
         let printed = tgsi::print(&shader, tgsi::Style::Exact);
         (shader.instructions().count(), temps, printed)
     }
