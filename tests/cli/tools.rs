@@ -66,7 +66,8 @@ fn fuzz_passes_checks_a_few_programs_and_prints_a_summary() {
     for line in ["programs: 6\n", &format!("pass runs: {}\n", 6 * pipelines), "differences: 0\n", "errors: 0\n"] {
         assert!(out.contains(line), "no `{line}` in:\n{out}");
     }
-    assert!(out.contains("verifier failures: 0\nerrors: 0\nelapsed: "), "{out}");
+    assert!(out.contains("verifier failures: 0\nerrors: 0\nlarger than the program: "), "{out}");
+    assert!(out.contains(" (-O0), ") && out.contains(" (-O1)\nelapsed: "), "{out}");
     // Nothing failed, so nothing was written.
     assert!(!out_dir.exists());
 }

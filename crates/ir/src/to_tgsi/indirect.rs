@@ -91,24 +91,44 @@ impl Emitter<'_> {
                 }
                 _ => false,
             };
-        let same_channels = dst.write_mask == mask;
-        if !same_channels && !broadcast {
-            return false;
-        }
+        // Otherwise each stored value in the channel of the TEMP that holds
+        // it, and nothing else written there: `from[pos]` is the channel
+        // the value stored to `pos` was computed in.
         let written = dst.write_mask.trailing_zeros() as u8;
+        let mut from = [0u8; 4];
+        let mut sources = 0u8;
         let in_temp = wanted.iter().all(|&(pos, o)| {
-            let chan = if same_channels { pos as u8 } else { written };
-            let here = RegChannel { file: File::Temporary, index: temp.index as u32, chan };
+            let Ok(Loc::Reg(r)) = self.loc(o.value) else { return false };
+            let chan = if broadcast { written } else { r.chan };
+            from[pos & 3] = chan;
+            sources |= 1 << chan;
             !o.neg
                 && !o.abs
-                && self.loc(o.value).ok() == Some(Loc::Reg(here))
+                && r == RegChannel { file: File::Temporary, index: temp.index as u32, chan }
                 && self.layout.ranges.get(&o.value).is_some_and(|r| r.iter().all(|iv| iv.end <= last))
         });
+        let identity = wanted.iter().all(|&(pos, _)| from[pos & 3] == pos as u8);
+        // A componentwise instruction computes any channel it is asked to:
+        // its operands' swizzles follow the channels the values move to.
+        let permutable = info.mode == tgsi::ChannelMode::Componentwise && !info.is_64bit();
+        let fits = broadcast || (sources == dst.write_mask && (identity || permutable));
         // The register's index must not be in the TEMP no longer written.
         let reads_temp =
             |ind: Option<tgsi::Indirect>| ind.is_some_and(|ind| ind.file == File::Temporary && ind.index == temp.index);
-        if !in_temp || reads_temp(reg.indirect) || reads_temp(reg.dimension.and_then(|d| d.indirect)) {
+        if !in_temp || !fits || reads_temp(reg.indirect) || reads_temp(reg.dimension.and_then(|d| d.indirect)) {
             return false;
+        }
+        let moved: SmallVec<[(u8, u8); 4]> = wanted.iter().map(|&(pos, _)| (pos as u8 & 3, from[pos & 3])).collect();
+        let permuted = !broadcast && !identity;
+        if permuted {
+            if let Some(prev) = self.out.last_mut() {
+                for src in prev.src.iter_mut() {
+                    let old = src.swizzle;
+                    for &(pos, from) in &moved {
+                        src.swizzle[pos as usize] = old[from as usize];
+                    }
+                }
+            }
         }
         if let Some(prev) = self.out.last_mut() {
             prev.dst[0].reg = reg;
@@ -117,7 +137,7 @@ impl Emitter<'_> {
         // It now writes what the store's MOV would have.
         if self.notes.enabled {
             let stored = self.reads(wanted);
-            self.notes.retarget_last(stored, indices);
+            self.notes.retarget_last(stored, indices, permuted.then_some(&moved[..]));
         }
         true
     }

@@ -299,11 +299,19 @@ impl Layout {
         self.block_end.insert(b, *pos);
         self.context.insert(b, (ctx.excluded.clone(), None));
         ctx.blocks_in_loop.push(b);
-        if func.blocks[b].exit == Exit::Break {
-            if let Some(Some(l)) = ctx.breakables.last() {
-                let start = self.block_start.get(&b).copied().unwrap_or(*pos);
-                ctx.breaks.push((*l, Interval { start, end: *pos }));
+        let start = self.block_start.get(&b).copied().unwrap_or(*pos);
+        match func.blocks[b].exit {
+            Exit::Break => {
+                if let Some(Some(l)) = ctx.breakables.last() {
+                    ctx.breaks.push((*l, Interval { start, end: *pos }));
+                }
             }
+            Exit::Continue => {
+                if let Some(l) = ctx.breakables.iter().rev().find_map(|&l| l) {
+                    ctx.continues.push((l, Interval { start, end: *pos }));
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -367,6 +375,8 @@ struct Context {
     breakables: Vec<Option<usize>>,
     /// (loop, the positions of a block that breaks out of it).
     breaks: Vec<(usize, Interval)>,
+    /// (loop, the positions of a block that ends with `CONT` in it).
+    continues: Vec<(usize, Interval)>,
     /// Every switch: its range and its cases' ranges, a case that falls
     /// through joined with the next.
     switches: Vec<SwitchCases>,
@@ -382,14 +392,17 @@ impl Context {
         breaks_of
     }
 
-    /// Every block that breaks out of a loop, with where the loop ends,
-    /// sorted by position.
+    /// Every block that breaks out of a loop or continues it, with where
+    /// control goes, sorted by position.
     fn break_exits(&self) -> Vec<BreakExit> {
-        let mut exits: Vec<BreakExit> = self
-            .breaks
+        let breaks = self.breaks.iter().filter_map(|&(id, block)| {
+            Some(BreakExit { block, to: self.loop_ranges.get(id)?.end + 1, continues: false })
+        });
+        let continues = self
+            .continues
             .iter()
-            .filter_map(|&(id, block)| Some(BreakExit { block, after_loop: self.loop_ranges.get(id)?.end + 1 }))
-            .collect();
+            .filter_map(|&(id, block)| Some(BreakExit { block, to: self.loop_ranges.get(id)?.start, continues: true }));
+        let mut exits: Vec<BreakExit> = breaks.chain(continues).collect();
         exits.sort_unstable_by_key(|x| x.block.start);
         exits
     }

@@ -345,6 +345,36 @@ mod tests {
         assert!(printed.contains("MOV TEMP[0].x, IMM[0].zzzz"), "{printed}");
     }
 
+    /// The same at a `CONT`: a loop head's phi is dead in the continuing
+    /// block after its last read there, so the value computed for the next
+    /// round goes into the phi's register, with no copy before the `CONT`.
+    #[test]
+    fn a_continue_writes_into_the_register_of_the_phi_it_feeds() {
+        let text = "FRAG\nDCL IN[0], GENERIC[0], CONSTANT\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
+                    IMM[0] FLT32 {0.0, 1.0, 10.0, 0.5}\nMOV TEMP[0].x, IMM[0].xxxx\nBGNLOOP\n\
+                    SGE TEMP[1].x, TEMP[0].xxxx, IMM[0].zzzz\nIF TEMP[1].xxxx\nBRK\nENDIF\n\
+                    SLT TEMP[1].y, IN[0].xxxx, TEMP[0].xxxx\nIF TEMP[1].yyyy\n\
+                    ADD TEMP[0].x, TEMP[0].xxxx, IMM[0].yyyy\nCONT\nENDIF\n\
+                    ADD TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww\nENDLOOP\nMOV OUT[0], TEMP[0].xxxx\nEND\n";
+        let (insts, temps, printed) = sizes(text);
+        assert_eq!((insts, temps), (15, 1), "{printed}");
+    }
+
+    /// A store to an array element whose values an instruction just
+    /// computed, in other channels than they are stored to, is that
+    /// instruction writing the element with its swizzles permuted.
+    #[test]
+    fn a_store_of_permuted_channels_is_written_in_place() {
+        let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\nDCL CONST[0..1]\n\
+                    DCL TEMP[0], LOCAL\nDCL TEMP[1..2], ARRAY(1), LOCAL\nDCL ADDR[0]\n\
+                    IMM[0] FLT32 {1.0, 2.0, 3.0, 4.0}\nMOV TEMP[0], IMM[0].xyxx\nMOV TEMP[1], TEMP[0].xyyy\n\
+                    MOV TEMP[2], TEMP[0].yxxx\nARL ADDR[0].x, CONST[0].xxxx\nMOV OUT[1], TEMP[ADDR[0].x+1](1)\n\
+                    MOV OUT[0], IN[0]\nEND\n";
+        let (insts, _, printed) = sizes(text);
+        assert_eq!(insts, 7, "{printed}");
+        assert!(printed.contains("MOV TEMP[2], TEMP[0].yxxx"), "{printed}");
+    }
+
     /// Values scattered over no register (an input channel, a constant) are
     /// gathered into the free channels of a register in use, not into a
     /// register of their own.

@@ -185,11 +185,28 @@ impl Notes {
 
     /// The last instruction, rewritten to write its first destination
     /// into a store's target: it holds `stored` there, and the target's
-    /// indirect indices read `indices`.
-    pub fn retarget_last(&mut self, stored: Channels, indices: &[Operand]) {
+    /// indirect indices read `indices`. `moved`: its operands' swizzle
+    /// positions were permuted, each (new position, old position), and
+    /// positions not listed are no longer read.
+    pub fn retarget_last(&mut self, stored: Channels, indices: &[Operand], moved: Option<&[(u8, u8)]>) {
         let Some(&start) = self.start.last() else { return };
         let mut kept: Vec<Entry> = self.entries.drain(start as usize..).collect();
         kept.retain(|e| !matches!(e.at(), At::Dst { .. }));
+        if let Some(moved) = moved {
+            let mut permuted = Vec::with_capacity(kept.len());
+            for e in &kept {
+                match e.at() {
+                    At::Src { operand, pos } => permuted.extend(
+                        moved
+                            .iter()
+                            .filter(|m| m.1 == pos)
+                            .map(|m| Entry::new(e.operand(), At::Src { operand, pos: m.0 })),
+                    ),
+                    _ => permuted.push(*e),
+                }
+            }
+            kept = permuted;
+        }
         let note = Note { dst: smallvec::smallvec![stored], ..Note::default() };
         self.start.pop();
         self.push(&note);

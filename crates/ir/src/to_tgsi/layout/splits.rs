@@ -144,13 +144,17 @@ pub(super) fn split_at_ifs(iv: Interval, reads: &[u32], ifs: &[(Interval, Interv
     ranges
 }
 
-/// A block that ends with `BRK` out of a loop.
+/// A block that ends with `BRK` out of a loop, or with `CONT`.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct BreakExit {
     /// The block's positions.
     pub(super) block: Interval,
-    /// The first position after the loop: where the break goes.
-    pub(super) after_loop: u32,
+    /// Where control goes: the first position after the loop for a
+    /// break, the loop's start for a continue.
+    pub(super) to: u32,
+    /// The block ends with `CONT`: the copies at its end write the phis
+    /// of the loop's head, the next round's values.
+    pub(super) continues: bool,
 }
 
 /// Breaks: on the path through a block that leaves a loop with `BRK`, a
@@ -159,7 +163,11 @@ pub(super) struct BreakExit {
 /// the block is cut out of its ranges. Whatever is written there (the
 /// copies into the phis after the loop, above all) may then take its
 /// register: a value kept in one register through the loop needs no
-/// copy into another at each break, and none back after the loop.
+/// copy into another at each break, and none back after the loop. The
+/// same holds for a block that ends with `CONT` and a value not live at
+/// the loop's start: a phi of the loop's head is rewritten by the copy at
+/// the block's end (which stays in its ranges), so what it is computed
+/// from may take its register.
 ///
 /// Only the blocks breaking out (at most [`MAX_BREAK_LOOK`] of them per
 /// range, which keeps this linear: missing one only costs a copy) are
@@ -171,15 +179,17 @@ pub(super) fn leave_out_breaks(ranges: &mut Ranges, reads: &[u32], exits: &[Brea
     for r in ranges.iter() {
         let first = exits.partition_point(|x| x.block.start < r.start);
         for x in exits[first..].iter().take_while(|x| x.block.end <= r.end).take(MAX_BREAK_LOOK) {
-            // Live into the block (not written in it), dead after the loop.
-            let written_in = ranges.iter().any(|q| x.block.start < q.start && q.start <= x.block.end);
-            if live_from >= x.block.start || written_in || live_at(ranges, x.after_loop) {
+            // Live into the block (not written in it but by the copy into
+            // a loop head's phi at a continue), dead where control goes.
+            let end = if x.continues { x.block.end - 1 } else { x.block.end };
+            let written_in = ranges.iter().any(|q| x.block.start < q.start && q.start <= end);
+            if live_from >= x.block.start || written_in || live_at(ranges, x.to) {
                 continue;
             }
-            let last_read = reads.iter().copied().filter(|&u| x.block.start <= u && u <= x.block.end).max();
+            let last_read = reads.iter().copied().filter(|&u| x.block.start <= u && u <= end).max();
             let from = last_read.unwrap_or(x.block.start) + 1;
-            if from <= x.block.end {
-                holes.push(Interval { start: from, end: x.block.end });
+            if from <= end {
+                holes.push(Interval { start: from, end });
             }
         }
     }
