@@ -11,7 +11,7 @@ impl Allocator<'_> {
     pub(super) fn partner_registers(&self, v: Value) -> Vec<u32> {
         let mut out: Vec<u32> = Vec::new();
         for &u in self.uses.get(&v).unwrap_or_default() {
-            let mut regs: Vec<u32> = Vec::new();
+            let mut regs: SmallVec<[u32; 8]> = SmallVec::new();
             for p in self.operand_partners(u, v) {
                 match self.loc.get(&p) {
                     Some(Loc::Reg(r)) if r.file == File::Temporary => regs.push(r.index),
@@ -32,18 +32,23 @@ impl Allocator<'_> {
 
     /// The values instruction `u` reads in the same source operand as `v`
     /// (with the other operations written with it as one instruction).
-    pub(super) fn operand_partners(&self, u: Inst, v: Value) -> Vec<Value> {
+    pub(super) fn operand_partners(&self, u: Inst, v: Value) -> SmallVec<[Value; 8]> {
         let data = &self.func.insts[u];
         let positions = || data.args.iter().enumerate().filter(|(_, a)| a.value == v).map(|(k, _)| k);
-        let mut out = Vec::new();
+        let mut out = SmallVec::new();
         match &data.op {
             Op::Alu { opcode, .. } if !opcode.info().is_64bit() => match opcode.info().mode {
                 tgsi::ChannelMode::Componentwise => {
-                    let members = data.results.first().and_then(|r| self.groups.get(r));
-                    let members: Vec<Inst> =
-                        members.map_or(vec![u], |g| g.iter().map(|&m| self.func.values[m].def).collect());
+                    let group = data.results.first().and_then(|r| self.groups.get(r));
                     for k in positions() {
-                        out.extend(members.iter().filter_map(|&m| self.func.insts[m].args.get(k)).map(|a| a.value));
+                        match group {
+                            Some(g) => out.extend(
+                                g.iter()
+                                    .filter_map(|&m| self.func.insts[self.func.values[m].def].args.get(k))
+                                    .map(|a| a.value),
+                            ),
+                            None => out.extend(data.args.get(k).map(|a| a.value)),
+                        }
                     }
                 }
                 tgsi::ChannelMode::Replicate => {
@@ -74,7 +79,7 @@ impl Allocator<'_> {
             }
             _ => {}
         }
-        out.retain(|&p| p != v);
+        out.retain(|p| *p != v);
         out
     }
 
