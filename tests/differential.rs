@@ -167,13 +167,17 @@ fn passes_leave_random_programs_unchanged() {
     assert_eq!(summary.pass_runs, SEEDS * difftest::pipelines().len() as u64);
 }
 
-/// Seeds `fuzz-passes` once found differences for. 20311351 and 20281730:
-/// an operand gathered into a register read an initial zero from a
-/// channel that the next operand's gathering, for the same instruction,
-/// then wrote (the zero was kept only for positions before the read).
+/// Seeds `fuzz-passes` once found differences or errors for. 20311351
+/// and 20281730: an operand gathered into a register read an initial zero
+/// from a channel that the next operand's gathering, for the same
+/// instruction, then wrote (the zero was kept only for positions before
+/// the read). 20300797: a 64-bit operand was gathered into a pair of the
+/// output its instruction writes, which was read and left holding the
+/// value. 20287361 and 20317553: the allocation checker refused a float
+/// read of a half of a 64-bit value that a MOV had negated.
 #[test]
 fn seeds_fuzz_passes_found_stay_fixed() {
-    for seed in [20_281_730, 20_311_351] {
+    for seed in [20_281_730, 20_311_351, 20_300_797, 20_287_361, 20_317_553] {
         let report = difftest::check_seed(seed);
         if let Some(first) = report.findings.first() {
             panic!("seed {seed}: {} finding(s), the first:\n{first}", report.findings.len());

@@ -375,7 +375,12 @@ impl<'a> Allocator<'a> {
                 let (lo, hi) = (data.args[0].value, data.args[1].value);
                 if let (Some(Loc::Reg(l)), Some(Loc::Reg(h))) = (self.loc.get(&lo).copied(), self.loc.get(&hi).copied())
                 {
-                    if l.file == h.file && l.index == h.index && l.chan % 2 == 0 && h.chan == l.chan + 1 {
+                    if l.file == File::Temporary
+                        && l.file == h.file
+                        && l.index == h.index
+                        && l.chan % 2 == 0
+                        && h.chan == l.chan + 1
+                    {
                         let ranges = self.ranges(v);
                         if self.free(l.file, l.index, l.chan, ranges, &[lo])
                             && self.free(l.file, l.index, h.chan, ranges, &[hi])

@@ -65,8 +65,10 @@ impl Allocator<'_> {
                 candidates.push((o.file, o.index, o.chan / 2));
             }
         }
+        // A pair is read as a whole: never from an output (emission reads
+        // none), even where its instruction's results go to one.
         if let Some(src_inst) = data.origin.inst {
-            if let Some(&(file, index)) = self.group_reg.get(&src_inst) {
+            if let Some(&(file, index)) = self.group_reg.get(&src_inst).filter(|g| g.0 == File::Temporary) {
                 candidates.extend([(file, index, 0), (file, index, 1)]);
             }
         }

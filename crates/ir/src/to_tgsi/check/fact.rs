@@ -79,16 +79,16 @@ impl Fact {
 
     /// What a read through `mods` of a channel holding this fact gets, if
     /// the read means what the IR's operand means: modifiers a copy
-    /// applied (a MOV's, on the sign bit) count only for a 32-bit operand
-    /// read as a float or untyped value; an integer reader negates in
-    /// two's complement and a 64-bit one the whole value.
+    /// applied (a 32-bit MOV's, on the sign bit of the channel, a half of
+    /// a 64-bit value too) count only for a 32-bit operand read as a float
+    /// or untyped value; an integer reader negates in two's complement and
+    /// a 64-bit one the whole value.
     pub fn read(self, mods: Mods, sign_bit_read: bool) -> Option<Fact> {
         let held = self.mods();
         if held.plain() {
             return Some(self.with_mods(mods));
         }
-        let whole = !matches!(self, Fact::Value(_, Half::Lo | Half::Hi, _));
-        (whole && sign_bit_read).then(|| self.with_mods(mods.over(held)))
+        sign_bit_read.then(|| self.with_mods(mods.over(held)))
     }
 }
 
