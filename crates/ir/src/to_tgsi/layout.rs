@@ -84,11 +84,11 @@ impl Layout {
         let split = split_at_loop_exits(&spans, &ctx.loop_ranges, &breaks_of, &loops);
         let mut ifs = std::mem::take(&mut ctx.ifs);
         ifs.sort_by_key(|(_, e)| e.start);
-        let exits = ctx.break_exits();
+        let jumps = ctx.jumps();
         let mut switches = std::mem::take(&mut ctx.switches);
         switches.sort_by_key(|s| s.whole.start);
         let cuts = Cuts { ifs: &ifs, switches: &switches, loops: &loops };
-        layout.fill_ranges(spans, &split, &cuts, &breaks_of, &exits);
+        layout.fill_ranges(spans, &split, &cuts, &breaks_of, &jumps);
         layout
     }
 
@@ -141,7 +141,7 @@ impl Layout {
         split: &SecondaryMap<Value, LoopSplit>,
         cuts: &Cuts<'_>,
         breaks_of: &[Vec<u32>],
-        exits: &[BreakExit],
+        jumps: &[Jump],
     ) {
         // Ifs: a value defined before an if whose last use is in the else
         // arm is dead on the then path after its last use there, so it
@@ -166,7 +166,7 @@ impl Layout {
                 let extra: Ranges = p.into_iter().filter(|p| outside(p, &ranges)).collect();
                 ranges.extend(extra);
             }
-            leave_out_breaks(&mut ranges, value_uses, exits);
+            leave_out_jumps(&mut ranges, value_uses, jumps);
             self.ranges.insert(v, ranges);
         }
     }
@@ -276,17 +276,14 @@ impl Layout {
         let insts = &func.blocks[b].insts;
         // The members of a group are read and written as one instruction:
         // the later ones take the first one's position.
-        let mut first_of: SecondaryMap<Inst, Inst> = SecondaryMap::default();
         for run in groups::alu_runs(func, insts).into_iter().filter(|run| groups::reads_own_register(func, run)) {
             for &m in &run {
                 self.shared.insert(m, run[0]);
             }
-            for &m in &run[1..] {
-                first_of.insert(m, run[0]);
-            }
         }
         for &i in insts {
-            let at = match first_of.get(&i).and_then(|f| self.inst_pos.get(f)) {
+            let first = self.shared.get(&i).copied().filter(|&f| f != i);
+            let at = match first.and_then(|f| self.inst_pos.get(&f)) {
                 Some(&at) => at,
                 None => {
                     *pos += 2;
@@ -394,17 +391,18 @@ impl Context {
 
     /// Every block that breaks out of a loop or continues it, with where
     /// control goes, sorted by position.
-    fn break_exits(&self) -> Vec<BreakExit> {
-        let breaks = self.breaks.iter().filter_map(|&(id, block)| {
-            Some(BreakExit { block, to: self.loop_ranges.get(id)?.end + 1, continues: false })
-        });
+    fn jumps(&self) -> Vec<Jump> {
+        let breaks = self
+            .breaks
+            .iter()
+            .filter_map(|&(id, block)| Some(Jump { block, to: self.loop_ranges.get(id)?.end + 1, continues: false }));
         let continues = self
             .continues
             .iter()
-            .filter_map(|&(id, block)| Some(BreakExit { block, to: self.loop_ranges.get(id)?.start, continues: true }));
-        let mut exits: Vec<BreakExit> = breaks.chain(continues).collect();
-        exits.sort_unstable_by_key(|x| x.block.start);
-        exits
+            .filter_map(|&(id, block)| Some(Jump { block, to: self.loop_ranges.get(id)?.start, continues: true }));
+        let mut jumps: Vec<Jump> = breaks.chain(continues).collect();
+        jumps.sort_unstable_by_key(|x| x.block.start);
+        jumps
     }
 }
 

@@ -146,7 +146,7 @@ pub(super) fn split_at_ifs(iv: Interval, reads: &[u32], ifs: &[(Interval, Interv
 
 /// A block that ends with `BRK` out of a loop, or with `CONT`.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct BreakExit {
+pub(super) struct Jump {
     /// The block's positions.
     pub(super) block: Interval,
     /// Where control goes: the first position after the loop for a
@@ -157,7 +157,7 @@ pub(super) struct BreakExit {
     pub(super) continues: bool,
 }
 
-/// Breaks: on the path through a block that leaves a loop with `BRK`, a
+/// Jumps: on the path through a block that leaves a loop with `BRK`, a
 /// value live into the block and not live where the break goes (after
 /// the loop) is dead after its last read in the block, so the rest of
 /// the block is cut out of its ranges. Whatever is written there (the
@@ -169,16 +169,16 @@ pub(super) struct BreakExit {
 /// the block's end (which stays in its ranges), so what it is computed
 /// from may take its register.
 ///
-/// Only the blocks breaking out (at most [`MAX_BREAK_LOOK`] of them per
+/// Only the blocks jumping (at most [`MAX_JUMP_LOOK`] of them per
 /// range, which keeps this linear: missing one only costs a copy) are
-/// looked at; `exits` are sorted by position.
-pub(super) fn leave_out_breaks(ranges: &mut Ranges, reads: &[u32], exits: &[BreakExit]) {
+/// looked at; `jumps` are sorted by position.
+pub(super) fn leave_out_jumps(ranges: &mut Ranges, reads: &[u32], jumps: &[Jump]) {
     let Some(live_from) = ranges.iter().map(|r| r.start).min() else { return };
     let live_at = |ranges: &Ranges, at: u32| ranges.iter().any(|r| r.start <= at && at <= r.end);
     let mut holes: SmallVec<[Interval; 2]> = SmallVec::new();
     for r in ranges.iter() {
-        let first = exits.partition_point(|x| x.block.start < r.start);
-        for x in exits[first..].iter().take_while(|x| x.block.end <= r.end).take(MAX_BREAK_LOOK) {
+        let first = jumps.partition_point(|x| x.block.start < r.start);
+        for x in jumps[first..].iter().take_while(|x| x.block.end <= r.end).take(MAX_JUMP_LOOK) {
             // Live into the block (not written in it but by the copy into
             // a loop head's phi at a continue), dead where control goes.
             let end = if x.continues { x.block.end - 1 } else { x.block.end };
@@ -211,9 +211,9 @@ pub(super) fn leave_out_breaks(ranges: &mut Ranges, reads: &[u32], exits: &[Brea
     }
 }
 
-/// How many blocks breaking out of loops [`leave_out_breaks`] looks at in
+/// How many blocks ending with `BRK` or `CONT` [`leave_out_jumps`] looks at in
 /// one range of a value.
-const MAX_BREAK_LOOK: usize = 64;
+const MAX_JUMP_LOOK: usize = 64;
 
 /// `at`, or the end of the outermost loop holding `at` that starts after
 /// `defined` (`loops` sorted by start).
