@@ -17,13 +17,16 @@ set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-3600}
 shift || true
-targets=${*:-parse_text decode_tokens parse_state run_shader pipeline generated capi}
+targets=${*:-parse_text decode_tokens parse_state run_shader pipeline generated capi jit}
 out=campaign/$(date -u +%Y-%m-%dT%H%M)
 commit=$(git rev-parse --short HEAD)
 mkdir -p "$out"
 target_dir=${CARGO_TARGET_DIR:-target}
-cargo +nightly fuzz build -O -s none
-cargo +nightly fuzz build -O -s address capi --target-dir "$target_dir/asan"
+# Only what the campaign runs is built.
+for t in $targets; do
+    if [ "$t" = capi ]; then cargo +nightly fuzz build -O -s address capi --target-dir "$target_dir/asan"
+    else cargo +nightly fuzz build -O -s none "$t"; fi
+done
 bin() {
     if [ "$1" = capi ]; then echo "$target_dir/asan/x86_64-unknown-linux-gnu/release/capi"
     else echo "$target_dir/x86_64-unknown-linux-gnu/release/$1"; fi

@@ -9,7 +9,7 @@
 #   fuzz/seed-corpus.sh && fuzz/campaign.sh 600 && fuzz/keep-seeds.sh
 set -euo pipefail
 cd "$(dirname "$0")"
-targets="parse_text decode_tokens parse_state run_shader pipeline generated capi"
+targets="parse_text decode_tokens parse_state run_shader pipeline generated capi jit"
 target_dir=${CARGO_TARGET_DIR:-target}
 cargo +nightly fuzz build -O -s none
 cargo +nightly fuzz build -O -s address capi --target-dir "$target_dir/asan"

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 root=..
 shared=$root/../shared
-targets="parse_text decode_tokens run_shader parse_state pipeline generated capi"
+targets="parse_text decode_tokens run_shader parse_state pipeline generated capi jit"
 for t in $targets; do
     mkdir -p "corpus/$t"
     if [ -d "seeds/$t" ]; then cp seeds/"$t"/* "corpus/$t/"; fi
@@ -83,6 +83,16 @@ if [ -d "$shared/conformance/exec" ]; then
         cp "$shared/conformance/exec/$name.state" "corpus/parse_state/$name.state"
     done
 fi
+
+# jit: what run_shader has, the text seeds (run on a default state of 4
+# invocations), and declarations at the register index limit that store
+# to one register or none (the compiled code's size must follow the
+# stores, not the declarations).
+cp corpus/run_shader/* corpus/jit/
+cp "$texts"/*.tgsi corpus/jit/
+printf 'FRAG\nDCL OUT[0..32767], GENERIC[0]\nEND\n' > corpus/jit/outputs-at-limit.tgsi
+printf 'FRAG\nDCL IN[0..32767], GENERIC[0], PERSPECTIVE\nDCL OUT[0..32767], GENERIC[0]\nMOV OUT[32767], IN[32767]\nEND\n' \
+    > corpus/jit/inputs-outputs-at-limit.tgsi
 
 # generated: tapes; any bytes are a program, so a few random ones start it.
 for j in 1 2 3 4 5 6 7 8; do head -c $((64 * j)) /dev/urandom > "corpus/generated/random-$j"; done

@@ -9,52 +9,11 @@
 //! allocates (a counting global allocator) and the size of the IR built.
 //! Each input must stay within `c × words + k` of both.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use testkit::shapes::{call_chain, switch_of_writes};
 use tgsi_opt::{ir, passes, tgsi};
 
-/// Counts the bytes each thread allocates, so that tests running side by
-/// side do not count each other's.
-struct Counting;
-
-thread_local! {
-    static ALLOCATED: Cell<u64> = const { Cell::new(0) };
-}
-
-fn count(bytes: usize) {
-    // During a thread's teardown the counter may be gone: nothing to count.
-    let _ = ALLOCATED.try_with(|a| a.set(a.get().saturating_add(bytes as u64)));
-}
-
-// SAFETY: every call is passed to `System` unchanged.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(layout.size());
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count(layout.size());
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(new_size);
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static COUNTING: Counting = Counting;
+static COUNTING: testkit::counting::Counting = testkit::counting::Counting;
 
 /// What processing one token stream cost.
 #[derive(Clone, Copy, Debug)]
@@ -72,7 +31,7 @@ struct Work {
 
 /// Takes `words` through the pipeline, measuring the work.
 fn work(words: &[u32]) -> Work {
-    let before = ALLOCATED.with(Cell::get);
+    let before = testkit::counting::allocated();
     let mut ir_size = 0;
     let accepted = (|| {
         let shader = tgsi::tokens::decode(words).ok()?;
@@ -87,7 +46,7 @@ fn work(words: &[u32]) -> Work {
         tgsi::tokens::encode(&emitted).ok()
     })()
     .is_some();
-    let bytes = ALLOCATED.with(Cell::get) - before;
+    let bytes = testkit::counting::allocated() - before;
     Work { words: words.len(), bytes, ir: ir_size, accepted }
 }
 

@@ -2,65 +2,18 @@
 //! exported symbols, and from a C program built with the machine's C
 //! compiler against `include/tgsi_opt.h` and the static library.
 
-use std::ffi::{c_char, CStr, CString};
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::ptr;
 
+use support::{optimize, print, take_string, words};
 use tgsi_opt_capi::abi::{self, Status};
 
 /// A vertex shader with an addition of constants for `-O1` to fold.
 const SHADER: &str = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0]\nIMM[0] FLT32 { 1.0, 2.0, 0.0, 0.0 }\n\
                       ADD TEMP[0], IMM[0].xxxx, IMM[0].yyyy\nMUL OUT[0], IN[0], TEMP[0]\nEND\n";
-
-fn words(text: &str) -> Vec<u32> {
-    tgsi::tokens::encode(&tgsi::parse(text).expect("it parses")).expect("it encodes")
-}
-
-/// Takes a string the library returned.
-fn take_string(s: *mut c_char) -> String {
-    assert!(!s.is_null());
-    // SAFETY: a NUL-terminated string from the library, freed once here.
-    let owned = unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned();
-    unsafe { abi::tgsi_opt_free_string(s) };
-    owned
-}
-
-/// `tgsi_opt_optimize` on `words`: the status, the words returned and the
-/// error message.
-fn optimize(words: &[u32], passes: Option<&str>, target: Option<&str>) -> (Status, Vec<u32>, Option<String>) {
-    let passes = passes.map(|p| CString::new(p).expect("no NUL"));
-    let target = target.map(|t| CString::new(t).expect("no NUL"));
-    let (mut out, mut count, mut error) = (ptr::null_mut(), 0usize, ptr::null_mut());
-    // SAFETY: valid pointers for the call's duration.
-    let status = unsafe {
-        abi::tgsi_opt_optimize(
-            words.as_ptr(),
-            words.len(),
-            passes.as_ref().map_or(ptr::null(), |p| p.as_ptr()),
-            target.as_ref().map_or(ptr::null(), |t| t.as_ptr()),
-            &mut out,
-            &mut count,
-            &mut error,
-        )
-    };
-    let result = if out.is_null() {
-        Vec::new()
-    } else {
-        // SAFETY: `count` words from the library, freed once here.
-        let copy = unsafe { std::slice::from_raw_parts(out, count) }.to_vec();
-        unsafe { abi::tgsi_opt_free_tokens(out, count) };
-        copy
-    };
-    (status, result, (!error.is_null()).then(|| take_string(error)))
-}
-
-fn print(words: &[u32]) -> (Status, Option<String>, Option<String>) {
-    let (mut text, mut error) = (ptr::null_mut(), ptr::null_mut());
-    // SAFETY: valid pointers for the call's duration.
-    let status = unsafe { abi::tgsi_opt_print(words.as_ptr(), words.len(), &mut text, &mut error) };
-    (status, (!text.is_null()).then(|| take_string(text)), (!error.is_null()).then(|| take_string(error)))
-}
 
 #[test]
 fn optimizes_and_prints_through_the_c_functions() {

@@ -511,15 +511,18 @@ fn run_fills<'a>(_: &Program, _: Code<'_>, _: &Env<'a>, _: usize) -> Fills<'a> {
 }
 
 /// Whether `code` writes every declared OUT channel of every lane it runs
-/// (see `jit::whole`), so that the output table need not start zeroed.
+/// (see `jit::whole`: it does when a step stores to each declared
+/// register), so that the output table need not start zeroed.
 #[cfg(feature = "jit")]
-fn writes_every_output(program: &Program, code: Code<'_>) -> bool {
-    whole_lanes(code).is_some() && crate::jit::native_outputs(program)
+pub(crate) fn writes_every_output(program: &Program, code: Code<'_>) -> bool {
+    whole_lanes(code).is_some()
+        && crate::jit::native_outputs(program)
+        && crate::jit::stored_outputs(program).into_iter().all(|stored| stored)
 }
 
 /// Never: no JIT in this build.
 #[cfg(not(feature = "jit"))]
-fn writes_every_output(_: &Program, _: Code<'_>) -> bool {
+pub(crate) fn writes_every_output(_: &Program, _: Code<'_>) -> bool {
     false
 }
 

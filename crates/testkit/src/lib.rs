@@ -15,10 +15,13 @@
 //! - [`synth`]: large deterministic synthetic shaders;
 //! - [`shapes`]: shaders of one shape at any size, for the compile
 //!   benchmark over shapes and the linearity tests;
+//! - [`counting`]: an allocator counting each thread's bytes, for the
+//!   tests that bound work;
 //! - [`roundtrip`]: the round-trip properties of the language crate that the
 //!   fuzz targets assert.
 
 pub mod check;
+pub mod counting;
 pub mod difftest;
 pub mod double_accuracy;
 pub mod random_program;

@@ -45,7 +45,7 @@ mod tests;
 
 pub(crate) use segment::Piece;
 pub(crate) use texture::NearestTexture;
-pub(crate) use whole::{native_outputs, ProgramFn, Status, LANES};
+pub(crate) use whole::{native_outputs, stored_outputs, ProgramFn, Status, LANES};
 
 /// A segment's code: `slots` is a batch's slots (slot-major, `w` lanes a
 /// slot, `w` a multiple of 4 up to 64), `active` its lane mask.

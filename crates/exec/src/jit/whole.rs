@@ -161,6 +161,22 @@ pub(crate) fn native_outputs(program: &Program) -> bool {
     })
 }
 
+/// Which declared OUT registers (by position in `program.outputs`) a step
+/// stores to. The code keeps and writes those only, so that its size
+/// follows the stores, not the declarations; the others' entries stay as
+/// the run zeroed them ([`writes_every_output`](crate::run)).
+pub(crate) fn stored_outputs(program: &Program) -> Vec<bool> {
+    let mut stored = vec![false; program.outputs.len()];
+    for step in program.steps.iter().flatten() {
+        if let Step::StoreOutput { declared: Some(r), .. } = step {
+            if let Some(s) = stored.get_mut(*r as usize) {
+                *s = true;
+            }
+        }
+    }
+    stored
+}
+
 /// Defines the function of `program` in `module`.
 pub(super) fn define(module: &mut JITModule, program: &Program, kernels: &mut Kernels) -> Result<FuncId, ExecError> {
     let fail = |e: &dyn std::fmt::Debug| ExecError::Jit(format!("compiling the program: {e:?}"));
@@ -307,13 +323,17 @@ fn build(
             b.def_var(v, zeros);
         }
     }
-    // Every declared OUT channel, zero until stored (as in the table).
+    // Every channel of each OUT register a step stores to, zero until
+    // stored (as in the table).
     let outputs_written = native_outputs(program);
-    let output_vars: Vec<Variable> = match outputs_written {
-        true => (0..program.outputs.len() * 4).map(|_| b.declare_var(I32X4)).collect(),
+    let output_vars: Vec<Option<[Variable; 4]>> = match outputs_written {
+        true => stored_outputs(program)
+            .into_iter()
+            .map(|stored| stored.then(|| [(); 4].map(|_| b.declare_var(I32X4))))
+            .collect(),
         false => Vec::new(),
     };
-    for &v in &output_vars {
+    for &v in output_vars.iter().flatten().flatten() {
         b.def_var(v, zeros);
     }
     b.def_var(active_var, mask);
@@ -400,8 +420,9 @@ pub(super) struct Gen<'a, 'b> {
     /// per-lane fills, and the quad's first lane in the columns (bytes).
     fills: (Value, Value, Value),
     /// Each declared OUT register's channels (register-major), written to
-    /// the output table when the quad ends.
-    output_vars: Vec<Variable>,
+    /// the output table when the quad ends (`None` for a register no
+    /// step stores to).
+    output_vars: Vec<Option<[Variable; 4]>>,
     budget: Value,
     /// Where the function returns the step budget's or a step's failure.
     fails: (Block, Block),
@@ -906,7 +927,8 @@ impl Gen<'_, '_> {
     /// Channel `chan` of declared output `r` of the quad's active lanes,
     /// into its variable.
     fn store_output(&mut self, r: u32, chan: u8, v: Value) {
-        let Some(&var) = self.output_vars.get(r as usize * 4 + (chan as usize & 3)) else { return };
+        let Some(&Some(vars)) = self.output_vars.get(r as usize) else { return };
+        let var = vars[chan as usize & 3];
         let v = if self.depth == 0 && !self.maybe_none {
             // Every lane of the quad the batch runs is active here.
             v
@@ -918,17 +940,19 @@ impl Gen<'_, '_> {
         self.b.def_var(var, v);
     }
 
-    /// Every declared OUT register of the quad's four lanes into the
-    /// frame's output block (`Frame::outputs`, lane-major): its channels'
-    /// quads transposed into the lanes' `[x, y, z, w]`, each one store.
-    /// Lanes the batch does not run are written too, into the block's
-    /// room for them.
+    /// Every stored OUT register of the quad's four lanes into the frame's
+    /// output block (`Frame::outputs`, lane-major): its channels' quads
+    /// transposed into the lanes' `[x, y, z, w]`, each one store. Lanes
+    /// the batch does not run are written too, into the block's room for
+    /// them.
     fn write_outputs(&mut self) {
         let regs = self.program.outputs.len() as i32;
         let flags = MemFlags::new().with_notrap();
         let base = self.quad.1;
-        for r in 0..regs {
-            let channels: Vec<Value> = (0..4).map(|c| self.b.use_var(self.output_vars[(r * 4 + c) as usize])).collect();
+        for (r, vars) in self.output_vars.iter().enumerate() {
+            let Some(vars) = vars else { continue };
+            let r = r as i32;
+            let channels: Vec<Value> = vars.iter().map(|&v| self.b.use_var(v)).collect();
             for (lane, v) in
                 transpose(self.b, [channels[0], channels[1], channels[2], channels[3]]).into_iter().enumerate()
             {

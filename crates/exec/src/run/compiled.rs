@@ -308,15 +308,18 @@ impl Batch<'_> {
         {
             return Err(ExecError::Malformed(format!("a batch of {} lanes for compiled code", self.w)));
         }
-        // The code writes every declared channel of every lane of each
-        // quad it runs: into the batch's output table when that holds
-        // those quads' lanes, else into a block of all 64 (the batch's
-        // own, kept between batches), whose lanes of the table are copied
-        // out after.
+        // The code writes every channel of each register stored to, of
+        // every lane of each quad it runs: into the batch's output table
+        // when that holds those quads' lanes, else into a block of those
+        // quads (the thread's own, kept between batches and programs, so
+        // zeroed first: the code leaves registers no step stores to
+        // unwritten), whose lanes of the table are copied out after.
         let registers = self.outputs.registers.len();
         let in_block = self.outputs.values.len() < quads_end * registers && crate::jit::native_outputs(self.program);
-        if in_block && self.work.output_block.len() < crate::jit::LANES * registers {
-            self.work.output_block.resize(crate::jit::LANES * registers, [0; 4]);
+        if in_block {
+            let block = quads_end * registers;
+            self.work.output_block.clear();
+            self.work.output_block.resize(block, [0; 4]);
         }
         let outputs = match in_block {
             true => self.work.output_block.as_mut_ptr(),

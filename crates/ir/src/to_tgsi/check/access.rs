@@ -252,7 +252,8 @@ impl Checker<'_> {
                 // It may write any register of its array (or file): the
                 // checker knows nothing of them after, nor of what the
                 // IR's outputs are there.
-                let (first, last) = self.space.reach(reg.file, reg.index as i64);
+                let id = reg.indirect.map_or(0, |i| i.array_id);
+                let (first, last) = self.space.reach(reg.file, reg.index as i64, id);
                 for index in first..=last {
                     for c in chans.clone() {
                         if let Some(slot) = self.space.slot(reg.file, index as i64, c) {

@@ -216,7 +216,8 @@ impl<'a> Checker<'a> {
         for (_, a) in func.arrays.iter() {
             if a.len > 0 {
                 see(a.file, a.first as i64 + a.len as i64 - 1);
-                arrays.push((a.file, a.first, a.first + a.len - 1));
+                let id = super::indirect::emitted_array_id(func, a);
+                arrays.push(state::ArrayRange { file: a.file, first: a.first, last: a.first + a.len - 1, id });
             }
         }
         let space = Space::new(count[0], count[1], count[2], arrays);

@@ -86,13 +86,23 @@ pub(super) struct Space {
     temps: u32,
     outputs: u32,
     addrs: u32,
-    /// (file, first, last) of every array of TEMP or OUT registers.
-    arrays: Vec<(File, u32, u32)>,
+    /// Every array of TEMP or OUT registers.
+    arrays: Vec<ArrayRange>,
+}
+
+/// The registers of an array, and the id its accesses are written with
+/// (0 for none).
+#[derive(Clone, Copy)]
+pub(super) struct ArrayRange {
+    pub file: File,
+    pub first: u32,
+    pub last: u32,
+    pub id: u16,
 }
 
 impl Space {
     /// A space of `temps` TEMP, `outputs` OUT and `addrs` ADDR registers.
-    pub fn new(temps: u32, outputs: u32, addrs: u32, arrays: Vec<(File, u32, u32)>) -> Space {
+    pub fn new(temps: u32, outputs: u32, addrs: u32, arrays: Vec<ArrayRange>) -> Space {
         Space { temps, outputs, addrs, arrays }
     }
 
@@ -122,21 +132,25 @@ impl Space {
     /// Whether register `index` of `file` is an element of an array (its
     /// contents are memory, which the IR reads with loads).
     pub fn in_array(&self, file: File, index: i64) -> bool {
-        self.arrays.iter().any(|&(f, first, last)| f == file && (first as i64..=last as i64).contains(&index))
+        self.arrays.iter().any(|a| a.file == file && (a.first as i64..=a.last as i64).contains(&index))
     }
 
-    /// The registers an indirect access based at `index` of `file` may
-    /// reach: the array it is in, else the whole file.
-    pub fn reach(&self, file: File, index: i64) -> (u32, u32) {
+    /// The registers an indirect access based at `index` of `file` with
+    /// array id `id` may reach: the array of that id (an access out of
+    /// its range writes nothing, as the IR's array stores), else the array
+    /// `index` is in, else the whole file.
+    pub fn reach(&self, file: File, index: i64, id: u16) -> (u32, u32) {
         let all = match file {
             File::Temporary => self.temps,
             File::Output => self.outputs,
             _ => self.addrs,
         };
-        self.arrays
-            .iter()
-            .find(|&&(f, first, last)| f == file && (first as i64..=last as i64).contains(&index))
-            .map_or((0, all.saturating_sub(1)), |&(_, first, last)| (first, last))
+        let by_id = self.arrays.iter().find(|a| id != 0 && a.file == file && a.id == id);
+        by_id
+            .or_else(|| {
+                self.arrays.iter().find(|a| a.file == file && (a.first as i64..=a.last as i64).contains(&index))
+            })
+            .map_or((0, all.saturating_sub(1)), |a| (a.first, a.last))
     }
 
     /// The register file of slot `slot`.
