@@ -7,17 +7,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tgsi_opt::{exec, ir, tgsi};
+use tgsi_opt::exec;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let (state, shader) = text.split_once("\n@@\n").unwrap_or(("invocations 4\n", &text));
-    let Ok(state) = exec::State::parse(state) else { return };
-    if state.invocations() > 256 {
-        return;
-    }
-    let Ok(shader) = tgsi::parse(shader) else { return };
-    let Ok(module) = ir::from_tgsi(&shader) else { return };
+    let Some((state, module)) = testkit::fuzz_input::state_and_module(&text) else { return };
     let options = exec::RunOptions { step_budget: 20_000, ..exec::RunOptions::default() };
     let run = |backend| exec::Executable::compile_with(&module, backend).and_then(|e| e.run(&state, &options));
     let (jit, interp) = (run(exec::Backend::Jit), run(exec::Backend::Interpreter));

@@ -9,13 +9,7 @@ use tgsi_opt::{exec, ir, tgsi};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let (state, shader) = text.split_once("\n@@\n").unwrap_or(("invocations 4\n", &text));
-    let Ok(state) = exec::State::parse(state) else { return };
-    if state.invocations() > 256 {
-        return;
-    }
-    let Ok(shader) = tgsi::parse(shader) else { return };
-    let Ok(module) = ir::from_tgsi(&shader) else { return };
+    let Some((state, module)) = testkit::fuzz_input::state_and_module(&text) else { return };
     let options = exec::RunOptions { step_budget: 20_000, lanes: 8, ..exec::RunOptions::default() };
     let Ok(out) = exec::run(&module, &state, &options) else { return };
     // Emission checked: a failure of the allocation checker is a finding.

@@ -17,6 +17,8 @@
 //!   benchmark over shapes and the linearity tests;
 //! - [`counting`]: an allocator counting each thread's bytes, for the
 //!   tests that bound work;
+//! - [`fuzz_input`]: the state-and-shader input of the fuzz targets that
+//!   run shaders;
 //! - [`roundtrip`]: the round-trip properties of the language crate that the
 //!   fuzz targets assert.
 
@@ -24,6 +26,7 @@ pub mod check;
 pub mod counting;
 pub mod difftest;
 pub mod double_accuracy;
+pub mod fuzz_input;
 pub mod random_program;
 mod rng;
 pub mod roundtrip;
