@@ -395,8 +395,9 @@ fn run_program(
         ),
     };
     // Compiled whole, the code loads the fills from a table laid out
-    // before the run (`layout`), and writes every declared OUT channel of
-    // every lane it runs: the table need not be zeroed.
+    // before the run (`layout`), and writes every channel of each OUT
+    // register a step stores to, of every lane it runs: when that is
+    // every declared register, the table need not be zeroed.
     let fills = layout.fills.as_ref();
     let zero = !writes_every_output(program, code);
     let declared = program.outputs.iter().copied();
@@ -514,7 +515,7 @@ fn run_fills<'a>(_: &Program, _: Code<'_>, _: &Env<'a>, _: usize) -> Fills<'a> {
 /// (see `jit::whole`: it does when a step stores to each declared
 /// register), so that the output table need not start zeroed.
 #[cfg(feature = "jit")]
-pub(crate) fn writes_every_output(program: &Program, code: Code<'_>) -> bool {
+fn writes_every_output(program: &Program, code: Code<'_>) -> bool {
     whole_lanes(code).is_some()
         && crate::jit::native_outputs(program)
         && crate::jit::stored_outputs(program).into_iter().all(|stored| stored)
@@ -522,7 +523,7 @@ pub(crate) fn writes_every_output(program: &Program, code: Code<'_>) -> bool {
 
 /// Never: no JIT in this build.
 #[cfg(not(feature = "jit"))]
-pub(crate) fn writes_every_output(_: &Program, _: Code<'_>) -> bool {
+fn writes_every_output(_: &Program, _: Code<'_>) -> bool {
     false
 }
 

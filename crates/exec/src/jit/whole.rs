@@ -419,7 +419,7 @@ pub(super) struct Gen<'a, 'b> {
     /// The run's splats of shared fills, the starts of its columns of
     /// per-lane fills, and the quad's first lane in the columns (bytes).
     fills: (Value, Value, Value),
-    /// Each declared OUT register's channels (register-major), written to
+    /// Each declared OUT register's four channels, written to
     /// the output table when the quad ends (`None` for a register no
     /// step stores to).
     output_vars: Vec<Option<[Variable; 4]>>,
