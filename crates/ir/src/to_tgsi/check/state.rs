@@ -132,7 +132,12 @@ impl Space {
     /// Whether register `index` of `file` is an element of an array (its
     /// contents are memory, which the IR reads with loads).
     pub fn in_array(&self, file: File, index: i64) -> bool {
-        self.arrays.iter().any(|a| a.file == file && (a.first as i64..=a.last as i64).contains(&index))
+        self.array_at(file, index).is_some()
+    }
+
+    /// The array register `index` of `file` is an element of.
+    fn array_at(&self, file: File, index: i64) -> Option<&ArrayRange> {
+        self.arrays.iter().find(|a| a.file == file && (a.first as i64..=a.last as i64).contains(&index))
     }
 
     /// The registers an indirect access based at `index` of `file` with
@@ -146,11 +151,7 @@ impl Space {
             _ => self.addrs,
         };
         let by_id = self.arrays.iter().find(|a| id != 0 && a.file == file && a.id == id);
-        by_id
-            .or_else(|| {
-                self.arrays.iter().find(|a| a.file == file && (a.first as i64..=a.last as i64).contains(&index))
-            })
-            .map_or((0, all.saturating_sub(1)), |a| (a.first, a.last))
+        by_id.or_else(|| self.array_at(file, index)).map_or((0, all.saturating_sub(1)), |a| (a.first, a.last))
     }
 
     /// The register file of slot `slot`.
