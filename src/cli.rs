@@ -43,6 +43,108 @@ pub enum Command {
     /// opcode of a target through the backend on many inputs and compare
     /// with IEEE-754 double results (ulp error, mismatches).
     CheckDoubles(CheckDoublesArgs),
+    /// Count what shaders cost, or compare two sets as shader-db's report
+    /// does.
+    ///
+    /// The statistics are instructions, TEMPs, ALU, texture, memory and
+    /// flow instructions, immediates and loops, in all and per stage; of
+    /// the shaders as written, or after passes.
+    Report(ReportArgs),
+    /// Shrink a shader while a test command still finds it interesting.
+    ///
+    /// The test exits 0 on a candidate it finds interesting; the smallest
+    /// interesting shader found is written.
+    Reduce(ReduceArgs),
+}
+
+/// Arguments of `tgsi-opt report`.
+#[derive(Debug, Args)]
+#[command(mut_arg("passes", |a| a.help(
+    "Count the shaders after these passes (and emission), separated by commas. Without --passes or \
+     -O, the shaders are counted as written; -O0 counts them through the IR with no pass"
+)))]
+pub struct ReportArgs {
+    /// Shaders, and directories searched for `*.tgsi` files (below them,
+    /// recursively; named by their path below the directory). With
+    /// --compare: two, each a directory, a shader or a CSV report.
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// The passes to count after, for every PATH.
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+
+    /// Compare two sets: BEFORE AFTER. Files are matched by their path
+    /// below each directory; a `.csv` file is a report written before by
+    /// `--format csv`.
+    #[arg(long)]
+    pub compare: bool,
+
+    /// Compare two pipelines over the same shaders: this one (`input`: as
+    /// written; `O0`: through the IR with no pass; `O1`; or passes
+    /// separated by commas) ...
+    #[arg(long, value_name = "PIPELINE", allow_hyphen_values = true)]
+    pub before: Option<String>,
+
+    /// ... against this one.
+    #[arg(long, value_name = "PIPELINE", allow_hyphen_values = true)]
+    pub after: Option<String>,
+
+    /// How to write the report: a table (a comparison in shader-db's
+    /// lines), CSV (one row per shader) or JSON.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+
+    /// How many of the most helped and most hurt shaders a comparison
+    /// lists per statistic.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+
+    /// Count this many shaders at once (0: one per core). The report does
+    /// not depend on it.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
+
+    /// Write the report to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `tgsi-opt reduce`.
+#[derive(Debug, Args)]
+pub struct ReduceArgs {
+    /// The shader to shrink (TGSI text).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// The test: a shell command, run with a candidate's path as its last
+    /// argument (`CMD FILE`); exit status 0 means "still interesting".
+    #[arg(long, value_name = "CMD")]
+    pub test: String,
+
+    /// Write the reduced shader to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Tests run at once (0: one per core). The result does not depend on it.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
+
+    /// A test running longer than this many seconds is stopped and counts
+    /// as not interesting.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+}
+
+/// How `report` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Aligned columns, or shader-db's lines for a comparison.
+    Text,
+    /// One row per shader with a header.
+    Csv,
+    /// One JSON object.
+    Json,
 }
 
 /// Arguments of `tgsi-opt check`.

@@ -143,6 +143,18 @@ pub enum Failure {
     /// differ from IEEE-754 arithmetic.
     #[error("check-doubles: {0}")]
     Check(String),
+    /// A CSV report given to `report --compare` cannot be read.
+    #[error("cannot read the report {what}: {source}")]
+    Csv {
+        /// The file.
+        what: String,
+        /// What is wrong, and on which line.
+        source: tgsi_opt::report::CsvError,
+    },
+    /// `reduce` cannot start or go on: the input is not interesting or
+    /// does not build, or the test cannot be run.
+    #[error("reduce: {0}")]
+    Reduce(String),
     /// `--passes` names a pass that does not exist (a usage error).
     #[error("unknown pass `{name}`; known passes: {known}")]
     UnknownPass {

@@ -54,7 +54,9 @@
 //! ```
 
 pub mod compile_cache;
+pub mod reduce;
 pub mod render;
+pub mod report;
 
 pub use exec;
 pub use ir;

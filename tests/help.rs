@@ -5,7 +5,8 @@ use std::process::Command;
 
 /// The subcommands whose help is snapshotted; `every_subcommand_is_covered`
 /// keeps the list in step with the binary.
-const SUBCOMMANDS: [&str; 8] = ["fmt", "opt", "run", "bench", "render", "fuzz-passes", "check", "check-doubles"];
+const SUBCOMMANDS: [&str; 10] =
+    ["fmt", "opt", "run", "bench", "render", "fuzz-passes", "check", "check-doubles", "report", "reduce"];
 
 /// Runs `tgsi-opt ARGS` and returns its standard output, which must be
 /// the whole of what it printed.

@@ -5,5 +5,7 @@ pub mod check_doubles;
 pub mod fmt;
 pub mod fuzz;
 pub mod opt;
+pub mod reduce;
 pub mod render;
+pub mod report;
 pub mod run;

@@ -377,7 +377,7 @@ fn verify(module: &ir::Module, input: &Input, after: &str) -> Result<(), Failure
 /// longer sizes emission's tables, and the IR and the printed text are
 /// not held at once. (The printed IR keeps its numbering: only emission
 /// sees the compacted module.) `check`: as for [`emit_checked`].
-fn emit_compacted(mut module: ir::Module, input: &Input, check: bool) -> Result<Shader, Failure> {
+pub(crate) fn emit_compacted(mut module: ir::Module, input: &Input, check: bool) -> Result<Shader, Failure> {
     module.function.compact();
     emit_checked(&module, input, check)
 }

@@ -81,5 +81,7 @@ fn instruction_count(text: &str) -> usize {
 mod fmt;
 mod ir_and_warnings;
 mod opt;
+mod reduce;
+mod report;
 mod run;
 mod tools;
