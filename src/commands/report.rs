@@ -49,10 +49,10 @@ pub fn run(args: &ReportArgs) -> Result<(), Failure> {
             if flags_route.is_some() {
                 return Err(Failure::Usage("--before/--after name the pipelines: leave out -O and --passes".into()));
             }
-            let routes = [parse_route(before, args)?, parse_route(after, args)?];
+            let (before, after) = (parse_route(before, args)?, parse_route(after, args)?);
             let files = find_shaders(&args.paths)?;
             total = files.len();
-            let mut sides = pool.install(|| measure(&files, &routes));
+            let mut sides = pool.install(|| measure(&files, &[&before, &after]));
             failures.append(&mut sides.2);
             report::render_comparison(&Comparison::new(&sides.0, &sides.1), form, args.top)
         }
@@ -172,16 +172,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
 /// Counts every file by each route (one or two), `--jobs` at a time:
 /// the statistics of the first route, of the second (if any), and the
 /// files that failed, each list in the files' order.
-fn measure<R: std::borrow::Borrow<Route> + Sync>(
-    files: &[(String, PathBuf)],
-    routes: &[R],
-) -> (Vec<ShaderStats>, Vec<ShaderStats>, Vec<Failure>) {
+fn measure(files: &[(String, PathBuf)], routes: &[&Route]) -> (Vec<ShaderStats>, Vec<ShaderStats>, Vec<Failure>) {
     let progress = Progress::new(files.len() as u64, "shaders");
     let results: Vec<Result<Vec<ShaderStats>, Failure>> = files
         .par_iter()
         .map(|(name, path)| {
             let input = Input::File(path.clone());
-            let result = routes.iter().map(|route| count(name, &input, route.borrow())).collect();
+            let result = routes.iter().map(|route| count(name, &input, route)).collect();
             progress.step();
             result
         })

@@ -111,8 +111,8 @@ where
         let mut progressed = false;
         for pass in Pass::ALL {
             let mut at = 0;
+            let mut edits = edits::edits(&current, pass);
             loop {
-                let edits = edits::edits(&current, pass);
                 let mut candidates = Vec::new();
                 let mut next = at;
                 while candidates.len() < batch && next < edits.len() {
@@ -140,6 +140,8 @@ where
                         cost = Cost::of(&current);
                         kept += 1;
                         progressed = true;
+                        // The edits of the smaller shader, from where this one was.
+                        edits = edits::edits(&current, pass);
                         at = edit;
                         step(&Step { pass, instructions: current.instruction_count(), tests });
                     }
