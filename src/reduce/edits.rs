@@ -145,9 +145,10 @@ impl Cost {
     }
 }
 
-/// Whether a source read from `file` may read an immediate instead: a
-/// value, not a resource (a sampler, view, image, buffer or memory).
-fn zeroable(file: File) -> bool {
+/// Whether `file` holds values an ALU operand may read, not resources (a
+/// sampler, view, image, buffer or memory): what a source may be replaced
+/// by, or replaced with.
+fn holds_values(file: File) -> bool {
     matches!(file, File::Temporary | File::Input | File::Output | File::Constant | File::SystemValue | File::Address)
 }
 
@@ -189,7 +190,9 @@ pub fn edits(shader: &Shader, pass: Pass) -> Vec<Edit> {
                     if inst.dst.len() == 1 {
                         out.push(Edit::Forward { writer, reader });
                     }
-                    out.extend((0..insts[writer].src.len()).map(|from| Edit::Bypass { writer, reader, src, from }));
+                    let sources = insts[writer].src.iter().enumerate();
+                    let values = sources.filter(|(_, s)| holds_values(s.reg.file) || s.reg.file == File::Immediate);
+                    out.extend(values.map(|(from, _)| Edit::Bypass { writer, reader, src, from }));
                 }
             }
         }
@@ -214,7 +217,7 @@ pub fn edits(shader: &Shader, pass: Pass) -> Vec<Edit> {
         Pass::Operands => {
             for (i, inst) in insts.iter().enumerate() {
                 for (s, src) in inst.src.iter().enumerate() {
-                    if zeroable(src.reg.file) {
+                    if holds_values(src.reg.file) {
                         out.push(Edit::Source { inst: i, src: s, change: SourceChange::Zero });
                     }
                     if src.reg.indirect.is_some() || src.reg.dimension.is_some_and(|d| d.indirect.is_some()) {
