@@ -155,14 +155,16 @@ fn find_shaders(paths: &[PathBuf]) -> Result<Vec<(String, PathBuf)>, Failure> {
     Ok(found)
 }
 
-/// Every `*.tgsi` file below `dir`.
+/// Every `*.tgsi` file below `dir`. Links to directories are not
+/// followed (a link to a parent would never end).
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
     let read_error = |source| Failure::Read { what: format!("`{}`", dir.display()), source };
     for entry in std::fs::read_dir(dir).map_err(read_error)? {
-        let path = entry.map_err(read_error)?.path();
-        if path.is_dir() {
+        let entry = entry.map_err(read_error)?;
+        let path = entry.path();
+        if entry.file_type().map_err(read_error)?.is_dir() {
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "tgsi") {
+        } else if path.extension().is_some_and(|e| e == "tgsi") && path.is_file() {
             out.push(path);
         }
     }

@@ -51,6 +51,8 @@ fn three_shaders(dir: &Path) -> String {
     fs::write(dir.join("b.tgsi"), VERTEX).unwrap();
     fs::write(dir.join("c.tgsi"), COMPUTE).unwrap();
     fs::write(dir.join("notes.txt"), "not a shader").unwrap();
+    // A link back up is not followed.
+    std::os::unix::fs::symlink(dir, dir.join("frag/up")).unwrap();
     dir.to_str().unwrap().to_string()
 }
 
