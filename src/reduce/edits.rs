@@ -22,7 +22,8 @@ pub enum Pass {
     Shortcuts,
     /// Remove declarations and properties.
     Declarations,
-    /// Remove immediates (renumbering those after).
+    /// Remove immediates (renumbering those after), and make their
+    /// values zero one channel at a time.
     Immediates,
     /// Simplify operands: a source becomes the zero immediate, indirect
     /// addressing and sign modifiers go.
@@ -81,6 +82,8 @@ pub enum Edit {
     ShrinkDeclaration { item: usize, first: bool },
     /// Remove `IMM[n]`, renumbering the immediates after it.
     RemoveImmediate(usize),
+    /// Make channel `channel` of `IMM[n]` zero.
+    ZeroImmediate { n: usize, channel: usize },
     /// Rewrite one source operand of an instruction.
     Source { inst: usize, src: usize, change: SourceChange },
     /// Give a destination this write mask.
@@ -106,7 +109,8 @@ pub enum SourceChange {
 /// source operands that read a register other than an immediate, then
 /// declarations, immediates and properties, then the registers declared,
 /// then the details (indirect addressing, modifiers, write-mask channels,
-/// swizzles that are not plain). Every edit that is kept makes it smaller.
+/// swizzles that are not plain, immediate channels that are not zero).
+/// Every edit that is kept makes it smaller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Cost {
     instructions: usize,
@@ -123,8 +127,10 @@ impl Cost {
         for item in &shader.items {
             let Item::Instruction(inst) = item else {
                 cost.items += 1;
-                if let Item::Declaration(decl) = item {
-                    cost.registers += usize::from(decl.last - decl.first) + 1;
+                match item {
+                    Item::Declaration(decl) => cost.registers += usize::from(decl.last - decl.first) + 1,
+                    Item::Immediate(imm) => cost.details += imm.data.iter().filter(|&&word| word != 0).count(),
+                    _ => {}
                 }
                 continue;
             };
@@ -213,7 +219,13 @@ pub fn edits(shader: &Shader, pass: Pass) -> Vec<Edit> {
                 }
             }
         }
-        Pass::Immediates => out.extend((0..shader.immediates().count()).rev().map(Edit::RemoveImmediate)),
+        Pass::Immediates => {
+            out.extend((0..shader.immediates().count()).rev().map(Edit::RemoveImmediate));
+            for (n, imm) in shader.immediates().enumerate() {
+                let nonzero = (0..4).filter(|&c| imm.data[c] != 0);
+                out.extend(nonzero.map(|channel| Edit::ZeroImmediate { n, channel }));
+            }
+        }
         Pass::Operands => {
             for (i, inst) in insts.iter().enumerate() {
                 for (s, src) in inst.src.iter().enumerate() {
@@ -408,6 +420,19 @@ pub fn apply(shader: &Shader, edit: &Edit) -> Option<Shader> {
             Some(out)
         }
         Edit::RemoveImmediate(n) => remove_immediate(shader, *n),
+        Edit::ZeroImmediate { n, channel } => {
+            let mut out = shader.clone();
+            let imm = out
+                .items
+                .iter_mut()
+                .filter_map(|item| match item {
+                    Item::Immediate(imm) => Some(imm),
+                    _ => None,
+                })
+                .nth(*n)?;
+            *imm.data.get_mut(*channel)? = 0;
+            Some(out)
+        }
         Edit::Source { inst, src, change } => {
             let mut out = shader.clone();
             let zero = if *change == SourceChange::Zero { Some(zero_immediate(&mut out)) } else { None };
