@@ -46,10 +46,13 @@ fn run_files(args: &OptArgs, pipeline: &passes::Pipeline) -> Result<(), Failure>
     }
     let root = common_dir(&args.files);
     let mut targets = Vec::new();
+    // Which input each output name is taken by: a map, not a search per
+    // file, so that thousands of files cost no more than their count.
+    let mut taken: std::collections::HashMap<PathBuf, &PathBuf> = std::collections::HashMap::new();
     for file in &args.files {
         let name = out_name(file, &root, args.emit)
             .ok_or_else(|| Failure::Usage(format!("`{}` has no file name to write under", file.display())))?;
-        if let Some((other, _)) = targets.iter().find(|(_, n): &&(&PathBuf, PathBuf)| *n == name) {
+        if let Some(other) = taken.insert(name.clone(), file) {
             let clash =
                 format!("`{}` and `{}` would both be written to `{}`", other.display(), file.display(), name.display());
             return Err(Failure::Usage(clash));
