@@ -11,7 +11,7 @@ fn round_trip(text: &str) -> Module {
 
 #[test]
 fn reads_the_printers_documented_example() {
-    let text = crate::print::doc_text_block(include_str!("../print.rs"));
+    let text = crate::print::doc_text_block(include_str!("../print/mod.rs"));
     let module = round_trip(&text);
     crate::verify::verify(&module.function).expect("verifies");
 }
