@@ -143,24 +143,24 @@ fn prints_other_ops() {
     let text = print_function_with(&t.f, &PrintOptions { origins: true });
     let expected = "\
 arrays:
-a0: OUT[2]
+    a0: OUT[2]
 b0:
-v0:64 = const 0x4000000000000000 ; 2.0  ; from #12 TEMP[3].y
-v1 = split.hi v0
-v2:64 = dadd_precise v0, v0
-v3 = read CONST[1][2].w
-v4 = loadindirect CONST[v3 - 2](1).z
-arraystore a0[v3 - 1].x, v1
-arraystore a0[0].w, v1
-v5, v6 = TEX _.xz, -(v3, v3, v1, v1), SAMP[0], 2D args(v3)
+    v0:64 = const 0x4000000000000000 ; 2.0  ; from #12 TEMP[3].y
+    v1 = split.hi v0
+    v2:64 = dadd_precise v0, v0
+    v3 = read CONST[1][2].w
+    v4 = loadindirect CONST[v3 - 2](1).z
+    arraystore a0[v3 - 1].x, v1
+    arraystore a0[0].w, v1
+    v5, v6 = TEX _.xz, -(v3, v3, v1, v1), SAMP[0], 2D args(v3)
 uif -v3 {
   b1:
-  continue
+      continue
 } else {  ; no ELSE
   b2:
 }
 b3:
-i99  ; missing instruction
+    i99  ; missing instruction
 b40:  ; missing block
 ";
     assert_eq!(text, expected);
