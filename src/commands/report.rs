@@ -74,13 +74,12 @@ pub fn run(args: &ReportArgs) -> Result<(), Failure> {
                 total += count;
                 sets.push(stats);
             }
-            let (mut before, mut after) = (sets.remove(0), sets.remove(0));
-            // Two single shaders are compared whatever their names.
-            if before.len() == 1 && after.len() == 1 && first.is_file() && second.is_file() {
+            let (before, mut after) = (sets.remove(0), sets.remove(0));
+            // Two shaders are compared whatever their names.
+            let shader = |path: &PathBuf| !path.is_dir() && path.extension().is_none_or(|e| e != "csv");
+            if before.len() == 1 && after.len() == 1 && shader(first) && shader(second) {
                 after[0].file = before[0].file.clone();
             }
-            before.sort_by(|a, b| a.file.cmp(&b.file));
-            after.sort_by(|a, b| a.file.cmp(&b.file));
             report::render_comparison(&Comparison::new(&before, &after), form, args.top)
         }
         (None, None) => {

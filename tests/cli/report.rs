@@ -152,6 +152,13 @@ fn report_compares_directories_and_saved_reports_alike() {
     success(&["report", "--format", "csv", "-o", new.to_str().unwrap(), after], b"");
     assert_eq!(success(&["report", "--compare", old.to_str().unwrap(), new.to_str().unwrap()], b""), by_dirs);
     assert_eq!(success(&["report", "--compare", old.to_str().unwrap(), after], b""), by_dirs);
+    // Two shaders compare whatever their names.
+    let (one, two) = (format!("{before}/b.tgsi"), format!("{after}/b.tgsi"));
+    let renamed = root.join("renamed.tgsi");
+    fs::copy(&two, &renamed).unwrap();
+    let pair = success(&["report", "--compare", &one, renamed.to_str().unwrap()], b"");
+    assert!(pair.contains("total temps in shared programs: 2 -> 1 (-50.00%)\n"), "{pair}");
+    assert!(pair.contains("shared programs: 1\n"), "{pair}");
     // Shaders only one side has are named.
     fs::remove_file(root.join("after/c.tgsi")).unwrap();
     let text = success(&["report", "--compare", &before, after], b"");
