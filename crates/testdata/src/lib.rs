@@ -68,9 +68,16 @@ fn skip_message(test: &str, sub: &str, required: bool) -> String {
 }
 
 /// Every `.tgsi` file of the shared corpus (`../shared/corpus`, folders
-/// included), sorted.
+/// included), sorted. A corpus folder with no shader is a panic: a test
+/// over it would pass on nothing.
 pub fn corpus_files() -> Option<Vec<PathBuf>> {
-    Some(tgsi_files(&shared("corpus")?))
+    Some(some_cases(tgsi_files(&shared("corpus")?), "../shared/corpus"))
+}
+
+/// `cases`, or a panic naming `what` when there are none.
+fn some_cases<T>(cases: Vec<T>, what: &str) -> Vec<T> {
+    assert!(!cases.is_empty(), "{what} holds no .tgsi file: a test over it would check nothing");
+    cases
 }
 
 /// The folder of the backend's conformance cases
@@ -79,7 +86,7 @@ pub fn corpus_files() -> Option<Vec<PathBuf>> {
 pub fn conformance_cases() -> Option<(PathBuf, Vec<String>)> {
     let dir = shared("conformance/exec")?;
     let names = tgsi_files(&dir).iter().filter_map(|p| Some(p.file_stem()?.to_str()?.to_string())).collect();
-    Some((dir, names))
+    Some((dir, some_cases(names, "../shared/conformance/exec")))
 }
 
 /// Every `.tgsi` file under `dir`, in its folders too, sorted.
@@ -104,4 +111,20 @@ pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     }
     paths.sort();
     paths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cases_found_pass_through() {
+        assert_eq!(some_cases(vec![1, 2], "here"), [1, 2]);
+    }
+
+    #[test]
+    #[should_panic(expected = "holds no .tgsi file")]
+    fn no_case_is_a_failure() {
+        some_cases(Vec::<u8>::new(), "../shared/corpus");
+    }
 }
