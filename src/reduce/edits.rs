@@ -495,33 +495,6 @@ fn zero_immediate(shader: &mut Shader) -> usize {
     count
 }
 
-/// Where each IF/UIF's and ELSE's label points as Mesa's emitters write
-/// it (DESIGN.md): an IF to its ELSE, or its ENDIF when it has none; an
-/// ELSE to its ENDIF.
-fn mesa_targets<'a>(insts: impl Iterator<Item = &'a Instruction>) -> Vec<Option<usize>> {
-    let mut targets = Vec::new();
-    let mut open: Vec<usize> = Vec::new();
-    for (k, inst) in insts.enumerate() {
-        targets.push(None);
-        match inst.opcode {
-            Opcode::If | Opcode::Uif => open.push(k),
-            Opcode::Else => {
-                if let Some(top) = open.last_mut() {
-                    targets[*top] = Some(k);
-                    *top = k;
-                }
-            }
-            Opcode::Endif => {
-                if let Some(top) = open.pop() {
-                    targets[top] = Some(k);
-                }
-            }
-            _ => {}
-        }
-    }
-    targets
-}
-
 /// `shader` with its instructions replaced by `insts`, each with the index
 /// of the instruction it copies and whether it is that instruction kept
 /// in place (an inlined copy is not). The other items keep their places
@@ -529,8 +502,8 @@ fn mesa_targets<'a>(insts: impl Iterator<Item = &'a Instruction>) -> Vec<Option<
 /// or ELSE's label that was Mesa's is Mesa's again; any other label names
 /// the instruction it named, or the next one kept.
 fn with_instructions(shader: &Shader, insts: Vec<(usize, bool, Instruction)>) -> Shader {
-    let old_targets = mesa_targets(shader.instructions());
-    let new_targets = mesa_targets(insts.iter().map(|(_, _, inst)| inst));
+    let old_targets = tgsi::mesa_labels(shader.instructions());
+    let new_targets = tgsi::mesa_labels(insts.iter().map(|(_, _, inst)| inst));
     let old_count = old_targets.len();
     let mut new_at = vec![insts.len(); old_count + 1];
     for (pos, &(origin, in_place, _)) in insts.iter().enumerate().rev() {
@@ -543,11 +516,11 @@ fn with_instructions(shader: &Shader, insts: Vec<(usize, bool, Instruction)>) ->
     }
     let mut renumbered = insts.into_iter().enumerate().map(|(pos, (origin, _, mut inst))| {
         if let Some(label) = &mut inst.label {
-            let was_mesa = old_targets.get(origin).copied().flatten() == Some(*label as usize);
+            let was_mesa = old_targets.get(origin).copied().flatten() == Some(*label);
             *label = match new_targets[pos] {
                 Some(target) if was_mesa => target,
-                _ => new_at.get(*label as usize).copied().unwrap_or(*label as usize),
-            } as u32;
+                _ => new_at.get(*label as usize).map_or(*label, |&at| at as u32),
+            };
         }
         Item::Instruction(inst)
     });

@@ -12,6 +12,7 @@
 pub mod ast;
 pub mod declared;
 pub mod format;
+pub mod labels;
 pub mod limits;
 pub mod names;
 pub mod opcode;
@@ -22,6 +23,7 @@ pub mod validate;
 
 pub use ast::*;
 pub use declared::{undeclared, RegisterName, Undeclared};
+pub use labels::mesa_labels;
 pub use limits::{Limit, LimitCounter, LimitExceeded, Limits};
 pub use names::*;
 pub use opcode::{flags, ChannelMode, Opcode, OpcodeInfo, OperandType};

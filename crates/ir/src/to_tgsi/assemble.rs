@@ -8,25 +8,10 @@ impl Emitter<'_> {
     /// Sets IF/UIF labels to their ELSE or ENDIF and ELSE labels to their
     /// ENDIF, as Mesa's emitters do.
     pub(super) fn fix_labels(&mut self) {
-        let mut stack: Vec<(usize, Option<usize>)> = Vec::new();
-        for k in 0..self.out.len() {
-            match self.out[k].opcode {
-                Opcode::If | Opcode::Uif => stack.push((k, None)),
-                Opcode::Else => {
-                    if let Some(top) = stack.last_mut() {
-                        self.out[top.0].label = Some(k as u32);
-                        top.1 = Some(k);
-                    }
-                }
-                Opcode::Endif => {
-                    if let Some((if_at, else_at)) = stack.pop() {
-                        match else_at {
-                            Some(e) => self.out[e].label = Some(k as u32),
-                            None => self.out[if_at].label = Some(k as u32),
-                        }
-                    }
-                }
-                _ => {}
+        let labels = tgsi::mesa_labels(&self.out);
+        for (inst, label) in self.out.iter_mut().zip(labels) {
+            if label.is_some() {
+                inst.label = label;
             }
         }
     }
