@@ -107,27 +107,27 @@ fn json_stats(stats: &super::Stats) -> String {
     format!("{{{}}}", fields.join(", "))
 }
 
+/// The entries of a JSON list or object, one a line at the second level
+/// of indentation, separated by commas.
+fn json_entries(entries: impl Iterator<Item = String>) -> String {
+    entries.map(|entry| format!("\n    {entry}")).collect::<Vec<_>>().join(",")
+}
+
 /// `{"shaders": [...], "totals": {...}}`.
 fn stats_json(shaders: &[ShaderStats]) -> String {
     let (all, stages) = totals(shaders);
-    let mut out = String::from("{\n  \"shaders\": [");
-    for (i, shader) in shaders.iter().enumerate() {
-        let sep = if i == 0 { "" } else { "," };
-        let _ = write!(
-            out,
-            "{sep}\n    {{\"file\": {}, \"stage\": \"{}\", \"stats\": {}}}",
-            json_string(&shader.file),
-            shader.stage,
-            json_stats(&shader.stats)
-        );
-    }
-    let _ = write!(out, "\n  ],\n  \"totals\": {},\n  \"stages\": {{", json_stats(&all));
-    for (i, (stage, count, stats)) in stages.iter().enumerate() {
-        let sep = if i == 0 { "" } else { "," };
-        let _ = write!(out, "{sep}\n    \"{stage}\": {{\"shaders\": {count}, \"totals\": {}}}", json_stats(stats));
-    }
-    out.push_str(if stages.is_empty() { "}\n}\n" } else { "\n  }\n}\n" });
-    out
+    let shaders = json_entries(shaders.iter().map(|shader| {
+        let (file, stats) = (json_string(&shader.file), json_stats(&shader.stats));
+        format!("{{\"file\": {file}, \"stage\": \"{}\", \"stats\": {stats}}}", shader.stage)
+    }));
+    let stages_text = json_entries(stages.iter().map(|(stage, count, stats)| {
+        format!("\"{stage}\": {{\"shaders\": {count}, \"totals\": {}}}", json_stats(stats))
+    }));
+    let close = if stages.is_empty() { "" } else { "\n  " };
+    format!(
+        "{{\n  \"shaders\": [{shaders}\n  ],\n  \"totals\": {},\n  \"stages\": {{{stages_text}{close}}}\n}}\n",
+        json_stats(&all)
+    )
 }
 
 /// shader-db's lines for every statistic, then the most helped and hurt
@@ -193,13 +193,10 @@ fn comparison_csv(cmp: &Comparison) -> String {
 
 /// `{"stats": [...], "shaders": [...], "only_before": [...], "only_after": [...]}`.
 fn comparison_json(cmp: &Comparison) -> String {
-    let mut out = String::from("{\n  \"stats\": [");
-    for (i, stat) in Stat::ALL.into_iter().enumerate() {
+    let stats = json_entries(Stat::ALL.into_iter().map(|stat| {
         let c = cmp.change(stat);
-        let sep = if i == 0 { "" } else { "," };
-        let _ = write!(
-            out,
-            "{sep}\n    {{\"stat\": \"{}\", \"shared\": [{}, {}], \"affected\": [{}, {}], \"helped\": {}, \"hurt\": {}}}",
+        format!(
+            "{{\"stat\": \"{}\", \"shared\": [{}, {}], \"affected\": [{}, {}], \"helped\": {}, \"hurt\": {}}}",
             stat.name(),
             c.shared.0,
             c.shared.1,
@@ -207,28 +204,18 @@ fn comparison_json(cmp: &Comparison) -> String {
             c.affected.1,
             c.helped,
             c.hurt
-        );
-    }
-    out.push_str("\n  ],\n  \"shaders\": [");
-    for (i, (old, new)) in cmp.shared.iter().enumerate() {
-        let sep = if i == 0 { "" } else { "," };
-        let _ = write!(
-            out,
-            "{sep}\n    {{\"file\": {}, \"stage\": \"{}\", \"before\": {}, \"after\": {}}}",
-            json_string(&old.file),
-            old.stage,
-            json_stats(&old.stats),
-            json_stats(new)
-        );
-    }
+        )
+    }));
+    let shaders = json_entries(cmp.shared.iter().map(|(old, new)| {
+        let (file, before, after) = (json_string(&old.file), json_stats(&old.stats), json_stats(new));
+        format!("{{\"file\": {file}, \"stage\": \"{}\", \"before\": {before}, \"after\": {after}}}", old.stage)
+    }));
     let names = |files: &[String]| files.iter().map(|f| json_string(f)).collect::<Vec<_>>().join(", ");
-    let _ = write!(
-        out,
-        "\n  ],\n  \"only_before\": [{}],\n  \"only_after\": [{}]\n}}\n",
+    format!(
+        "{{\n  \"stats\": [{stats}\n  ],\n  \"shaders\": [{shaders}\n  ],\n  \"only_before\": [{}],\n  \"only_after\": [{}]\n}}\n",
         names(&cmp.only_before),
         names(&cmp.only_after)
-    );
-    out
+    )
 }
 
 #[cfg(test)]
