@@ -38,11 +38,11 @@
 //! operations in blocks neither of which dominates the other (the two arms
 //! of an `IF`), and derivatives (DDX, DDY) in different blocks: they read
 //! the operand in the other invocations of the quad, which may not run the
-//! same code. Operands of commutative float opcodes are not reordered (the
-//! NaN a float addition returns depends on the order); those of the
-//! integer opcodes that commute bit for bit (`UADD`, `UMUL`, `AND`, `OR`,
-//! `XOR`, the integer minimum and maximum, `USEQ`, `USNE`, the high
-//! products) are.
+//! same code. Sources 0 and 1 of the opcodes the table of operations says
+//! commute (`semantics::Facts::commutes`: float `ADD`, `MUL` and `MAD`,
+//! whose NaN results are canonical whichever operand
+//! was a NaN; `UADD`, `AND`, the integer minima, ...) are compared in
+//! either order.
 
 use ir::cfg::{Cfg, DomTree};
 use ir::{Block, EntityRef, Function, Inst, InstData, Op, Operand, Source, Ty, Value};
@@ -173,19 +173,18 @@ fn key_of(func: &Function, block: Block, data: &InstData) -> Option<Key> {
     }
 }
 
-/// Integer opcodes whose two operands commute bit for bit (no NaN to
-/// choose between, wrapping arithmetic).
-fn commutes(opcode: Opcode) -> bool {
-    use Opcode::*;
-    matches!(opcode, Uadd | Umul | ImulHi | UmulHi | And | Or | Xor | Imin | Imax | Umin | Umax | Useq | Usne)
-}
-
-/// The operands as the key compares them: for a commuting integer opcode
-/// in a fixed order, so `UADD a, b` and `UADD b, a` are one computation.
+/// The operands as the key compares them: for a commuting opcode whose
+/// first two arguments are its sources 0 and 1, those two in a fixed
+/// order, so `ADD a, b` and `ADD b, a` are one computation.
 fn ordered_args(opcode: Opcode, args: &SmallVec<[Operand; 3]>) -> SmallVec<[Operand; 3]> {
     let mut args = args.clone();
-    if commutes(opcode) && args.len() == 2 {
-        args.sort_by_key(|a| (a.value.index(), a.neg, a.abs));
+    let commutes = semantics::facts(opcode).is_some_and(|f| f.commutes);
+    let sources_first = semantics::arg_source(opcode, 0) == Some(0) && semantics::arg_source(opcode, 1) == Some(1);
+    if commutes && sources_first && args.len() >= 2 {
+        let key = |a: &Operand| (a.value.index(), a.neg, a.abs);
+        if key(&args[1]) < key(&args[0]) {
+            args.swap(0, 1);
+        }
     }
     args
 }

@@ -15,8 +15,9 @@ use std::sync::{Arc, Mutex};
 
 use ir::function::Module;
 
+use crate::error::ExecError;
 use crate::program::Program;
-use crate::run::{ExecError, Loaded};
+use crate::run::Loaded;
 use crate::{Backend, Executable};
 
 /// Compiled code kept for programs seen before: [`CompileCache::compile`]

@@ -1,4 +1,41 @@
-//! Errors in state and output files, located in the source text.
+//! The crate's errors: why a run failed ([`ExecError`]), and why a state
+//! or outputs text is not valid, located in the text ([`StateError`]).
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// An operation the backend does not execute yet.
+    #[error("`{0}` is not executed yet")]
+    Unsupported(String),
+    /// An ALU opcode the scalar semantics do not cover for these operands.
+    #[error("`{opcode}` (channel {chan}, {args} operands) is not executed yet")]
+    UnsupportedAlu {
+        /// The opcode.
+        opcode: &'static str,
+        /// The channel or pair.
+        chan: u8,
+        /// The operand count.
+        args: usize,
+    },
+    /// The step budget ran out: most likely an endless loop.
+    #[error("stopped after {0} steps in one batch of lanes: the shader does not finish (an endless loop?)")]
+    StepBudget(u64),
+    /// A lane count that is not a multiple of 4 from 4 to 64.
+    #[error("lanes per batch must be a multiple of 4 from 4 to 64, not {0}")]
+    Lanes(usize),
+    /// The thread pool could not be started.
+    #[error("cannot start the thread pool: {0}")]
+    Threads(String),
+    /// IR the verifier would reject.
+    #[error("malformed IR: {0}")]
+    Malformed(String),
+    /// The JIT was asked for where it does not run.
+    #[error("the JIT backend is not available: {0}")]
+    JitUnavailable(String),
+    /// Cranelift failed to compile a segment.
+    #[error("JIT compilation failed: {0}")]
+    Jit(String),
+}
 
 /// Why a state (or outputs) text is not valid, and where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -11,8 +11,6 @@
 
 use tgsi::{Opcode, OperandType};
 
-use crate::program::Arg;
-
 use semantics::{
     canonical, ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc, trunc_i32, trunc_u32, Family,
 };
@@ -186,20 +184,20 @@ impl Kernel {
     /// A 64-bit operation on one lane: the one evaluation of the batch's
     /// lanes (`Batch::alu_wide`), the compiled code's quads
     /// (`wide_quad`) and the steps computed once a run alike. `values`
-    /// the operands' whole values, which `args`'
-    /// modifiers rewrite (read as `src_tys`), the result saturated as
-    /// `sat`. 0 for a kernel with a loop of its own.
+    /// the operands' whole values, which the operands' modifiers `mods`
+    /// (negate, absolute value) rewrite (read as `src_tys`), the result
+    /// saturated as `sat`. 0 for a kernel with a loop of its own.
     pub fn eval_wide(
         &self,
-        args: &[Arg],
+        mods: impl Iterator<Item = (bool, bool)>,
         src_tys: &[OperandType],
         sat: Option<OperandType>,
         values: &mut [u64],
     ) -> u64 {
         let Kernel::Eval { opcode, chan, family } = self else { return 0 };
-        for ((a, ty), v) in args.iter().zip(src_tys).zip(values.iter_mut()) {
-            if a.neg || a.abs {
-                *v = semantics::apply_modifiers(*ty, *v, a.neg, a.abs);
+        for (((neg, abs), ty), v) in mods.zip(src_tys).zip(values.iter_mut()) {
+            if neg || abs {
+                *v = semantics::apply_modifiers(*ty, *v, neg, abs);
             }
         }
         let r = family.eval(*opcode, *chan, values).unwrap_or(0);
@@ -289,6 +287,16 @@ impl Kernel {
             Kernel::UmulHi => map2(out, a, |x, y| ((u(x) as u64 * u(y) as u64) >> 32) as u32),
             Kernel::Udiv => map2(out, a, |x, y| u(x).checked_div(u(y)).unwrap_or(u32::MAX)),
             Kernel::Umod => map2(out, a, |x, y| u(x).checked_rem(u(y)).unwrap_or(u32::MAX)),
+            _ => self.run_library(a, out),
+        }
+    }
+
+    /// [`Kernel::run`] for the library calls and [`Kernel::Eval`].
+    #[inline(always)]
+    fn run_library(self, a: &[&[u32]], out: &mut [u32]) {
+        let f = f32::from_bits;
+        let b = canonical;
+        match self {
             // Library calls lane by lane, but without asking which
             // operation each time.
             Kernel::Ex2 => map1(out, a, |x| b(exp2(f(x)))),
@@ -317,6 +325,7 @@ impl Kernel {
                     *o = family.eval(opcode, chan, &args[..n]).unwrap_or(0) as u32;
                 }
             }
+            _ => {}
         }
     }
 }

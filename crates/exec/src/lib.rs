@@ -29,9 +29,10 @@
 //! );
 //! ```
 
+#[cfg(feature = "jit")]
+mod abi;
 mod backend;
 mod cache;
-mod env;
 pub mod error;
 pub mod geometry;
 #[cfg(feature = "jit")]
@@ -47,8 +48,8 @@ mod syntax;
 
 pub use backend::{Backend, UnknownBackend};
 pub use cache::{CacheStats, CompileCache};
-pub use error::{StateError, StateErrorKind};
+pub use error::{ExecError, StateError, StateErrorKind};
 pub use geometry::EmittedStream;
 pub use outputs::{Difference, Outputs};
-pub use run::{run, ExecError, Executable, Prepared, RunOptions};
+pub use run::{run, Executable, Prepared, RunOptions};
 pub use state::{Buffer, Filter, Image, InvocationCount, Sampler, State, Texture, TextureLevel, TextureLevels, Wrap};

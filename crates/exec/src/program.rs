@@ -14,14 +14,15 @@ use ir::function::{Block, Exit, Module, Op};
 use ir::EntityRef;
 use tgsi::{Processor, SemanticName};
 
+use crate::error::ExecError;
 use crate::geometry::Layout;
-use crate::memory::Usage;
-use crate::run::ExecError;
+use memory::Usage;
 
 mod control;
 mod inst;
 mod interface;
 mod join;
+pub(crate) mod memory;
 mod slots;
 mod steps;
 mod uniform;

@@ -29,7 +29,7 @@ use ir::function::Module;
 
 use rayon::prelude::*;
 
-use crate::env::Env;
+use crate::error::ExecError;
 use crate::geometry::{Emitted, Emitter};
 use crate::memory::{self, Memory};
 use crate::program::Program;
@@ -43,12 +43,14 @@ pub(crate) mod compiled;
 mod compute;
 mod control;
 mod effects;
+mod env;
 mod mask;
 mod output_table;
 mod registers;
-pub(crate) mod uniform;
+mod uniform;
 
 use batch::Batch;
+use env::Env;
 use mask::full;
 use output_table::OutputTable;
 
@@ -83,42 +85,6 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions { lanes: 64, step_budget: 50_000_000, threads: 1 }
     }
-}
-
-/// Why a run failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ExecError {
-    /// An operation the backend does not execute yet.
-    #[error("`{0}` is not executed yet")]
-    Unsupported(String),
-    /// An ALU opcode the scalar semantics do not cover for these operands.
-    #[error("`{opcode}` (channel {chan}, {args} operands) is not executed yet")]
-    UnsupportedAlu {
-        /// The opcode.
-        opcode: &'static str,
-        /// The channel or pair.
-        chan: u8,
-        /// The operand count.
-        args: usize,
-    },
-    /// The step budget ran out: most likely an endless loop.
-    #[error("stopped after {0} steps in one batch of lanes: the shader does not finish (an endless loop?)")]
-    StepBudget(u64),
-    /// A lane count that is not a multiple of 4 from 4 to 64.
-    #[error("lanes per batch must be a multiple of 4 from 4 to 64, not {0}")]
-    Lanes(usize),
-    /// The thread pool could not be started.
-    #[error("cannot start the thread pool: {0}")]
-    Threads(String),
-    /// IR the verifier would reject.
-    #[error("malformed IR: {0}")]
-    Malformed(String),
-    /// The JIT was asked for where it does not run.
-    #[error("the JIT backend is not available: {0}")]
-    JitUnavailable(String),
-    /// Cranelift failed to compile a segment.
-    #[error("JIT compilation failed: {0}")]
-    Jit(String),
 }
 
 /// Runs `module` for every invocation of `state`.
@@ -159,7 +125,7 @@ impl Loaded {
     pub(crate) fn new(program: Program, backend: Backend) -> Result<Loaded, ExecError> {
         #[cfg(feature = "jit")]
         let jit = match backend {
-            Backend::Jit => Some(crate::jit::compile(&program)?),
+            Backend::Jit => Some(crate::jit::compile(&program, compiled::CALLBACKS)?),
             Backend::Interpreter => None,
         };
         #[cfg(not(feature = "jit"))]
@@ -362,6 +328,45 @@ pub(crate) type RunFills<'a> = PhantomData<&'a ()>;
 /// The run's fills, where its code is compiled whole.
 type Fills<'a> = Option<RunFills<'a>>;
 
+/// How a run is laid out in batches.
+struct Plan {
+    /// The batch width.
+    w: usize,
+    /// The lanes each batch runs: `w` but for barriers (whole work groups).
+    step: usize,
+    /// Threads running batches (0: rayon's global pool).
+    threads: usize,
+    /// Their pool, for more than one thread.
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Plan {
+    fn of((program, code): ProgramCode<'_>, n: usize, options: &RunOptions) -> Result<Plan, ExecError> {
+        let w = options.lanes;
+        if !RunOptions::valid_lanes(w) {
+            return Err(ExecError::Lanes(w));
+        }
+        // No wider than the invocations need (in whole quads): batch loops
+        // run over every lane of a batch. A program compiled whole runs
+        // batches of the width it was compiled for.
+        let w = whole_lanes(code).unwrap_or_else(|| w.min(n.div_ceil(4) * 4).max(4));
+        let (w, step) = memory::batch_lanes(program, w, n)?;
+        // Stores and atomics land in invocation order only if batches run
+        // in order.
+        let threads = if program.memory.writes { 1 } else { options.threads };
+        let pool = match threads {
+            0 | 1 => None,
+            t => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .map_err(|e| ExecError::Threads(e.to_string()))?,
+            ),
+        };
+        Ok(Plan { w, step, threads, pool })
+    }
+}
+
 fn run_program(
     (program, code): ProgramCode<'_>,
     layout: &Layout<'_>,
@@ -369,31 +374,12 @@ fn run_program(
     outputs: &mut Outputs,
 ) -> Result<(), ExecError> {
     let (env, state) = (&layout.env, layout.env.state);
-    let w = options.lanes;
-    if !RunOptions::valid_lanes(w) {
-        return Err(ExecError::Lanes(w));
-    }
-    // No wider than the invocations need (in whole quads): batch loops run
-    // over every lane of a batch.
     let n = state.invocations() as usize;
-    // A program compiled whole runs batches of the width it was compiled
-    // for.
-    let w = whole_lanes(code).unwrap_or_else(|| w.min(n.div_ceil(4) * 4).max(4));
-    // Each batch runs `step` lanes: `w` but for barriers (whole work groups).
-    let (w, step) = memory::batch_lanes(program, w, n)?;
+    let Plan { w, step, threads, pool } = Plan::of((program, code), n, options)?;
     // A run with no memory steps and no buffers or images in its state
     // has no memory to lay out and copy back.
     let has_memory = program.memory.accesses || state.buffers().next().is_some() || state.images().next().is_some();
     let memory = has_memory.then(|| Mutex::new(Memory::new(program, state)));
-    // Stores and atomics land in invocation order only if batches run in order.
-    let threads = if program.memory.writes { 1 } else { options.threads };
-    // 0 is rayon's global pool.
-    let pool = match threads {
-        0 | 1 => None,
-        t => Some(
-            rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| ExecError::Threads(e.to_string()))?,
-        ),
-    };
     // Compiled whole, the code loads the fills from a table laid out
     // before the run (`layout`), and writes every channel of each OUT
     // register a step stores to, of every lane it runs: when that is
@@ -489,7 +475,7 @@ where
 /// compiled into one function.
 #[cfg(feature = "jit")]
 fn whole_lanes(code: Code<'_>) -> Option<usize> {
-    code.is_some_and(|c| c.whole().is_some()).then_some(crate::jit::LANES)
+    code.is_some_and(|c| c.whole().is_some()).then_some(crate::abi::LANES)
 }
 
 /// Never: no JIT in this build.

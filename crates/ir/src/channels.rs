@@ -1,47 +1,10 @@
 //! How scalar operations relate to the channels of TGSI operands.
 
-use tgsi::{ChannelMode, Opcode};
+use tgsi::Opcode;
 
-/// The formula result channel `chan` of `opcode` computes, as the channel
-/// of an [`Op::Alu`](crate::Op::Alu) records it: two operations of
-/// `opcode` on the same operands give the same bits exactly when their
-/// formula channels are equal. Component-wise, replicated-scalar and
-/// 64-bit opcodes compute one formula whatever the channel (0); LIT's w
-/// is its x (both 1.0), UP2H's z and w are its x and y.
-///
-/// ```
-/// use ir::channels::formula_chan;
-/// use tgsi::Opcode;
-/// assert_eq!(formula_chan(Opcode::Add, 3), 0);
-/// assert_eq!(formula_chan(Opcode::Lit, 3), 0); // x and w are both 1.0
-/// assert_eq!(formula_chan(Opcode::Dst, 2), 2);
-/// ```
-pub fn formula_chan(opcode: Opcode, chan: u8) -> u8 {
-    use Opcode::*;
-    match opcode {
-        // (1, max(x, 0), ..., 1): x and w are the constant 1.
-        Lit if chan == 3 => 0,
-        // The low half for x and z, the high half for y and w.
-        Up2h | Up2us => chan & 1,
-        _ if opcode.info().mode == ChannelMode::ChannelDependent => chan,
-        _ => 0,
-    }
-}
-
-/// The (source, channel) pairs a replicated-scalar opcode reads, in
-/// argument order.
-pub fn replicated_reads(op: Opcode) -> &'static [(u8, u8)] {
-    use Opcode::*;
-    match op {
-        Dp2 => &[(0, 0), (0, 1), (1, 0), (1, 1)],
-        Dp3 => &[(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)],
-        Dp4 => &[(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3)],
-        Pow => &[(0, 0), (1, 0)],
-        Pk2h | Pk2us => &[(0, 0), (0, 1)],
-        Pk4b | Pk4ub => &[(0, 0), (0, 1), (0, 2), (0, 3)],
-        _ => &[(0, 0)],
-    }
-}
+// Which formula a channel computes and which channels a replicated
+// scalar reads are facts of the operation, kept with its formula.
+pub use semantics::{formula_chan, replicated_reads};
 
 /// The channels of a texture coordinate a target uses.
 fn coordinate_mask(target: tgsi::TextureTarget) -> u8 {

@@ -23,13 +23,17 @@
 
 mod convert;
 mod double;
+mod facts;
 mod float;
 mod int;
 mod int64;
+mod layout;
 mod pack;
 
 pub use convert::{trunc_i32, trunc_u32};
+pub use facts::{arg_nan_blind, facts, needs, sign_bit_modifiers, Facts, NanResult, Needs};
 pub use float::{canonical, ceil, exp2, floor, fmax, fmin, lg2, round_ties_even, sign, trunc, CANONICAL_NAN};
+pub use layout::{arg_count, arg_source, formula_chan, replicated_reads};
 
 use tgsi::{Opcode, OperandType};
 
@@ -39,14 +43,17 @@ use tgsi::{Opcode, OperandType};
 /// lists them, already with source modifiers applied:
 /// - component-wise 32-bit ops: one u32 per source operand (in the low 32
 ///   bits of each u64);
-/// - replicated-scalar ops: the operands `ir::channels::replicated_reads(opcode)`
-///   lists, in that order; `chan` is 0;
+/// - replicated-scalar ops: the operands [`replicated_reads`] lists, in
+///   that order; `chan` is 0;
 /// - channel-dependent ops (LIT, EXP, LOG, DST, UP2H, ...): all four channels
 ///   of every source (`4*s + c`), `chan` picks the result channel;
 /// - 64-bit ops: one u64 per source for pair `chan`; 32-bit operands of
 ///   64-bit ops (widening conversions, DLDEXP's exponent, shift counts) in
 ///   the low bits. Results are 64-bit except comparisons and narrowing
 ///   conversions (32-bit), see `ir::channels`.
+///
+/// [`arg_count`] and [`arg_source`] give the layout; [`facts`] what the
+/// passes and backends may rely on of each operation.
 ///
 /// 32-bit results have their high 32 bits clear. Returns `None` for an
 /// opcode (or operand count) this function does not evaluate: derivatives

@@ -60,7 +60,7 @@ fn every_alu_opcode_of_the_table_is_evaluated() {
             (0..n).map(|i| if op.src_type(i).is_64bit() { one64 } else { one32 }).collect()
         } else {
             match info.mode {
-                ChannelMode::Replicate => vec![one32; ir::channels::replicated_reads(op).len()],
+                ChannelMode::Replicate => vec![one32; semantics::replicated_reads(op).len()],
                 ChannelMode::ChannelDependent => vec![one32; 4 * n],
                 _ => vec![one32; n],
             }
@@ -87,7 +87,7 @@ fn wrong_operand_counts_give_none() {
             // Only an exact count is accepted; no argument list panics.
             let info = op.info();
             let expected_n = match info.mode {
-                ChannelMode::Replicate if !info.is_legacy() => ir::channels::replicated_reads(op).len(),
+                ChannelMode::Replicate if !info.is_legacy() => semantics::replicated_reads(op).len(),
                 ChannelMode::ChannelDependent => 4 * info.num_src as usize,
                 _ => info.num_src as usize,
             };

@@ -84,17 +84,14 @@ impl Groups {
 }
 
 /// The TGSI source operand that argument `arg` of an ALU operation with
-/// `opcode` reads, for the opcodes whose arguments map to sources simply
-/// (component-wise: one argument per source; replicated: see
-/// [`ir::channels::replicated_reads`]); `None` for the others.
+/// `opcode` reads ([`semantics::arg_source`]), for the 32-bit opcodes
+/// that are component-wise or replicated scalars: a channel-dependent or
+/// 64-bit opcode's operand is not one channel's.
 pub(super) fn source_of(opcode: Opcode, arg: usize) -> Option<usize> {
     let info = opcode.info();
-    if info.is_64bit() {
+    let simple = matches!(info.mode, ChannelMode::Componentwise | ChannelMode::Replicate);
+    if info.is_64bit() || !simple {
         return None;
     }
-    match info.mode {
-        ChannelMode::Componentwise => Some(arg),
-        ChannelMode::Replicate => ir::channels::replicated_reads(opcode).get(arg).map(|&(s, _)| usize::from(s)),
-        _ => None,
-    }
+    semantics::arg_source(opcode, arg)
 }

@@ -6,7 +6,7 @@
 
 use ir::{Function, Inst, Op, Operand, Ty, Value};
 use rustc_hash::FxHashMap as HashMap;
-use tgsi::{Opcode, OperandType};
+use tgsi::Opcode;
 
 use super::groups::source_of;
 use super::uses::Use;
@@ -27,7 +27,7 @@ fn float_read(func: &Function, reader: Inst, k: usize) -> Option<usize> {
     let d = func.insts.get(reader)?;
     let Op::Alu { opcode, .. } = d.op else { return None };
     let s = source_of(opcode, k)?;
-    matches!(opcode.src_type(s), OperandType::Float | OperandType::Untyped).then_some(s)
+    semantics::sign_bit_modifiers(opcode, s).then_some(s)
 }
 
 /// Folds every copy with modifiers whose uses all take it; returns how
@@ -125,6 +125,7 @@ pub(super) fn fold(func: &mut Function, analyses: &mut Analyses) -> u64 {
 mod tests {
     use super::*;
     use semantics::apply_modifiers;
+    use tgsi::OperandType;
 
     /// Composing modifiers reads the same bits as applying them one after
     /// the other, for every combination and sign-bit pattern.

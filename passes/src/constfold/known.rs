@@ -56,39 +56,10 @@ pub(super) fn index_of(func: &Function, immediates: &[tgsi::Immediate], v: Value
     const_of(func, immediates, v).or_else(|| alu_value(func, immediates, func.values.get(v)?.def))
 }
 
-/// Float arithmetic and the float `SET` comparisons: whatever NaN an
-/// operand is, the result is the canonical NaN (`semantics::CANONICAL_NAN`)
-/// or, for a comparison, 0.0 or 1.0. Both [`QUIET_OPS`] and constfold's
-/// NaN-blind readers start from this list.
-pub(super) const CANONICAL_NAN_FLOAT_OPS: &[Opcode] = &[
-    Opcode::Add,
-    Opcode::Mul,
-    Opcode::Mad,
-    Opcode::Div,
-    Opcode::Dp2,
-    Opcode::Dp3,
-    Opcode::Dp4,
-    Opcode::Rcp,
-    Opcode::Rsq,
-    Opcode::Sqrt,
-    Opcode::Slt,
-    Opcode::Sge,
-    Opcode::Seq,
-    Opcode::Sne,
-    Opcode::Sgt,
-    Opcode::Sle,
-];
-
-/// Float results that are never a NaN other than the canonical one: those
-/// of [`CANONICAL_NAN_FLOAT_OPS`], and of these (LRP gives the canonical
-/// NaN too; conversions from integers are never NaN). Saturated results
-/// are never NaN either. (A unit test checks each opcode over random and
-/// special inputs.)
-const QUIET_OPS: &[Opcode] = &[Opcode::Lrp, Opcode::I2f, Opcode::U2f];
-
-/// Whether `opcode`'s result is never a NaN other than the canonical one.
+/// Whether `opcode`'s result is never a NaN other than the canonical one
+/// (the table of operations' NaN result).
 fn is_quiet_op(opcode: Opcode) -> bool {
-    CANONICAL_NAN_FLOAT_OPS.contains(&opcode) || QUIET_OPS.contains(&opcode)
+    semantics::facts(opcode).is_some_and(|f| f.nan != semantics::NanResult::Bits)
 }
 
 /// Whether `bits` is a NaN of float type `ty`.
@@ -114,8 +85,8 @@ pub fn is_other_nan(bits: u32) -> bool {
 
 /// Whether `v` is known never to be a NaN other than the canonical one
 /// (so `x * 1.0` gives `x` back): a constant that is not one, a saturated
-/// result, or the result of an opcode of [`CANONICAL_NAN_FLOAT_OPS`] or
-/// [`QUIET_OPS`].
+/// result, or the result of an opcode whose NaN results are canonical or
+/// that never gives one.
 pub(crate) fn is_quiet(func: &Function, immediates: &[tgsi::Immediate], v: Value) -> bool {
     if let Some(bits) = const_of(func, immediates, v) {
         return !is_other_nan(bits as u32);
@@ -130,23 +101,6 @@ pub(crate) fn is_quiet(func: &Function, immediates: &[tgsi::Immediate], v: Value
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::constfold::special_bits::bits;
-    use testkit::Rng;
-
-    /// Every opcode of CANONICAL_NAN_FLOAT_OPS and QUIET_OPS never returns
-    /// a NaN but the canonical one, whatever its inputs (NaNs with payloads included).
-    #[test]
-    fn quiet_ops_never_give_signalling_nans() {
-        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
-        for &op in CANONICAL_NAN_FLOAT_OPS.iter().chain(QUIET_OPS) {
-            let n = (1..=8).find(|&n| eval(op, 0, &vec![0; n]).is_some()).expect("eval covers the opcode");
-            for _ in 0..20_000 {
-                let args: Vec<u64> = (0..n).map(|_| u64::from(bits(&mut rng))).collect();
-                let v = eval(op, 0, &args).unwrap_or(0);
-                assert!(!is_other_nan(v as u32), "{op:?} {args:x?} gave {v:#x}");
-            }
-        }
-    }
 
     #[test]
     fn signalling_nans() {

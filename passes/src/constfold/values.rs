@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 use tgsi::{File, Opcode};
 
 use super::identity::{identity, Outcome, Pat};
-use super::known::{alu_value, const_of, is_nan, is_quiet, CANONICAL_NAN_FLOAT_OPS};
+use super::known::{alu_value, const_of, is_nan, is_quiet};
 use super::Counts;
 use crate::rewrite::{apply, get_mut, Rewrites};
 
@@ -105,15 +105,11 @@ pub(super) fn fold_values(module: &mut Module, counts: &mut Counts) {
     apply(func, &rw);
 }
 
-/// Opcodes whose result is the same whichever NaN an operand is, besides
-/// those of [`CANONICAL_NAN_FLOAT_OPS`]: the integer-result float
-/// comparisons (false, or true for `FSNE`, whatever a NaN's bits).
-const NAN_BLIND: &[Opcode] = &[Opcode::Fslt, Opcode::Fsge, Opcode::Fseq, Opcode::Fsne];
-
-/// The values every use of which is an operand of a 32-bit operation of
-/// [`CANONICAL_NAN_FLOAT_OPS`] or [`NAN_BLIND`]: for them, which NaN a value is does not matter, so a float
-/// identity that only changes a NaN's bits (`MUL x, 1.0` of a signalling
-/// NaN) holds for what they compute.
+/// The values every use of which is an operand the table of operations
+/// calls NaN-blind ([`semantics::arg_nan_blind`]): for them, which NaN a
+/// value is does not matter, so a float identity that only changes a
+/// NaN's bits (`MUL x, 1.0` of a signalling NaN) holds for what they
+/// compute.
 fn nan_blind_values(func: &Function) -> Vec<bool> {
     // Per value: never read (`None`), or whether every read so far is blind.
     // Dense by value, not hashed: this visits every operand of the module.
@@ -121,14 +117,12 @@ fn nan_blind_values(func: &Function) -> Vec<bool> {
     for b in func.blocks_in_order() {
         let Some(bd) = func.blocks.get(b) else { continue };
         for d in bd.insts.iter().filter_map(|&i| func.insts.get(i)) {
-            let blind = match d.op {
-                Op::Alu { opcode, .. } => {
-                    (CANONICAL_NAN_FLOAT_OPS.contains(&opcode) || NAN_BLIND.contains(&opcode))
-                        && d.results.iter().all(|&r| func.values.get(r).is_some_and(|vd| vd.ty == Ty::B32))
-                }
-                _ => false,
+            let opcode = match d.op {
+                Op::Alu { opcode, .. } => Some(opcode),
+                _ => None,
             };
-            for a in &d.args {
+            for (k, a) in d.args.iter().enumerate() {
+                let blind = opcode.is_some_and(|op| semantics::arg_nan_blind(op, k));
                 if let Some(e) = seen.get_mut(a.value.index()) {
                     *e = Some(e.unwrap_or(true) & blind);
                 }

@@ -28,9 +28,9 @@ use tgsi::OperandType;
 
 use super::helpers::{self, Kernels, QUAD};
 use super::lower;
+use crate::error::ExecError;
 use crate::kernel::{Kernel, MAX_ARGS};
 use crate::program::{Arg, Step};
-use crate::run::ExecError;
 
 /// Bytes of one quad of one slot.
 pub(super) const QUAD_BYTES: i64 = 4 * QUAD as i64;
@@ -217,7 +217,8 @@ impl Quad<'_, '_> {
 
     fn step(&mut self, step: &Step, kernels: &mut Kernels) {
         match step {
-            Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel, .. } => {
+            Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel, opcode, .. } => {
+                let canonical = canonical_results(*opcode);
                 let mut results = [None; 4];
                 for (k, result) in results.iter_mut().enumerate().take(*width as usize) {
                     let mut operands: [Option<Value>; MAX_ARGS] = [None; MAX_ARGS];
@@ -226,7 +227,7 @@ impl Quad<'_, '_> {
                         *o = Some(self.operand(slot, a, *ty));
                     }
                     let operands: Vec<Value> = operands.iter().flatten().copied().collect();
-                    let v = match lower::op(self.b, *kernel, &operands, true) {
+                    let v = match lower::op(self.b, *kernel, &operands, canonical) {
                         Some(v) => v,
                         None => self.call_helper(*kernel, &operands, kernels),
                     };
@@ -352,4 +353,10 @@ pub(super) fn as_f32(b: &mut FunctionBuilder, v: Value) -> Value {
 /// `v` (f32x4) as i32x4 bits.
 pub(super) fn as_bits(b: &mut FunctionBuilder, v: Value) -> Value {
     b.ins().bitcast(I32X4, MemFlags::new(), v)
+}
+
+/// Whether `opcode`'s NaN results are the canonical NaN, which vector
+/// code must then make them (hardware keeps an operand's payload).
+pub(super) fn canonical_results(opcode: tgsi::Opcode) -> bool {
+    semantics::facts(opcode).is_some_and(|f| f.nan == semantics::NanResult::Canonical)
 }

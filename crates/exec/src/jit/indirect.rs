@@ -6,7 +6,7 @@
 //!   buffer (`run::compiled::ConstTable`), IMM the program's immediates;
 //!   lanes past a table that leaves out registers the state sets, and
 //!   the other files (IN, system values, a CONST buffer picked per lane)
-//!   ask `run::compiled::INDIRECT_CHANNEL`, the interpreter's own lookup,
+//!   ask `Callbacks::indirect_channel`, the interpreter's own lookup,
 //!   one lane at a time.
 //! - each array is one stack slot of the quad: register `r`'s channel `c`
 //!   a 16-byte quad at `(4r + c) * 16`, zeroed when the quad starts (as a
@@ -25,8 +25,8 @@ use tgsi::File;
 
 use super::codegen::vector;
 use super::whole::Gen;
+use crate::abi::{ConstTable, Frame};
 use crate::program::{Program, Step};
-use crate::run::compiled::{ConstTable, Frame, INDIRECT_CHANNEL};
 
 /// The most registers an array kept in the function's stack frame has;
 /// programs with longer arrays run in segments.
@@ -261,7 +261,7 @@ impl Gen<'_, '_> {
             }
         };
         let at = self.b.ins().iconst(self.ptr, step as *const Step as usize as i64);
-        let callee = self.b.ins().iconst(self.ptr, INDIRECT_CHANNEL as usize as i64);
+        let callee = self.b.ins().iconst(self.ptr, self.callbacks.indirect_channel as usize as i64);
         let mut v = vector(self.b, [0; 4]);
         for lane in 0..4u8 {
             let l = self.b.ins().iadd_imm(self.quad.2, lane as i64);

@@ -17,11 +17,13 @@ use tgsi::Opcode;
 /// `kernel` on the quads `a` (i32x4 each, modifiers applied), as i32x4;
 /// `None` for an operation left to the helper (the library functions,
 /// FMA, LIT's power, the rest of [`Kernel::Eval`]).
-/// A NaN result is the canonical one where `canonical` (see `nan`), of
-/// any payload otherwise.
+/// A NaN result is made the canonical one where `canonical`: the caller
+/// asks for it where the operation's NaN results are canonical
+/// (`semantics::NanResult::Canonical`) and their bits can be seen (see
+/// `nan`); of any payload otherwise.
 pub(super) fn op(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value], canonical: bool) -> Option<Value> {
     let v = compute(b, kernel, a)?;
-    Some(if canonical && float_result(kernel) { canonical_nan(b, v) } else { v })
+    Some(if canonical { canonical_nan(b, v) } else { v })
 }
 
 /// `kernel` (ADD or MAD) whose last operand `a` holds without its
@@ -41,21 +43,6 @@ pub(super) fn op_negated_last(b: &mut FunctionBuilder, kernel: Kernel, a: &[Valu
     Some(if canonical { canonical_nan(b, v) } else { v })
 }
 
-/// Whether `kernel` computes a float that may be NaN, which
-/// `semantics::canonical` makes the canonical one (moves and selections
-/// copy bits instead; SSG and the conversions never give NaN).
-fn float_result(kernel: Kernel) -> bool {
-    use Kernel::*;
-    matches!(
-        kernel,
-        Add | Mul | Div | Mad | Min | Max | Dot(_) | Rcp | Sqrt | Rsq | Lrp | Round | Flr | Ceil | Trunc | Frc
-    ) || matches!(
-        // DST's channels 1 to 3 go through `f32_bits`, a copy included.
-        kernel,
-        Eval { opcode: Opcode::Dst, chan: 1..=3, .. }
-    )
-}
-
 /// `v` (i32x4 bits of floats) with every NaN lane the canonical NaN.
 pub(super) fn canonical_nan(b: &mut FunctionBuilder, v: Value) -> Value {
     let x = as_f32(b, v);
@@ -64,10 +51,17 @@ pub(super) fn canonical_nan(b: &mut FunctionBuilder, v: Value) -> Value {
     b.ins().bitselect(nan, canonical, v)
 }
 
+/// `kernel` on the quads `a`, as vector code; `None` for an operation
+/// left to the helper.
 fn compute(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value> {
+    let mut l = Lower { b };
+    arithmetic(&mut l, kernel, a).or_else(|| selections(&mut l, kernel, a)).or_else(|| rounding(&mut l, kernel, a))
+}
+
+/// Arithmetic, bit operations and moves.
+fn arithmetic(l: &mut Lower<'_, '_>, kernel: Kernel, a: &[Value]) -> Option<Value> {
     let arg = |i: usize| a.get(i).copied();
     let (x, y, z) = (arg(0)?, arg(1), arg(2));
-    let mut l = Lower { b };
     Some(match kernel {
         Kernel::Mov | Kernel::Uarl => x,
         Kernel::Add => l.float2(x, y?, |b, x, y| b.ins().fadd(x, y)),
@@ -138,6 +132,15 @@ fn compute(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value
         Kernel::Umod => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Umod)),
         Kernel::Eval { opcode: Opcode::Idiv, .. } => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Idiv)),
         Kernel::Eval { opcode: Opcode::Mod, .. } => per_lane(l.b, x, y?, |b, x, y| divide(b, x, y, Division::Mod)),
+        _ => return None,
+    })
+}
+
+/// Address loads, DST and LIT's simple channels, integer tests and selections.
+fn selections(l: &mut Lower<'_, '_>, kernel: Kernel, a: &[Value]) -> Option<Value> {
+    let arg = |i: usize| a.get(i).copied();
+    let (x, y, z) = (arg(0)?, arg(1), arg(2));
+    Some(match kernel {
         // Address loads: floor (ARR: of x + 0.5), converted as F2I.
         Kernel::Eval { opcode: Opcode::Arl, .. } => floor_to_int(l.b, x),
         Kernel::Eval { opcode: Opcode::Arr, .. } => {
@@ -191,6 +194,15 @@ fn compute(b: &mut FunctionBuilder, kernel: Kernel, a: &[Value]) -> Option<Value
             let p = l.float2(x, d, |b, x, y| b.ins().fmul(x, y));
             l.float2(p, z, |b, x, y| b.ins().fadd(x, y))
         }
+        _ => return None,
+    })
+}
+
+/// Rounding, the sign and conversions.
+fn rounding(l: &mut Lower<'_, '_>, kernel: Kernel, a: &[Value]) -> Option<Value> {
+    let arg = |i: usize| a.get(i).copied();
+    let x = arg(0)?;
+    Some(match kernel {
         Kernel::Round => l.round_ties_even(x),
         Kernel::Flr => l.floor(x),
         Kernel::Ceil => {

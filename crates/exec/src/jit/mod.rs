@@ -26,8 +26,9 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::default_libcall_names;
 
+use crate::abi::{Callbacks, ProgramFn};
+use crate::error::ExecError;
 use crate::program::Program;
-use crate::run::ExecError;
 
 mod codegen;
 mod helpers;
@@ -44,8 +45,7 @@ mod wide;
 mod tests;
 
 pub(crate) use segment::Piece;
-pub(crate) use texture::NearestTexture;
-pub(crate) use whole::{native_outputs, stored_outputs, ProgramFn, Status, LANES};
+pub(crate) use whole::{native_outputs, stored_outputs};
 
 /// A segment's code: `slots` is a batch's slots (slot-major, `w` lanes a
 /// slot, `w` a multiple of 4 up to 64), `active` its lane mask.
@@ -123,18 +123,18 @@ fn new_module() -> Result<JITModule, ExecError> {
 
 /// Compiles `program`: whole into one function where it fits, else the
 /// segments of every block.
-pub(crate) fn compile(program: &Program) -> Result<Compiled, ExecError> {
+pub(crate) fn compile(program: &Program, callbacks: Callbacks) -> Result<Compiled, ExecError> {
     if whole::fits(program) {
-        return compile_whole(program);
+        return compile_whole(program, callbacks);
     }
     compile_segments(program)
 }
 
 /// The whole program as one function.
-fn compile_whole(program: &Program) -> Result<Compiled, ExecError> {
+fn compile_whole(program: &Program, callbacks: Callbacks) -> Result<Compiled, ExecError> {
     let mut module = new_module()?;
     let mut kernels = helpers::Kernels::default();
-    let id = whole::define(&mut module, program, &mut kernels)?;
+    let id = whole::define(&mut module, program, &mut kernels, callbacks)?;
     module.finalize_definitions().map_err(|e| ExecError::Jit(e.to_string()))?;
     // SAFETY: `id` was defined with the signature of `ProgramFn`.
     let f = unsafe { std::mem::transmute::<*const u8, ProgramFn>(module.get_finalized_function(id)) };

@@ -1,14 +1,15 @@
 //! Which float results the whole-program code must make canonical when
 //! NaN. The interpreter makes every NaN an operation computes the
 //! canonical one; the code need only do so where the bits can be seen.
-//! A NaN read only by operations that give a NaN for any NaN operand
-//! (arithmetic), or decide by whether it is one (comparisons, MIN and
-//! MAX, conversions to integers, `IF`'s test, derivatives), gives those
-//! the interpreter's results whatever its payload: such a reader is
-//! *blind* to it. Every other reader (outputs, moves and phi copies,
-//! integer and bit operations, the values CMP selects, `SWITCH`, the
-//! steps the interpreter runs) sees the bits, and the value's producer
-//! keeps the canonical NaN for it.
+//! A NaN read only by operands the table of operations calls NaN-blind
+//! (`semantics::Facts::nan_blind`: arithmetic, which gives the canonical
+//! NaN for any NaN, and what decides by whether it is one: comparisons,
+//! MIN and MAX, conversions to integers), by `IF`'s test or by
+//! derivatives gives those the interpreter's results whatever its
+//! payload: such a reader is *blind* to it. Every other reader (outputs,
+//! moves and phi copies, integer and bit operations, the values CMP
+//! selects, `SWITCH`, the steps the interpreter runs) sees the bits, and
+//! the value's producer keeps the canonical NaN for it.
 //!
 //! By induction over the program, each value of the code is then the
 //! interpreter's, or both are NaN where only blind readers read it.
@@ -16,7 +17,6 @@
 use tgsi::OperandType;
 
 use super::liveness;
-use crate::kernel::Kernel;
 use crate::program::{Control, Program, Step};
 
 /// By slot: whether a NaN in it must be the canonical one (some reader
@@ -31,9 +31,9 @@ pub(super) fn seen_slots(program: &Program) -> Vec<bool> {
     let mut reads = Vec::new();
     for step in program.steps.iter().flatten() {
         match step {
-            Step::Alu { width, broadcast, args, src_tys, kernel, wide: false, .. } => {
+            Step::Alu { width, broadcast, args, src_tys, opcode, wide: false, .. } => {
                 for (i, (a, ty)) in args.iter().zip(src_tys).enumerate() {
-                    if blind_operand(*kernel, i) && *ty == OperandType::Float && !a.wide {
+                    if semantics::arg_nan_blind(*opcode, i) && *ty == OperandType::Float && !a.wide {
                         continue;
                     }
                     let n = if broadcast & (1 << i) != 0 { 1 } else { *width };
@@ -62,18 +62,4 @@ pub(super) fn seen_slots(program: &Program) -> Vec<bool> {
         }
     }
     seen
-}
-
-/// Whether operand `i` of `kernel`, read as a float, is blind to a NaN's
-/// payload: the result is a NaN for any NaN there (made canonical by the
-/// operation itself where seen), or depends only on whether it is one.
-fn blind_operand(kernel: Kernel, i: usize) -> bool {
-    use Kernel::*;
-    match kernel {
-        Add | Mul | Div | Mad | Min | Max | Dot(_) | Rcp | Sqrt | Rsq | Lrp | Round | Flr | Ceil | Trunc | Frc => true,
-        Slt | Sge | Sgt | Sle | Seq | Sne | Fslt | Fsge | Fseq | Fsne | Ssg | F2i | F2u => true,
-        // Only the operand tested; the other two are copied.
-        Cmp => i == 0,
-        _ => false,
-    }
 }

@@ -16,40 +16,9 @@ use cranelift_codegen::ir::{AbiParam, Signature};
 use cranelift_jit::JITModule;
 use cranelift_module::Module;
 
+use crate::abi::Frame;
 use crate::program::{Step, TEX_OPERANDS};
-use crate::run::compiled::Frame;
-use crate::{sampler, Texture};
-
-/// A unit's texture as compiled code samples it itself: laid out once a
-/// run, by unit. `texels` is null where the texture is not of the common
-/// case ([`sampler::nearest_repeat_texels`]) or the unit has none; the
-/// code then calls [`sample_quad`].
-#[repr(C)]
-pub(crate) struct NearestTexture {
-    pub texels: *const [u32; 4],
-    /// The width and the height, as floats.
-    pub size: [f32; 2],
-    /// The width and the height less one: the masks of REPEAT.
-    pub mask: [i32; 2],
-    /// Texels a row.
-    pub width: i32,
-}
-
-impl NearestTexture {
-    pub(crate) fn of(texture: Option<&Texture>) -> NearestTexture {
-        let common = texture.and_then(|t| Some((t, sampler::nearest_repeat_texels(t)?)));
-        let Some((tex, texels)) = common else {
-            return NearestTexture { texels: std::ptr::null(), size: [0.0; 2], mask: [0; 2], width: 0 };
-        };
-        let (w, h) = (tex.width(), tex.height());
-        NearestTexture {
-            texels: texels.as_ptr(),
-            size: [w as f32, h as f32],
-            mask: [w as i32 - 1, h as i32 - 1],
-            width: w as i32,
-        }
-    }
-}
+use crate::sampler;
 
 /// Rows (four lanes of 32 bits each) of the stack slot the code passes:
 /// the operands, then the four lanes' texels.

@@ -101,7 +101,7 @@ unsafe extern "C" fn wide_quad(step: *const Step, args: *const [u32; 4], out: *m
             let lo = args[2 * i][l] as u64;
             *v = if a.wide { lo | (args[2 * i + 1][l] as u64) << 32 } else { lo };
         }
-        let r = kernel.eval_wide(&operands[..n], src_tys, *sat, &mut values[..n]);
+        let r = kernel.eval_wide(operands[..n].iter().map(|a| (a.neg, a.abs)), src_tys, *sat, &mut values[..n]);
         out[0][l] = r as u32;
         out[1][l] = (r >> 32) as u32;
     }

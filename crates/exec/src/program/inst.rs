@@ -6,11 +6,11 @@ use ir::EntityRef;
 use smallvec::SmallVec;
 use tgsi::{File, Opcode, Register, SemanticName};
 
+use super::memory;
 use super::slots::{Arg, Slots};
 use super::steps::{Deriv, Fill, Lod, Step, TexOp, TEX_OPERANDS};
+use crate::error::ExecError;
 use crate::kernel::Kernel;
-use crate::memory;
-use crate::run::ExecError;
 
 /// What an instruction compiles to.
 pub(super) enum Compiled {
@@ -171,6 +171,7 @@ fn alu_step(x: &InstSlots, opcode: Opcode, chan: u8) -> Result<Step, ExecError> 
         src_tys: (0..n).map(|i| opcode.src_type(i)).collect(),
         sat: data.saturate.then_some(info.dst_type),
         kernel,
+        opcode,
         plain,
         wide,
         wide_dst,

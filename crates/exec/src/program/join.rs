@@ -91,6 +91,7 @@ mod tests {
             src_tys: SmallVec::from_slice(&[OperandType::Float; 2]),
             sat: None,
             kernel: Kernel::Add,
+            opcode: tgsi::Opcode::Add,
             plain: true,
             wide: false,
             wide_dst: false,
@@ -127,7 +128,8 @@ mod tests {
         assert_eq!(widths(vec![add(5, 0, 10), add(6, 2, 11)]), [1, 1]);
         let mul = match add(6, 1, 11) {
             Step::Alu { dst, width, broadcast, args, src_tys, sat, plain, wide, wide_dst, .. } => {
-                Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel: Kernel::Mul, plain, wide, wide_dst }
+                let (kernel, opcode) = (Kernel::Mul, tgsi::Opcode::Mul);
+                Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel, opcode, plain, wide, wide_dst }
             }
             other => other,
         };

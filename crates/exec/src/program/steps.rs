@@ -2,11 +2,11 @@
 //! it fills in when it starts, and what texture and derivative steps ask.
 
 use smallvec::SmallVec;
-use tgsi::{File, OperandType, SemanticName};
+use tgsi::{File, Opcode, OperandType, SemanticName};
 
+use super::memory::Access;
 use super::slots::Arg;
 use crate::kernel::Kernel;
-use crate::memory::Access;
 
 /// A value that does not depend on the path a lane takes: a constant, a
 /// direct read of an input, constant or system value, or the result of
@@ -105,6 +105,8 @@ pub(crate) enum Step {
         sat: Option<OperandType>,
         /// The batch loop computing it.
         kernel: Kernel,
+        /// The operation, for its facts ([`semantics::facts`]).
+        opcode: Opcode,
         /// No operand has modifiers and the result is not saturated: the
         /// batch loop writes `dst` in place.
         plain: bool,

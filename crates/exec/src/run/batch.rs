@@ -9,10 +9,11 @@ use std::sync::Mutex;
 use tgsi::{OperandType, Processor};
 
 use super::columns::Beside;
+use super::env::Env;
 use super::mask::{full, Lanes};
 use super::output_table::OutputTable;
-use super::{Code, ExecError, RunFills};
-use crate::env::Env;
+use super::{Code, RunFills};
+use crate::error::ExecError;
 use crate::geometry::Emitter;
 use crate::kernel::MAX_ARGS;
 use crate::memory::Memory;

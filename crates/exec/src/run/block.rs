@@ -14,7 +14,7 @@ use ir::function::Block;
 use ir::EntityRef;
 
 use super::batch::Batch;
-use super::ExecError;
+use crate::error::ExecError;
 use crate::program::Step;
 
 impl<'a> Batch<'a> {

@@ -5,13 +5,12 @@
 //! time.
 
 use std::cell::RefCell;
-use std::ffi::c_void;
 use std::marker::PhantomData;
 
 use super::batch::Batch;
-use super::ExecError;
-use crate::env::Env;
-use crate::jit::NearestTexture;
+use super::env::Env;
+use crate::abi::{Callbacks, ConstTable, Frame, NearestTexture, ProgramFn, Status, LANES};
+use crate::error::ExecError;
 use crate::program::{Fill, Program, Step};
 use crate::{State, Texture};
 
@@ -152,18 +151,6 @@ impl<'a> RunFills<'a> {
 /// loads; compiled code asks the state for those past it.
 const MAX_CONST_TABLE: usize = 1 << 16;
 
-/// Registers `0..len` of a constant buffer, as compiled code reads them for
-/// indirect CONST loads: 0 at an index outside, but a lane whose index is
-/// `asks_from` or more asks [`INDIRECT_CHANNEL`] instead (`len` when the
-/// state sets registers past the table, else `i32::MAX`, which no lane
-/// needs to ask but none is wrong to).
-#[repr(C)]
-pub(crate) struct ConstTable {
-    pub values: *const [u32; 4],
-    pub len: u64,
-    pub asks_from: u64,
-}
-
 /// The tables of the program's `indirect_const_buffers` for a run on `state`: each
 /// buffer's registers from 0 to the last the state sets (at least one,
 /// at most [`MAX_CONST_TABLE`]), unset ones zero.
@@ -205,45 +192,11 @@ fn const_tables(program: &Program, state: &State) -> (Vec<[u32; 4]>, Vec<ConstTa
     (values, tables)
 }
 
-/// What the compiled function reads of its batch (laid out for the code,
-/// which loads the fields at their offsets).
-#[repr(C)]
-pub(crate) struct Frame {
-    /// The batch's slots (slot-major, `jit::whole::LANES` lanes a slot).
-    pub slots: *mut u32,
-    /// The batch's declared OUT registers, lane-major.
-    pub outputs: *mut [u32; 4],
-    /// The batch itself, for [`step_quad`].
-    pub batch: *mut c_void,
-    /// Steps one quad may run.
-    pub budget: u64,
-    /// By fill: the splat of a value every lane shares
-    /// ([`RunFills::uniforms`]).
-    pub uniforms: *const [u32; 4],
-    /// By fill: the start of the column of a per-lane value.
-    pub columns: *const *const u32,
-    /// The batch's first lane in the run (its lane 0 in the columns).
-    pub first: u64,
-    /// By buffer of the program's `indirect_const_buffers`: its registers.
-    pub constants: *const ConstTable,
-    /// The run's state, for the texture steps' calls
-    /// (`jit::texture::sample_quad`).
-    pub state: *const State,
-    /// By unit: the state's texture or null ([`RunFills::textures`]).
-    pub textures: *const *const Texture,
-    /// By unit: the texture as the code samples it itself
-    /// ([`RunFills::nearest`]).
-    pub nearest: *const NearestTexture,
-    /// The lanes the code killed (`KILL`, `KILL_IF`), added to the
-    /// batch's after it runs.
-    pub killed: u64,
-}
-
-/// [`step_quad`], as compiled code calls it.
-pub(crate) const STEP_QUAD: unsafe extern "C" fn(*mut Frame, *const Step, u64) -> u32 = step_quad;
+/// The interpreter's functions compiled code calls.
+pub(crate) const CALLBACKS: Callbacks = Callbacks { step_quad, indirect_channel };
 
 /// Runs `step` for the lanes of `lanes` (one quad's) by the interpreter's
-/// step function; 0, or [`Status::Step`](crate::jit::Status) with the
+/// step function; 0, or [`Status::Step`](Status) with the
 /// error kept in the batch.
 ///
 /// # Safety
@@ -257,14 +210,10 @@ unsafe extern "C" fn step_quad(frame: *mut Frame, step: *const Step, lanes: u64)
         Ok(()) => 0,
         Err(e) => {
             batch.compiled_error = Some(e);
-            crate::jit::Status::Step as u32
+            Status::Step as u32
         }
     }
 }
-
-/// [`indirect_channel`], as compiled code calls it.
-pub(crate) const INDIRECT_CHANNEL: unsafe extern "C" fn(*mut Frame, *const Step, u64, i32, i32) -> u32 =
-    indirect_channel;
 
 /// What the indirect load `step` reads for lane `l` of the batch at
 /// register `i` (in 2-D index `d`, when the step has one), as the
@@ -288,18 +237,13 @@ unsafe extern "C" fn indirect_channel(frame: *mut Frame, step: *const Step, l: u
 impl Batch<'_> {
     /// Runs the program's compiled function `code` for the lanes of
     /// `active`.
-    pub(super) fn run_compiled(
-        &mut self,
-        code: crate::jit::ProgramFn,
-        fills: &RunFills<'_>,
-        active: u64,
-    ) -> Result<(), ExecError> {
+    pub(super) fn run_compiled(&mut self, code: ProgramFn, fills: &RunFills<'_>, active: u64) -> Result<(), ExecError> {
         // The code's slots have the stride it was compiled for, and it
         // reads every fill of each quad it runs (those with an active
         // lane: it skips the others).
         let active = active & self.all;
         let quads_end = (u64::BITS - active.leading_zeros()).div_ceil(4) as usize * 4;
-        if self.w != crate::jit::LANES
+        if self.w != LANES
             || self.work.slots.len() < self.program.slots * self.w
             || fills.uniforms.len() != self.program.fills.len()
             || fills.textures.len() != self.program.texture_units as usize
@@ -353,7 +297,7 @@ impl Batch<'_> {
         }
         match status {
             0 => Ok(()),
-            s if s == crate::jit::Status::StepBudget as u32 => Err(ExecError::StepBudget(self.budget)),
+            s if s == Status::StepBudget as u32 => Err(ExecError::StepBudget(self.budget)),
             _ => Err(self.compiled_error.take().unwrap_or_else(|| ExecError::Jit("a compiled step failed".into()))),
         }
     }

@@ -8,7 +8,7 @@ use tgsi::OperandType;
 use super::batch::Batch;
 use super::columns::{operand_columns, run_kernel, sign_masks};
 use super::mask::{write_lanes, Lanes};
-use super::ExecError;
+use crate::error::ExecError;
 use crate::kernel::{Kernel, MAX_ARGS};
 use crate::program::{Arg, Deriv, TexOp, TEX_OPERANDS};
 use crate::sampler;
@@ -56,7 +56,7 @@ impl Batch<'_> {
             for (v, column) in values[..n].iter_mut().zip(joined.chunks_exact(w)) {
                 *v = column[l];
             }
-            *r = kernel.eval_wide(&args[..n], src_tys, sat, &mut values[..n]);
+            *r = kernel.eval_wide(args[..n].iter().map(|a| (a.neg, a.abs)), src_tys, sat, &mut values[..n]);
         }
         let at = dst as usize * w;
         for l in Lanes(active & self.all) {

@@ -3,7 +3,7 @@
 //! their turn, of loops' breaks and of loops' continues.
 
 use super::batch::Batch;
-use super::ExecError;
+use crate::error::ExecError;
 use crate::program::Control;
 
 impl Batch<'_> {

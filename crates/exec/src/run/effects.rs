@@ -6,8 +6,9 @@
 use tgsi::OperandType;
 
 use super::batch::Batch;
-use super::ExecError;
-use crate::memory::{self, Access};
+use crate::error::ExecError;
+use crate::memory;
+use crate::program::memory::Access;
 use crate::program::Arg;
 
 impl Batch<'_> {

@@ -6,7 +6,7 @@
 use tgsi::File;
 
 use super::batch::Batch;
-use super::ExecError;
+use crate::error::ExecError;
 
 impl Batch<'_> {
     /// Channel `chan` of register `offset` of `array` into `dst`, every

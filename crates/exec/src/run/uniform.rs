@@ -47,7 +47,7 @@ pub(crate) fn compute(program: &Program, constants: &mut Vec<u32>) {
                 let half = |h: u32| slots.get((a.slot + h) as usize).copied().unwrap_or(0) as u64;
                 *v = if a.wide { half(0) | half(1) << 32 } else { half(0) };
             }
-            let r = kernel.eval_wide(&args[..n], src_tys, *sat, &mut values[..n]);
+            let r = kernel.eval_wide(args[..n].iter().map(|a| (a.neg, a.abs)), src_tys, *sat, &mut values[..n]);
             let halves = 1 + *wide_dst as usize;
             for (h, s) in slots.iter_mut().skip(dst).take(halves).enumerate() {
                 *s = (r >> (32 * h)) as u32;

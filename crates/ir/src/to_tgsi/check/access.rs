@@ -7,7 +7,7 @@ use super::state::{Space, State};
 use super::{CheckError, Checker, Failure, Site};
 use crate::function::*;
 use crate::to_tgsi::note::{At, Entry, Marker};
-use tgsi::{File, OperandType, Register};
+use tgsi::{File, Register};
 
 impl Checker<'_> {
     /// What instruction `k` means (nothing, for an instruction with no
@@ -79,7 +79,7 @@ impl Checker<'_> {
                 self.indices(k, &src.reg, &mut indices, state)?;
                 continue;
             }
-            let sign_bit_read = matches!(inst.opcode.src_type(i), OperandType::Float | OperandType::Untyped);
+            let sign_bit_read = semantics::sign_bit_modifiers(inst.opcode, i);
             let reads = note.iter().filter_map(|e| match e.at() {
                 At::Src { operand, pos } if operand == i => Some((pos as usize, e.operand())),
                 _ => None,

@@ -34,7 +34,7 @@ impl<'a> Env<'a> {
                 value[chan as usize & 3]
             })
             .collect();
-        crate::run::uniform::compute(program, &mut constants);
+        super::uniform::compute(program, &mut constants);
         Env { state, processor: program.processor, block, constants }
     }
 
