@@ -145,6 +145,8 @@ fn o1_shrinks_the_corpus() {
     let stale: Vec<&str> = ABOVE_INPUT.iter().map(|(f, _)| *f).filter(|f| !listed_above.contains(f)).collect();
     assert!(stale.is_empty(), "listed as larger than the input, but no longer: {stale:?}");
     assert!(output_reads.is_empty(), "outputs read where the input read none:\n{}", output_reads.join("\n"));
+    // Every shader of the 538 is built, optimized and emitted, or the test fails.
+    testdata::assert_checked("corpus_opt", "corpus shaders", files.len(), 500);
 }
 
 /// Whether an instruction of `shader` reads the `OUT` file.
