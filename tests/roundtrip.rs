@@ -130,11 +130,15 @@ fn conformance_text_and_mutations_round_trip() {
     let Some(dir) = testdata::shared("conformance/text") else { return };
     let mut failures = Vec::new();
     let files = testdata::tgsi_files(&dir);
+    let mut checked = 0;
     for path in files {
-        let Ok(text) = fs::read_to_string(&path) else { continue };
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         check_text_and_mutations(&path.display().to_string(), &text, &mut failures);
+        checked += 1;
     }
     report(failures);
+    // Of 377.
+    testdata::assert_checked("conformance_text_and_mutations_round_trip", "texts", checked, 370);
 }
 
 /// Every token stream of the conformance data and its mutations, checked
@@ -143,8 +147,10 @@ fn check_conformance_tokens(check: fn(&[u32]) -> Result<(), Violation>) {
     let Some(dir) = testdata::shared("conformance/text") else { return };
     let mut failures = Vec::new();
     let files = testdata::files_with_extension(&dir, "hex");
+    let mut checked = 0;
     for path in files {
-        let Ok(text) = fs::read_to_string(&path) else { continue };
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        checked += 1;
         let words: Vec<u32> =
             text.lines().filter_map(|l| u32::from_str_radix(l.trim().trim_start_matches("0x"), 16).ok()).collect();
         let name = path.display();
@@ -160,6 +166,8 @@ fn check_conformance_tokens(check: fn(&[u32]) -> Result<(), Violation>) {
         }
     }
     report(failures);
+    // Of 377.
+    testdata::assert_checked("conformance_tokens_and_mutations_round_trip", "token streams", checked, 370);
 }
 
 #[test]

@@ -186,6 +186,13 @@ fn check_every_target(
     ran
 }
 
+/// Corpus shaders with a 64-bit operation: the corpus holds none today,
+/// so the conformance cases carry this test (the count is printed).
+const CORPUS_FLOOR: usize = 0;
+
+/// Conformance cases with a 64-bit operation (92 of 438).
+const CONFORMANCE_FLOOR: usize = 90;
+
 /// Every shader of the shared corpus and every conformance case (with its
 /// state) that has a 64-bit operation, for every target: see
 /// [`check_every_target`]. Prints the counts (`--nocapture`); skips what
@@ -196,24 +203,51 @@ fn legalize_doubles_on_the_corpus_and_conformance_cases() {
     let (mut shaders, mut ran) = (0, 0);
     let mut sizes = Sizes::default();
     if let Some((corpus, _, _)) = built_corpus() {
+        let mut checked = 0;
         for Built { name, module, .. } in corpus.iter().filter(|b| has_wide_ops(&b.module)) {
-            shaders += 1;
             let state_text = states::for_module(module, &mut Rng::from_name(name, 0));
-            let Ok(state) = exec::State::parse(&state_text) else { continue };
+            let Ok(state) = exec::State::parse(&state_text) else {
+                failures.push(format!("{name}: the generated state does not parse"));
+                continue;
+            };
             ran += check_every_target(name, module, &state, &mut sizes, &mut failures);
+            checked += 1;
         }
+        shaders += checked;
+        testdata::assert_checked("legalize-doubles", "corpus shaders with 64-bit operations", checked, CORPUS_FLOOR);
     }
     // The corpus is checked even without the conformance cases.
-    let (dir, names) = testdata::conformance_cases().unwrap_or_default();
-    for name in &names {
-        let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
-        let (Ok(text), Ok(state_text)) = (read("tgsi"), read("state")) else { continue };
-        let (Ok(shader), Ok(state)) = (tgsi::parse(&text), exec::State::parse(&state_text)) else { continue };
-        let Ok(module) = ir::from_tgsi(&shader) else { continue };
-        if has_wide_ops(&module) {
-            shaders += 1;
-            ran += check_every_target(name, &module, &state, &mut sizes, &mut failures);
+    if let Some((dir, names)) = testdata::conformance_cases() {
+        let mut checked = 0;
+        for name in &names {
+            let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
+            let (Ok(text), Ok(state_text)) = (read("tgsi"), read("state")) else {
+                failures.push(format!("{name}: no .tgsi or no .state"));
+                continue;
+            };
+            let module = match (tgsi::parse(&text), exec::State::parse(&state_text)) {
+                (Ok(shader), Ok(state)) => ir::from_tgsi(&shader).map(|m| (m, state)),
+                _ => {
+                    failures.push(format!("{name}: the shader or its state does not parse"));
+                    continue;
+                }
+            };
+            let Ok((module, state)) = module else {
+                failures.push(format!("{name}: does not build"));
+                continue;
+            };
+            if has_wide_ops(&module) {
+                ran += check_every_target(name, &module, &state, &mut sizes, &mut failures);
+                checked += 1;
+            }
         }
+        shaders += checked;
+        testdata::assert_checked(
+            "legalize-doubles",
+            "conformance cases with 64-bit operations",
+            checked,
+            CONFORMANCE_FLOOR,
+        );
     }
     eprintln!("legalize-doubles on {shaders} shaders with 64-bit operations: {ran} runs compared");
     eprintln!("TGSI instructions emitted: {} unlowered", sizes.unlowered);

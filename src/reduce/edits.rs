@@ -371,32 +371,8 @@ pub fn apply(shader: &Shader, edit: &Edit) -> Option<Shader> {
             Some(with_instructions(shader, keep))
         }
         Edit::Inline(call) => inline(shader, *call),
-        Edit::Forward { writer, reader } => {
-            let insts = instructions(shader);
-            let dst = *insts.get(*reader)?.dst.first()?;
-            let mut forwarded = Instruction::clone(insts.get(*writer)?);
-            *forwarded.dst.first_mut()? = dst;
-            let out = (0..insts.len())
-                .filter(|i| i != reader)
-                .map(|i| (i, true, if i == *writer { forwarded.clone() } else { insts[i].clone() }))
-                .collect();
-            Some(with_instructions(shader, out))
-        }
-        Edit::Bypass { writer, reader, src, from } => {
-            let insts = instructions(shader);
-            let read = insts.get(*reader)?.src.get(*src)?;
-            let mut source = *insts.get(*writer)?.src.get(*from)?;
-            source.swizzle = read.swizzle.map(|c| source.swizzle[usize::from(c & 3)]);
-            source.negate ^= read.negate;
-            source.absolute |= read.absolute;
-            let mut bypassed = insts[*reader].clone();
-            bypassed.src[*src] = source;
-            let out = (0..insts.len())
-                .filter(|i| i != writer)
-                .map(|i| (i, true, if i == *reader { bypassed.clone() } else { insts[i].clone() }))
-                .collect();
-            Some(with_instructions(shader, out))
-        }
+        Edit::Forward { writer, reader } => forward(shader, *writer, *reader),
+        Edit::Bypass { writer, reader, src, from } => bypass(shader, *writer, *reader, *src, *from),
         Edit::RemoveItems(items) => {
             let mut out = shader.clone();
             let mut at = 0;
@@ -433,29 +409,7 @@ pub fn apply(shader: &Shader, edit: &Edit) -> Option<Shader> {
             *imm.data.get_mut(*channel)? = 0;
             Some(out)
         }
-        Edit::Source { inst, src, change } => {
-            let mut out = shader.clone();
-            let zero = if *change == SourceChange::Zero { Some(zero_immediate(&mut out)) } else { None };
-            let operand = nth_instruction(&mut out, *inst)?.src.get_mut(*src)?;
-            match change {
-                SourceChange::Zero => {
-                    let reg = tgsi::Register::new(File::Immediate, zero? as i32);
-                    *operand = SrcOperand { reg, swizzle: IDENTITY_SWIZZLE, negate: false, absolute: false };
-                }
-                SourceChange::Direct => {
-                    operand.reg.indirect = None;
-                    if let Some(dim) = &mut operand.reg.dimension {
-                        dim.indirect = None;
-                    }
-                }
-                SourceChange::NoModifiers => {
-                    operand.negate = false;
-                    operand.absolute = false;
-                }
-                SourceChange::Swizzle(swizzle) => operand.swizzle = *swizzle,
-            }
-            Some(out)
-        }
+        Edit::Source { inst, src, change } => change_source(shader, *inst, *src, change),
         Edit::WriteMask { inst, dst, mask } => {
             let mut out = shader.clone();
             nth_instruction(&mut out, *inst)?.dst.get_mut(*dst)?.write_mask = *mask;
@@ -467,6 +421,65 @@ pub fn apply(shader: &Shader, edit: &Edit) -> Option<Shader> {
             Some(out)
         }
     }
+}
+
+/// `shader` with the instruction at `writer` writing where the one at
+/// `reader` wrote, and that one gone.
+fn forward(shader: &Shader, writer: usize, reader: usize) -> Option<Shader> {
+    let insts = instructions(shader);
+    let dst = *insts.get(reader)?.dst.first()?;
+    let mut forwarded = Instruction::clone(insts.get(writer)?);
+    *forwarded.dst.first_mut()? = dst;
+    let out = (0..insts.len())
+        .filter(|&i| i != reader)
+        .map(|i| (i, true, if i == writer { forwarded.clone() } else { insts[i].clone() }))
+        .collect();
+    Some(with_instructions(shader, out))
+}
+
+/// `shader` with source `src` of the instruction at `reader` reading
+/// source `from` of the one at `writer` (its swizzle and modifiers
+/// composed), and that one gone.
+fn bypass(shader: &Shader, writer: usize, reader: usize, src: usize, from: usize) -> Option<Shader> {
+    let insts = instructions(shader);
+    let read = insts.get(reader)?.src.get(src)?;
+    let mut source = *insts.get(writer)?.src.get(from)?;
+    source.swizzle = read.swizzle.map(|c| source.swizzle[usize::from(c & 3)]);
+    source.negate ^= read.negate;
+    source.absolute |= read.absolute;
+    let mut bypassed = insts[reader].clone();
+    bypassed.src[src] = source;
+    let out = (0..insts.len())
+        .filter(|&i| i != writer)
+        .map(|i| (i, true, if i == reader { bypassed.clone() } else { insts[i].clone() }))
+        .collect();
+    Some(with_instructions(shader, out))
+}
+
+/// `shader` with source `src` of the `inst`th instruction changed by
+/// `change`.
+fn change_source(shader: &Shader, inst: usize, src: usize, change: &SourceChange) -> Option<Shader> {
+    let mut out = shader.clone();
+    let zero = if *change == SourceChange::Zero { Some(zero_immediate(&mut out)) } else { None };
+    let operand = nth_instruction(&mut out, inst)?.src.get_mut(src)?;
+    match change {
+        SourceChange::Zero => {
+            let reg = tgsi::Register::new(File::Immediate, zero? as i32);
+            *operand = SrcOperand { reg, swizzle: IDENTITY_SWIZZLE, negate: false, absolute: false };
+        }
+        SourceChange::Direct => {
+            operand.reg.indirect = None;
+            if let Some(dim) = &mut operand.reg.dimension {
+                dim.indirect = None;
+            }
+        }
+        SourceChange::NoModifiers => {
+            operand.negate = false;
+            operand.absolute = false;
+        }
+        SourceChange::Swizzle(swizzle) => operand.swizzle = *swizzle,
+    }
+    Some(out)
 }
 
 /// The `n`th instruction of `shader`.

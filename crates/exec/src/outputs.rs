@@ -355,7 +355,7 @@ impl Outputs {
     pub fn parse(text: &str) -> Result<Outputs, StateError> {
         // (index, lane) -> (value, line, column of the index token), kept
         // sparse until the set is known to be complete.
-        let mut given: BTreeMap<(u32, u32), ([u32; 4], usize, usize)> = BTreeMap::new();
+        let mut given: Given = BTreeMap::new();
         let mut kills: BTreeMap<u32, usize> = BTreeMap::new();
         let mut emitted = EmitLines::default();
         let mut buffers: BTreeMap<(u32, u32), (u32, usize)> = BTreeMap::new();
@@ -387,42 +387,8 @@ impl Outputs {
                 }
                 "emit" => lanes = lanes.max(emitted.emit(&tokens)? + 1),
                 "endprim" => lanes = lanes.max(emitted.endprim(&tokens)? + 1),
-                "bufdata" => {
-                    if tokens.len() < 4 {
-                        expect_operands(&tokens, "bufdata", "UNIT OFFSET v0 v1 ...", 3)?;
-                    }
-                    let unit = integer(&ops[0], "a buffer unit", u32::MAX)?;
-                    let offset = integer(&ops[1], "a byte offset", u32::MAX)?;
-                    if !offset.is_multiple_of(4) {
-                        return Err(ops[1].error(StateErrorKind::Unaligned { what: "a byte offset", found: offset }));
-                    }
-                    // The last word must start at a byte offset that fits in 32 bits.
-                    let max = (u32::MAX as u64 + 1).saturating_sub(4 * (ops.len() as u64 - 2));
-                    if offset as u64 > max {
-                        let found = offset.to_string();
-                        return Err(ops[1].error(StateErrorKind::TooLarge { what: "a byte offset", found, max }));
-                    }
-                    for (k, token) in ops[2..].iter().enumerate() {
-                        let at = offset + 4 * k as u32;
-                        if let Some(&(_, first_line)) = buffers.get(&(unit, at)) {
-                            let what = format!("word {at} of buffer {unit}");
-                            return Err(head.error(StateErrorKind::DuplicateMemory { what, first_line }));
-                        }
-                        buffers.insert((unit, at), (value(token)?, head.line));
-                    }
-                }
-                "imgdata" => {
-                    expect_operands(&tokens, "imgdata", "UNIT X Y LAYER r g b a", 8)?;
-                    let unit = integer(&ops[0], "an image unit", u32::MAX)?;
-                    let x = integer(&ops[1], "a texel column", u32::MAX)?;
-                    let y = integer(&ops[2], "a texel row", u32::MAX)?;
-                    let layer = integer(&ops[3], "a layer", u32::MAX)?;
-                    if let Some(&(_, first_line)) = images.get(&(unit, layer, y, x)) {
-                        let what = format!("texel ({x}, {y}) of layer {layer} of image {unit}");
-                        return Err(head.error(StateErrorKind::DuplicateMemory { what, first_line }));
-                    }
-                    images.insert((unit, layer, y, x), (vec4(&ops[4..])?, head.line));
-                }
+                "bufdata" => bufdata_line(&tokens, &mut buffers)?,
+                "imgdata" => imgdata_line(&tokens, &mut images)?,
                 other => {
                     return Err(head.error(StateErrorKind::UnknownDirective {
                         found: other.to_string(),
@@ -435,20 +401,7 @@ impl Outputs {
         registers.dedup();
         // Check completeness before allocating, so the allocation is no
         // larger than the text.
-        for &index in &registers {
-            // The lanes given for `index` come ascending, so the first lane
-            // that differs from its position is the first one missing.
-            let mut expected_lane = 0;
-            for &(_, lane) in given.range((index, 0)..=(index, u32::MAX)).map(|(k, _)| k) {
-                if lane != expected_lane {
-                    break;
-                }
-                expected_lane += 1;
-            }
-            if expected_lane < lanes {
-                return Err(missing(&given, index, expected_lane));
-            }
-        }
+        every_lane_given(&given, &registers, lanes)?;
         emitted.check(&registers)?;
         let mut outputs = Outputs::new(lanes, registers);
         for (&(index, lane), &(value, _, _)) in &given {
@@ -653,9 +606,78 @@ impl EmitLines {
     }
 }
 
+/// The registers given, by (index, lane): the value, and the line and
+/// column of the index token.
+type Given = BTreeMap<(u32, u32), ([u32; 4], usize, usize)>;
+
+/// Reads a `bufdata` line into `buffers`, (unit, byte offset) -> (word,
+/// line).
+fn bufdata_line(tokens: &[Token], buffers: &mut BTreeMap<(u32, u32), (u32, usize)>) -> Result<(), StateError> {
+    let (head, ops) = (&tokens[0], &tokens[1..]);
+    if tokens.len() < 4 {
+        expect_operands(tokens, "bufdata", "UNIT OFFSET v0 v1 ...", 3)?;
+    }
+    let unit = integer(&ops[0], "a buffer unit", u32::MAX)?;
+    let offset = integer(&ops[1], "a byte offset", u32::MAX)?;
+    if !offset.is_multiple_of(4) {
+        return Err(ops[1].error(StateErrorKind::Unaligned { what: "a byte offset", found: offset }));
+    }
+    // The last word must start at a byte offset that fits in 32 bits.
+    let max = (u32::MAX as u64 + 1).saturating_sub(4 * (ops.len() as u64 - 2));
+    if offset as u64 > max {
+        let found = offset.to_string();
+        return Err(ops[1].error(StateErrorKind::TooLarge { what: "a byte offset", found, max }));
+    }
+    for (k, token) in ops[2..].iter().enumerate() {
+        let at = offset + 4 * k as u32;
+        if let Some(&(_, first_line)) = buffers.get(&(unit, at)) {
+            let what = format!("word {at} of buffer {unit}");
+            return Err(head.error(StateErrorKind::DuplicateMemory { what, first_line }));
+        }
+        buffers.insert((unit, at), (value(token)?, head.line));
+    }
+    Ok(())
+}
+
+/// Reads an `imgdata` line into `images`, texel -> (value, line).
+fn imgdata_line(tokens: &[Token], images: &mut BTreeMap<TexelKey, ([u32; 4], usize)>) -> Result<(), StateError> {
+    let (head, ops) = (&tokens[0], &tokens[1..]);
+    expect_operands(tokens, "imgdata", "UNIT X Y LAYER r g b a", 8)?;
+    let unit = integer(&ops[0], "an image unit", u32::MAX)?;
+    let x = integer(&ops[1], "a texel column", u32::MAX)?;
+    let y = integer(&ops[2], "a texel row", u32::MAX)?;
+    let layer = integer(&ops[3], "a layer", u32::MAX)?;
+    if let Some(&(_, first_line)) = images.get(&(unit, layer, y, x)) {
+        let what = format!("texel ({x}, {y}) of layer {layer} of image {unit}");
+        return Err(head.error(StateErrorKind::DuplicateMemory { what, first_line }));
+    }
+    images.insert((unit, layer, y, x), (vec4(&ops[4..])?, head.line));
+    Ok(())
+}
+
+/// Fails unless every register of `registers` is given on every lane
+/// below `lanes`.
+fn every_lane_given(given: &Given, registers: &[u32], lanes: u32) -> Result<(), StateError> {
+    for &index in registers {
+        // The lanes given for `index` come ascending, so the first lane
+        // that differs from its position is the first one missing.
+        let mut expected_lane = 0;
+        for &(_, lane) in given.range((index, 0)..=(index, u32::MAX)).map(|(k, _)| k) {
+            if lane != expected_lane {
+                break;
+            }
+            expected_lane += 1;
+        }
+        if expected_lane < lanes {
+            return Err(missing(given, index, expected_lane));
+        }
+    }
+    Ok(())
+}
+
 /// The error for `OUT[index]` missing on `lane`, pointing at the first line
 /// that gives the register.
-fn missing(given: &BTreeMap<(u32, u32), ([u32; 4], usize, usize)>, index: u32, lane: u32) -> StateError {
+fn missing(given: &Given, index: u32, lane: u32) -> StateError {
     let (line, column) = given.range((index, 0)..).next().map_or((1, 1), |(_, &(_, line, column))| (line, column));
     StateError { line, column, text: index.to_string(), kind: StateErrorKind::MissingOutput { index, lane } }
 }

@@ -10,7 +10,7 @@ mod support {
 
 use exec::{ExecError, RunOptions, State};
 use support::compare::same;
-use testdata::corpus_files;
+use testdata::{case_name, corpus_files, Exceptions};
 use testkit::Rng;
 
 /// A state of 8 invocations with pseudo-random inputs 0..16 and constants
@@ -88,12 +88,18 @@ fn corpus_shaders_run_without_panicking() {
     // Shaders that load, store or query memory, and how many of them ran.
     // and how many changed a buffer or an image.
     let (mut memory_shaders, mut memory_ran, mut memory_written) = (0, 0, 0);
+    let mut exceptions = Exceptions::new("corpus_shaders_run_without_panicking", NOT_RUN);
     for path in &paths {
-        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
-        let Ok(shader) = tgsi::parse(&text) else { continue };
-        let Ok(module) = ir::from_tgsi(&shader) else {
-            not_built += 1;
-            continue;
+        let name = case_name(path);
+        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_else(|e| panic!("{name}: {e}"))).into_owned();
+        let shader = tgsi::parse(&text).unwrap_or_else(|e| panic!("{}", e.render(&text, &name)));
+        let module = match ir::from_tgsi(&shader) {
+            Ok(module) => module,
+            Err(e) => {
+                not_built += 1;
+                exceptions.skip(&name, format!("not built: {e}"));
+                continue;
+            }
         };
         let geometry = module.processor == tgsi::Processor::Geometry;
         let memory = shader.items.iter().any(|item| {
@@ -130,11 +136,15 @@ fn corpus_shaders_run_without_panicking() {
             }
             Err(e @ (ExecError::Unsupported(_) | ExecError::UnsupportedAlu { .. })) => {
                 unsupported += 1;
+                exceptions.skip(&name, &e);
                 if geometry {
                     geometry_unsupported.push(format!("{}: {e}", path.display()));
                 }
             }
-            Err(ExecError::StepBudget(_)) => budget += 1,
+            Err(e @ ExecError::StepBudget(_)) => {
+                budget += 1;
+                exceptions.skip(&name, e);
+            }
             Err(e) => panic!("{}: {e}", path.display()),
         }
     }
@@ -151,4 +161,12 @@ fn corpus_shaders_run_without_panicking() {
     assert!(geometry_unsupported.is_empty(), "geometry shaders that do not run:\n{}", geometry_unsupported.join("\n"));
     assert!(geometry_ran == 0 || vertices > 0, "geometry shaders ran but emitted nothing");
     assert!(differ.is_empty(), "emission changed the outputs of:\n{}", differ.join("\n"));
+    exceptions.finish("corpus shaders run", ran, RAN_FLOOR);
 }
+
+/// Corpus shaders that do not run to the end on their random state, and
+/// why.
+const NOT_RUN: &[(&str, &str)] = &[];
+
+/// Corpus shaders run (538 of 538).
+const RAN_FLOOR: usize = 530;

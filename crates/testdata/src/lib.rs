@@ -24,6 +24,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod cases;
+pub use cases::{assert_checked, case_name, Exceptions};
+
 /// The environment variable that makes missing shared data a failure:
 /// set to `1`, [`shared`] panics instead of returning `None`.
 pub const REQUIRE_SHARED: &str = "TGSI_OPT_REQUIRE_SHARED";

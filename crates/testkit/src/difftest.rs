@@ -264,25 +264,13 @@ pub fn check_program_with(
             return report;
         }
     };
-    let mut parsed = Vec::new();
-    let mut baseline = Vec::new();
-    for state in states {
-        let s = match exec::State::parse(state) {
-            Ok(s) => s,
-            Err(e) => {
-                report.findings.push(generator("state", e.to_string(), Some(state)));
-                return report;
-            }
-        };
-        match executable.run(&s, &run_options()) {
-            Ok(out) => baseline.push(out),
-            Err(e) => {
-                report.findings.push(generator("unoptimized run", e.to_string(), Some(state)));
-                return report;
-            }
+    let (parsed, baseline) = match baseline_runs(&executable, states) {
+        Ok(runs) => runs,
+        Err((stage, detail, state)) => {
+            report.findings.push(generator(stage, detail, Some(state)));
+            return report;
         }
-        parsed.push(s);
-    }
+    };
     if let Some(detail) = compare_tiers(&module, &parsed, &baseline) {
         report.findings.push(finding(FindingKind::Difference, "tiers", "JIT vs interpreter", detail, None, None));
     }
@@ -298,14 +286,13 @@ pub fn check_program_with(
         }
         let problem = match check {
             Ok(problem) => problem,
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                Some(Problem { kind: FindingKind::Error, stage: "panic", detail: message, state: None, emitted: None })
-            }
+            Err(panic) => Some(Problem {
+                kind: FindingKind::Error,
+                stage: "panic",
+                detail: panic_message(panic.as_ref()),
+                state: None,
+                emitted: None,
+            }),
         };
         if let Some(p) = problem {
             let culprit = match (p.kind, p.state) {
@@ -321,6 +308,36 @@ pub fn check_program_with(
         }
     }
     report
+}
+
+/// Where running a program first failed: the stage, the error, the state.
+type Failed<'s> = (&'static str, String, &'s String);
+
+/// `states` parsed, and what `executable` (the program before any pass)
+/// computes on each; or where that failed: the stage, the error and the
+/// state.
+fn baseline_runs<'s>(
+    executable: &exec::Executable<'_>,
+    states: &'s [String],
+) -> Result<(Vec<exec::State>, Vec<exec::Outputs>), Failed<'s>> {
+    let mut parsed = Vec::new();
+    let mut baseline = Vec::new();
+    for state in states {
+        let s = exec::State::parse(state).map_err(|e| ("state", e.to_string(), state))?;
+        let out = executable.run(&s, &run_options()).map_err(|e| ("unoptimized run", e.to_string(), state))?;
+        baseline.push(out);
+        parsed.push(s);
+    }
+    Ok((parsed, baseline))
+}
+
+/// What a caught panic said, when it said it as text.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }
 
 /// The pass of `passes` (run as a pipeline of `max_iterations` rounds), or

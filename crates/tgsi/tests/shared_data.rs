@@ -38,8 +38,9 @@ fn every_corpus_shader_parses_and_round_trips() {
             }
         }
     }
-    eprintln!("corpus: {} of {} shaders parse and round-trip", files.len() - failures.len(), files.len());
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    // Of 538.
+    testdata::assert_checked("every_corpus_shader_parses_and_round_trips", "corpus shaders", files.len(), 500);
 }
 
 #[test]
@@ -67,14 +68,18 @@ fn every_conformance_shader_prints_like_mesa() {
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
     }
-    eprintln!("conformance: {} of {} dumps match byte for byte", files.len() - failures.len(), files.len());
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    // Of 377.
+    testdata::assert_checked("every_conformance_shader_prints_like_mesa", "dumps", files.len(), 370);
 }
 
 #[test]
 fn every_invalid_corpus_file_is_rejected_with_a_location() {
     let Some(dir) = testdata::shared("corpus-invalid") else { return };
-    for path in &testdata::tgsi_files(&dir) {
+    let files = testdata::tgsi_files(&dir);
+    // The folder holds one.
+    testdata::assert_checked("every_invalid_corpus_file_is_rejected_with_a_location", "files", files.len(), 1);
+    for path in &files {
         let text = read(path);
         match parse(&text) {
             Ok(_) => panic!("{} should be rejected", path.display()),

@@ -320,6 +320,61 @@ fn is_zero64<E: Emit>(e: &mut E, a: Pair<E::V>) -> E::V {
     opk(e, Useq, o, 0)
 }
 
+/// `U64DIV`, `U64MOD`, `I64DIV` or `I64MOD` (`opcode`) of `x` and `y`,
+/// packed. By zero, a remainder is all ones and a signed quotient zero
+/// (an unsigned quotient is what `udivmod64` gives).
+fn divide64<E: Emit>(e: &mut E, opcode: Opcode, x: Pair<E::V>, y: Pair<E::V>) -> E::V {
+    match opcode {
+        U64div | U64mod => {
+            let (q, r) = udivmod64(e, x, y);
+            if opcode == U64div {
+                e.pack(q.0, q.1)
+            } else {
+                let z = is_zero64(e, y);
+                let ones = e.k32(u32::MAX);
+                let r = sel64(e, z, (ones, ones), r);
+                e.pack(r.0, r.1)
+            }
+        }
+        _ => {
+            let (ax, ay) = (abs64(e, x), abs64(e, y));
+            let (q, r) = udivmod64(e, ax, ay);
+            let z = is_zero64(e, y);
+            let sx = opk(e, Ishr, x.1, 31);
+            if opcode == I64div {
+                let sy = opk(e, Ishr, y.1, 31);
+                let s = e.alu(Xor, &[sx, sy]);
+                let n = neg64(e, q);
+                let q = sel64(e, s, n, q);
+                let zero = e.k32(0);
+                let q = sel64(e, z, (zero, zero), q);
+                e.pack(q.0, q.1)
+            } else {
+                // The remainder takes the dividend's sign.
+                let n = neg64(e, r);
+                let r = sel64(e, sx, n, r);
+                let ones = e.k32(u32::MAX);
+                let r = sel64(e, z, (ones, ones), r);
+                e.pack(r.0, r.1)
+            }
+        }
+    }
+}
+
+/// A 64-bit comparison (`opcode`) of `x` and `y`, as a mask.
+fn compare64<E: Emit>(e: &mut E, opcode: Opcode, x: Pair<E::V>, y: Pair<E::V>) -> E::V {
+    let m = match opcode {
+        U64seq | U64sne => eq64(e, x, y),
+        U64slt | U64sge => ult64(e, x, y),
+        _ => slt64(e, x, y),
+    };
+    if matches!(opcode, U64sne | U64sge | I64sge) {
+        e.alu(Not, &[m])
+    } else {
+        m
+    }
+}
+
 /// The 64-bit integer opcodes; `None` for the others.
 pub(super) fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V]) -> Option<E::V> {
     let wide = |e: &mut E, i: usize| args.get(i).map(|&v| e.split(v));
@@ -346,53 +401,13 @@ pub(super) fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V]) -> Option
             let r = shift64(e, opcode, x, args[1]);
             pack(e, r)
         }
-        (U64div | U64mod, 2) => {
+        (U64div | U64mod | I64div | I64mod, 2) => {
             let (x, y) = (wide(e, 0)?, wide(e, 1)?);
-            let (q, r) = udivmod64(e, x, y);
-            if opcode == U64div {
-                pack(e, q)
-            } else {
-                let z = is_zero64(e, y);
-                let ones = e.k32(u32::MAX);
-                let r = sel64(e, z, (ones, ones), r);
-                pack(e, r)
-            }
-        }
-        (I64div | I64mod, 2) => {
-            let (x, y) = (wide(e, 0)?, wide(e, 1)?);
-            let (ax, ay) = (abs64(e, x), abs64(e, y));
-            let (q, r) = udivmod64(e, ax, ay);
-            let z = is_zero64(e, y);
-            let sx = opk(e, Ishr, x.1, 31);
-            if opcode == I64div {
-                let sy = opk(e, Ishr, y.1, 31);
-                let s = e.alu(Xor, &[sx, sy]);
-                let n = neg64(e, q);
-                let q = sel64(e, s, n, q);
-                let zero = e.k32(0);
-                let q = sel64(e, z, (zero, zero), q);
-                pack(e, q)
-            } else {
-                // The remainder takes the dividend's sign.
-                let n = neg64(e, r);
-                let r = sel64(e, sx, n, r);
-                let ones = e.k32(u32::MAX);
-                let r = sel64(e, z, (ones, ones), r);
-                pack(e, r)
-            }
+            divide64(e, opcode, x, y)
         }
         (U64seq | U64sne | U64slt | U64sge | I64slt | I64sge, 2) => {
             let (x, y) = (wide(e, 0)?, wide(e, 1)?);
-            let m = match opcode {
-                U64seq | U64sne => eq64(e, x, y),
-                U64slt | U64sge => ult64(e, x, y),
-                _ => slt64(e, x, y),
-            };
-            if matches!(opcode, U64sne | U64sge | I64sge) {
-                e.alu(Not, &[m])
-            } else {
-                m
-            }
+            compare64(e, opcode, x, y)
         }
         (U64min | U64max | I64min | I64max, 2) => {
             let (x, y) = (wide(e, 0)?, wide(e, 1)?);

@@ -137,23 +137,42 @@ pub struct Built {
     pub module: ir::Module,
 }
 
-/// Every corpus shader that parses, builds and verifies, and how many did
-/// not; `None` when the corpus is absent (see [`testdata::corpus_files`]).
+/// Corpus shaders (named as `testdata::case_name` names them) that do not
+/// parse, build or verify, and why; every other one must.
+const CORPUS_NOT_BUILT: &[(&str, &str)] = &[];
+
+/// Corpus shaders built (of 538).
+const CORPUS_FLOOR: usize = 500;
+
+/// Every corpus shader, parsed, built and verified, and how many were
+/// not (those [`CORPUS_NOT_BUILT`] lists) and how many files there are;
+/// `None` when the corpus is absent (see [`testdata::corpus_files`]).
+/// Panics when an unlisted shader fails to build, a listed one builds, or
+/// fewer than [`CORPUS_FLOOR`] were built.
 pub fn built_corpus() -> Option<(Vec<Built>, usize, usize)> {
     let paths = testdata::corpus_files()?;
     let mut built = Vec::new();
+    let mut exceptions = testdata::Exceptions::new("built_corpus", CORPUS_NOT_BUILT);
     for p in &paths {
-        let name = p.display().to_string();
-        let Ok(bytes) = std::fs::read(p) else { continue };
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let Ok(shader) = tgsi::parse(&text) else { continue };
-        let Ok(module) = ir::from_tgsi(&shader) else { continue };
-        if ir::verify::verify(&module.function).is_ok() {
-            built.push(Built { name, shader, module });
+        let name = testdata::case_name(p);
+        match build_corpus_shader(p) {
+            Ok((shader, module)) => built.push(Built { name, shader, module }),
+            Err(e) => exceptions.skip(&name, e),
         }
     }
     let skipped = paths.len() - built.len();
+    exceptions.finish("corpus shaders built", built.len(), CORPUS_FLOOR);
     Some((built, skipped, paths.len()))
+}
+
+/// The shader at `path`, parsed, built and verified.
+fn build_corpus_shader(path: &Path) -> Result<(tgsi::Shader, ir::Module), String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let shader = tgsi::parse(&text).map_err(|e| e.to_string())?;
+    let module = ir::from_tgsi(&shader).map_err(|e| e.to_string())?;
+    ir::verify::verify(&module.function).map_err(|e| format!("verifier: {e}"))?;
+    Ok((shader, module))
 }
 
 /// One snapshot case: reads `path`, runs `pass` over it with
@@ -187,13 +206,17 @@ pub fn case_count(pass: &str) -> usize {
 /// The snapshot suite of a pass: `case` makes the snapshot text of each
 /// `tests/inputs/<pass>/*.tgsi` and `*.ir` (at the workspace root), with what it found
 /// wrong, and the text is compared with `snapshots/<pass>/<pass>@<file>.snap`.
-/// Fails after every case has run if any found something wrong.
+/// Fails after every case has run if any found something wrong, or if
+/// not every input was checked (all of them but under
+/// `INSTA_GLOB_FILTER`, which chooses some).
 pub fn snapshot_suite(pass: &str, case: impl Fn(&Path) -> (String, Vec<String>)) {
     let mut wrong = Vec::new();
+    let mut checked = 0;
     // Both paths are relative to this file's folder.
     insta::glob!(format!("../../../tests/inputs/{pass}"), "*.{tgsi,ir}", |path| {
         let (snap, w) = case(path);
         wrong.extend(w);
+        checked += 1;
         insta::with_settings!({
             snapshot_path => format!("../../../snapshots/{pass}"),
             prepend_module_to_snapshot => false,
@@ -203,4 +226,6 @@ pub fn snapshot_suite(pass: &str, case: impl Fn(&Path) -> (String, Vec<String>))
         });
     });
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let floor = if std::env::var_os("INSTA_GLOB_FILTER").is_some() { 1 } else { case_count(pass) };
+    testdata::assert_checked(&format!("{pass} snapshots"), "inputs", checked, floor.max(1));
 }

@@ -70,29 +70,24 @@ enum Frame {
     Switch { after: VarSet, starts: VarSet, has_default: bool },
 }
 
+/// What is live where a `BRK` or `CONT` (`opcode`) goes, in the
+/// innermost construct it leaves: a loop's exit or a switch's end for
+/// `BRK`, a loop's back edge for `CONT`; `None` outside one.
+fn jump_target(frames: &[Frame], opcode: Opcode) -> Option<&VarSet> {
+    frames.iter().rev().find_map(|f| match f {
+        Frame::Loop { exit, .. } if opcode == Opcode::Brk => Some(exit),
+        Frame::Loop { back, .. } => Some(back),
+        Frame::Switch { after, .. } if opcode == Opcode::Brk => Some(after),
+        _ => None,
+    })
+}
+
 impl Builder<'_> {
     /// The live variables at each join of the main program (the
     /// instructions up to its top-level `END`).
     pub(super) fn join_liveness(&mut self) -> JoinLiveness {
         let main_end = self.main_end();
-        // Every variable the program names exists before the sets are made.
-        let mut scratch = VarSet::default();
-        for i in 0..self.insts.len() {
-            let inst = self.insts[i];
-            self.add_reads(inst, &mut scratch);
-            self.add_kills(inst, &mut scratch);
-        }
-        let all = (0..self.vars.len() as u32).map(Var).fold(VarSet::default(), |mut s, v| {
-            s.insert(v);
-            s
-        });
-        let outputs = (0..self.vars.len() as u32).map(Var).filter(|&v| self.vars.reg(v).file == File::Output).fold(
-            VarSet::default(),
-            |mut s, v| {
-                s.insert(v);
-                s
-            },
-        );
+        let (all, outputs) = self.all_and_outputs();
         let loop_reads = self.loop_reads(main_end, &all, &outputs);
 
         let mut result = JoinLiveness::default();
@@ -150,20 +145,8 @@ impl Builder<'_> {
                     }
                     self.add_reads(inst, &mut live);
                 }
-                Opcode::Brk => {
-                    let target = frames.iter().rev().find_map(|f| match f {
-                        Frame::Loop { exit, .. } => Some(exit),
-                        Frame::Switch { after, .. } => Some(after),
-                        Frame::If { .. } => None,
-                    });
-                    live = target.cloned().unwrap_or_else(|| all.clone());
-                }
-                Opcode::Cont => {
-                    let target = frames.iter().rev().find_map(|f| match f {
-                        Frame::Loop { back, .. } => Some(back),
-                        _ => None,
-                    });
-                    live = target.cloned().unwrap_or_else(|| all.clone());
+                Opcode::Brk | Opcode::Cont => {
+                    live = jump_target(&frames, inst.opcode).cloned().unwrap_or_else(|| all.clone());
                 }
                 Opcode::End | Opcode::Ret => live = outputs.clone(),
                 Opcode::Cal => live = all.clone(),
@@ -182,6 +165,30 @@ impl Builder<'_> {
             }
         }
         result
+    }
+
+    /// Every variable, and every variable of the `OUT` file. Every
+    /// variable the program names is made first, so that the sets hold
+    /// them all.
+    fn all_and_outputs(&mut self) -> (VarSet, VarSet) {
+        let mut scratch = VarSet::default();
+        for i in 0..self.insts.len() {
+            let inst = self.insts[i];
+            self.add_reads(inst, &mut scratch);
+            self.add_kills(inst, &mut scratch);
+        }
+        let all = (0..self.vars.len() as u32).map(Var).fold(VarSet::default(), |mut s, v| {
+            s.insert(v);
+            s
+        });
+        let outputs = (0..self.vars.len() as u32).map(Var).filter(|&v| self.vars.reg(v).file == File::Output).fold(
+            VarSet::default(),
+            |mut s, v| {
+                s.insert(v);
+                s
+            },
+        );
+        (all, outputs)
     }
 
     /// Where the main program ends: its top-level `END`, or the end of

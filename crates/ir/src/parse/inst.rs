@@ -410,7 +410,6 @@ fn opaque(
     processor: tgsi::Processor,
     data: &mut InstData,
 ) -> Result<(), ParseIrError> {
-    const PLACEHOLDER: &str = "TEMP[0]";
     let at = c.pos();
     let mut text = c.take_while(|ch| ch.is_ascii_alphanumeric() || ch == '_').to_string();
     let mut args = Args::new();
@@ -433,50 +432,13 @@ fn opaque(
                 text.push_str(c.take_while(|ch| ch == '.' || "xyzw".contains(ch)));
             }
         } else if rest[modifiers..].starts_with('(') {
-            let neg = c.eat("-");
-            let abs = c.eat("|");
-            c.expect("(")?;
-            let four_at = c.pos();
-            let four = list_items(c, code)?;
-            if four.len() != 4 {
-                return Err(c.error_at(four_at, c.pos() - four_at, "a value source has four operands"));
-            }
-            c.expect(")")?;
-            if abs {
-                c.expect("|")?;
-            }
-            args.extend(four);
+            args.extend(value_source(c, code, &mut text)?);
             tuples.push(position);
-            let (n, a) = (if neg { "-" } else { "" }, if abs { "|" } else { "" });
-            text.push_str(&format!("{n}{a}{PLACEHOLDER}{a}"));
         } else {
             let end = [", ", " args(", "  ; from"].iter().filter_map(|e| rest.find(e)).min().unwrap_or(rest.len());
             let piece = &rest[..end];
             if ["[v", "[-v", "[|v"].iter().any(|p| piece.contains(p)) {
-                // A resource with an index operand: TGSI's parser reads it
-                // with a placeholder address register.
-                let start = c.pos();
-                let (file, _, _) = file_name(c)?;
-                let first = register_index(c, code)?;
-                let second = if c.rest().starts_with('[') { Some(register_index(c, code)?) } else { None };
-                text.push_str(file.name());
-                let mut operands = Args::new();
-                for bracket in [Some(first), second].into_iter().flatten() {
-                    match bracket.operand {
-                        Some(op) => {
-                            text.push_str(&format!("[ADDR[0].x{:+}]", bracket.offset));
-                            if bracket.array_id != 0 {
-                                text.push_str(&format!("({})", bracket.array_id));
-                            }
-                            operands.push(op);
-                        }
-                        None => text.push_str(&format!("[{}]", bracket.offset)),
-                    }
-                }
-                // The builder takes the index's operand before the 2-D index's.
-                operands.reverse();
-                addresses.push((position, operands));
-                text.push_str(c.take(end - (c.pos() - start)));
+                addresses.push((position, indexed_resource(c, code, &mut text, end)?));
             } else {
                 text.push_str(c.take(end));
             }
@@ -491,21 +453,8 @@ fn opaque(
         (Some(tgsi::Item::Instruction(i)), None) => i,
         _ => return Err(c.error_at(at, len, "expected one TGSI instruction")),
     };
-    // Which sources are values follows from the template, as when the IR
-    // was built: every source of a value file but a resource reference.
     let num_dst = template.dst.len();
-    let mut value_srcs = 0u8;
-    for (i, src) in template.src.iter().enumerate().take(8) {
-        let value = crate::from_tgsi::lower::is_value_file(src.reg.file)
-            && !crate::from_tgsi::lower::is_reference_src(template.opcode, i);
-        if value != tuples.contains(&(num_dst + i)) {
-            let what = if value { "a value: write its four operands, `(v0, v1, v2, v3)`" } else { "not a value" };
-            return Err(c.error_at(at, len, format!("source {i} of {} is {what}", template.opcode.name())));
-        }
-        if value {
-            value_srcs |= 1 << i;
-        }
-    }
+    let value_srcs = value_sources(&template, &tuples).map_err(|what| c.error_at(at, len, what))?;
     // Index operands follow the values: the sources', then the
     // destinations' (`opaque_address_operands`).
     addresses.sort_by_key(|&(position, _)| (position < num_dst, position));
@@ -517,6 +466,80 @@ fn opaque(
     data.args = args;
     data.origin = origin(c)?;
     c.end()
+}
+
+/// The register an opaque instruction's text puts where the IR has a
+/// value: TGSI's parser needs a register there.
+const PLACEHOLDER: &str = "TEMP[0]";
+
+/// `-(v0, v1, v2, v3)` (negation and `|...|` optional): a source that is a
+/// value, written into `text` as [`PLACEHOLDER`] with its modifiers; its
+/// four operands.
+fn value_source(c: &mut Cursor<'_>, code: &mut Code, text: &mut String) -> Result<Args, ParseIrError> {
+    let neg = c.eat("-");
+    let abs = c.eat("|");
+    c.expect("(")?;
+    let four_at = c.pos();
+    let four = list_items(c, code)?;
+    if four.len() != 4 {
+        return Err(c.error_at(four_at, c.pos() - four_at, "a value source has four operands"));
+    }
+    c.expect(")")?;
+    if abs {
+        c.expect("|")?;
+    }
+    let (n, a) = (if neg { "-" } else { "" }, if abs { "|" } else { "" });
+    text.push_str(&format!("{n}{a}{PLACEHOLDER}{a}"));
+    Ok(four)
+}
+
+/// A resource with an index operand (`BUFFER[v3+1]`), `end` bytes long:
+/// written into `text` with a placeholder address register, which TGSI's
+/// parser reads; the index operands, in the order the builder takes them.
+fn indexed_resource(c: &mut Cursor<'_>, code: &mut Code, text: &mut String, end: usize) -> Result<Args, ParseIrError> {
+    let start = c.pos();
+    let (file, _, _) = file_name(c)?;
+    let first = register_index(c, code)?;
+    let second = if c.rest().starts_with('[') { Some(register_index(c, code)?) } else { None };
+    text.push_str(file.name());
+    let mut operands = Args::new();
+    for bracket in [Some(first), second].into_iter().flatten() {
+        match bracket.operand {
+            Some(op) => {
+                text.push_str(&format!("[ADDR[0].x{:+}]", bracket.offset));
+                if bracket.array_id != 0 {
+                    text.push_str(&format!("({})", bracket.array_id));
+                }
+                operands.push(op);
+            }
+            None => text.push_str(&format!("[{}]", bracket.offset)),
+        }
+    }
+    // The builder takes the index's operand before the 2-D index's.
+    operands.reverse();
+    text.push_str(c.take(end - (c.pos() - start)));
+    Ok(operands)
+}
+
+/// The mask of `template`'s sources that are values, or what is wrong
+/// when they are not the operand positions `tuples` wrote as values.
+/// Which sources are values follows from the template, as when the IR
+/// was built: every source of a value file but a resource reference.
+fn value_sources(template: &tgsi::Instruction, tuples: &[usize]) -> Result<u8, String> {
+    let num_dst = template.dst.len();
+    let mut value_srcs = 0u8;
+    for (i, src) in template.src.iter().enumerate().take(8) {
+        let value = crate::from_tgsi::lower::is_value_file(src.reg.file)
+            && !crate::from_tgsi::lower::is_reference_src(template.opcode, i);
+        if value != tuples.contains(&(num_dst + i)) {
+            let what = if value { "a value: write its four operands, `(v0, v1, v2, v3)`" } else { "not a value" };
+            return Err(format!("source {i} of {} is {what}", template.opcode.name()));
+        }
+        if value {
+            value_srcs |= 1 << i;
+        }
+    }
+    Ok(value_srcs)
 }
 
 /// `  ; from #12 TEMP[3].y` after an instruction, as `--origins` prints it:

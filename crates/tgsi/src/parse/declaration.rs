@@ -182,19 +182,7 @@ impl Parser<'_> {
             && self.processor == Processor::Geometry
             && self.comma_then(|p| p.c.eat_keyword("STREAM"))
         {
-            self.expect(b'(')?;
-            let mut streams = [0u8; 4];
-            for (i, s) in streams.iter_mut().enumerate() {
-                if i > 0 {
-                    self.expect(b',')?;
-                }
-                *s = self.uint("a stream", 3)? as u8;
-            }
-            self.expect(b')')?;
-            match &mut decl.semantic {
-                Some(sem) => sem.streams = streams,
-                None => return Err(self.c.error("`STREAM` needs a semantic before it")),
-            }
+            self.streams(decl)?;
         }
         // `, CONSTANT|LINEAR|PERSPECTIVE|COLOR`
         if let Some(mode) = self.comma_then_value(|p| p.name_of(InterpolateMode::ALL, InterpolateMode::name)) {
@@ -227,6 +215,24 @@ impl Parser<'_> {
             } else {
                 return Err(self.c.expected("a semantic, an interpolation attribute or `INVARIANT`"));
             }
+        }
+        Ok(())
+    }
+
+    /// `(a, b, c, d)` after `STREAM`: the streams of `decl`'s semantic.
+    fn streams(&mut self, decl: &mut Declaration) -> PResult<()> {
+        self.expect(b'(')?;
+        let mut streams = [0u8; 4];
+        for (i, s) in streams.iter_mut().enumerate() {
+            if i > 0 {
+                self.expect(b',')?;
+            }
+            *s = self.uint("a stream", 3)? as u8;
+        }
+        self.expect(b')')?;
+        match &mut decl.semantic {
+            Some(sem) => sem.streams = streams,
+            None => return Err(self.c.error("`STREAM` needs a semantic before it")),
         }
         Ok(())
     }
