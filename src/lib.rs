@@ -52,6 +52,20 @@
 //! println!("{err}"); // word N: more than 2 instructions (the limit)
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! What an operation guarantees, from the table of operations
+//! (`docs/library.md`'s example of `semantics::facts`):
+//!
+//! ```
+//! use tgsi_opt::{semantics, tgsi::Opcode};
+//!
+//! let add = semantics::facts(Opcode::Add).unwrap();
+//! assert_eq!(add.nan, semantics::NanResult::Canonical); // any NaN sum is 0x7fc00000
+//! assert!(add.commutes); // ADD a, b and ADD b, a: the same bits
+//! let pow = semantics::facts(Opcode::Pow).unwrap();
+//! assert_eq!(pow.nan_blind, 0); // a NaN base's bits matter (POW of a signalling NaN by 0)
+//! assert!(semantics::needs(Opcode::Ucmp).integers); // what a driver must support
+//! ```
 
 pub mod compile_cache;
 pub mod reduce;

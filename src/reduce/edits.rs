@@ -318,7 +318,7 @@ fn constructs(insts: &[&Instruction]) -> Vec<Construct> {
                     c.exits.push(i);
                 }
             }
-            Opcode::Endif | Opcode::Endloop | Opcode::Endswitch => {
+            op if op.closes_construct() => {
                 if let Some(mut c) = open.pop() {
                     c.close = i;
                     done.push(c);

@@ -506,6 +506,19 @@ impl Opcode {
     pub fn dst_type(self) -> OperandType {
         self.info().dst_type
     }
+
+    /// Whether the opcode opens a construct of a function's body that
+    /// [`closes_construct`](Self::closes_construct) ends: `IF`, `UIF`,
+    /// `BGNLOOP`, `SWITCH`.
+    pub fn opens_construct(self) -> bool {
+        matches!(self, Opcode::If | Opcode::Uif | Opcode::Bgnloop | Opcode::Switch)
+    }
+
+    /// Whether the opcode ends a construct: `ENDIF`, `ENDLOOP`,
+    /// `ENDSWITCH`.
+    pub fn closes_construct(self) -> bool {
+        matches!(self, Opcode::Endif | Opcode::Endloop | Opcode::Endswitch)
+    }
 }
 
 impl std::fmt::Display for Opcode {

@@ -215,8 +215,8 @@ impl<'a> Builder<'a> {
                 return Ok(Stop::At(op));
             }
             match op {
-                Opcode::If | Opcode::Uif | Opcode::Bgnloop | Opcode::Switch => depth += 1,
-                Opcode::Endif | Opcode::Endloop | Opcode::Endswitch => {
+                op if op.opens_construct() => depth += 1,
+                op if op.closes_construct() => {
                     if depth == 0 {
                         return Err(self.error(format!("{} without a matching opening instruction", op.name())));
                     }

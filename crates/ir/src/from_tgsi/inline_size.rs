@@ -45,11 +45,11 @@ pub(super) fn check(insts: &[&Instruction], budget: u64) -> Result<u64, (usize, 
                 last_call = Some(pc);
                 total = total.saturating_add(call_size(insts, &mut subs, inst));
             }
-            Opcode::If | Opcode::Uif | Opcode::Bgnloop | Opcode::Switch => {
+            op if op.opens_construct() => {
                 depth += 1;
                 total = total.saturating_add(1);
             }
-            Opcode::Endif | Opcode::Endloop | Opcode::Endswitch => {
+            op if op.closes_construct() => {
                 depth = depth.saturating_sub(1);
                 total = total.saturating_add(1);
             }

@@ -197,8 +197,8 @@ impl Builder<'_> {
         let mut depth = 0usize;
         for (i, inst) in self.insts.iter().enumerate() {
             match inst.opcode {
-                Opcode::If | Opcode::Uif | Opcode::Bgnloop | Opcode::Switch => depth += 1,
-                Opcode::Endif | Opcode::Endloop | Opcode::Endswitch => depth = depth.saturating_sub(1),
+                op if op.opens_construct() => depth += 1,
+                op if op.closes_construct() => depth = depth.saturating_sub(1),
                 Opcode::End if depth == 0 => return i,
                 _ => {}
             }

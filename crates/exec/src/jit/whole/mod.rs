@@ -258,11 +258,7 @@ fn build(
     b.switch_to_block(entry);
     let (frame, active) = (b.block_params(entry)[0], b.block_params(entry)[1]);
     let flags = MemFlags::trusted();
-    let slots = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, slots) as i32);
-    let outputs = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, outputs) as i32);
-    let budget = b.ins().load(I64, flags, frame, std::mem::offset_of!(Frame, budget) as i32);
-    let first = b.ins().load(I64, flags, frame, std::mem::offset_of!(Frame, first) as i32);
-    let first_bytes = b.ins().ishl_imm(first, 2);
+    let (slots, outputs, budget, first_bytes) = load_frame(b, ptr, frame);
     let zero = b.ins().iconst(I64, 0);
     b.ins().jump(header, &[zero.into()]);
 
@@ -339,7 +335,29 @@ fn build(
     g.write_outputs();
     let b = g.b;
     b.ins().jump(next, &[]);
+    end_quad_loop(b, q, (header, next, done), (fail_budget, fail_step));
+}
 
+/// The batch's slots, its output block, the step budget and its first
+/// lane's byte offset in the run's columns, loaded from the frame.
+fn load_frame(b: &mut FunctionBuilder, ptr: Type, frame: Value) -> (Value, Value, Value, Value) {
+    let flags = MemFlags::trusted();
+    let slots = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, slots) as i32);
+    let outputs = b.ins().load(ptr, flags, frame, std::mem::offset_of!(Frame, outputs) as i32);
+    let budget = b.ins().load(I64, flags, frame, std::mem::offset_of!(Frame, budget) as i32);
+    let first = b.ins().load(I64, flags, frame, std::mem::offset_of!(Frame, first) as i32);
+    let first_bytes = b.ins().ishl_imm(first, 2);
+    (slots, outputs, budget, first_bytes)
+}
+
+/// The quad loop's step to the next quad (`q` the current one), its
+/// normal return and its early returns with a [`Status`].
+fn end_quad_loop(
+    b: &mut FunctionBuilder,
+    q: Value,
+    (header, next, done): (Block, Block, Block),
+    (fail_budget, fail_step): (Block, Block),
+) {
     b.switch_to_block(next);
     let q1 = b.ins().iadd_imm(q, 1);
     b.ins().jump(header, &[q1.into()]);
