@@ -277,9 +277,9 @@ pub enum WordFormat {
 /// An execution tier, as `--backend` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BackendArg {
-    /// The shader compiled to native code with Cranelift: as one
-    /// function, or as runs of ALU operations between operations the
-    /// interpreter runs (memory, indirect loads of outputs).
+    /// The shader compiled to native code with Cranelift, as one function;
+    /// a shader with memory operations or indirect loads of outputs runs
+    /// in the interpreter.
     Jit,
     /// Every operation by the interpreter.
     Interp,

@@ -125,7 +125,7 @@ impl Loaded {
     pub(crate) fn new(program: Program, backend: Backend) -> Result<Loaded, ExecError> {
         #[cfg(feature = "jit")]
         let jit = match backend {
-            Backend::Jit => Some(crate::jit::compile(&program, compiled::CALLBACKS)?),
+            Backend::Jit => crate::jit::compile(&program, compiled::CALLBACKS)?,
             Backend::Interpreter => None,
         };
         #[cfg(not(feature = "jit"))]
@@ -475,7 +475,7 @@ where
 /// compiled into one function.
 #[cfg(feature = "jit")]
 fn whole_lanes(code: Code<'_>) -> Option<usize> {
-    code.is_some_and(|c| c.whole().is_some()).then_some(crate::abi::LANES)
+    code.is_some().then_some(crate::abi::LANES)
 }
 
 /// Never: no JIT in this build.

@@ -1,24 +1,17 @@
-//! The compiled tier: each block's runs of consecutive ALU steps, moves
-//! and phi copies (a *segment*) become one native function, compiled with
-//! Cranelift once per [`Executable`](crate::Executable); every other step
-//! runs through the interpreter's own step function between segments. So
-//! a block is a list of [`Piece`]s, and the interpreter's runtime (the
-//! control walker with its masks, loops and step budget, the fills, the
-//! output table, memory) runs compiled code as it runs steps.
+//! The compiled tier: a program whose steps all compile becomes one
+//! native function over a batch of lanes ([`whole`]), compiled with
+//! Cranelift once per [`Executable`](crate::Executable); the run calls it
+//! in place of the interpreter's control walker. A program that does not
+//! fit it (memory steps, steps the interpreter would have to run a quad at
+//! a time, nesting past what Cranelift takes) runs in the interpreter.
 //!
-//! A segment's function runs over a batch's slots four lanes (one quad,
-//! one 128-bit vector) at a time, keeps every value it computed in a
-//! register for the steps after it, and writes only the active lanes of
-//! each destination. Operations are lowered to vector code where that
-//! gives exactly the bits of [`semantics::eval`] (`lower`), and computed by
-//! the interpreter's own batch loop lane by lane otherwise (`helpers`):
-//! one set of semantics for both tiers.
-//!
-//! `segment` picks what compiles, `codegen` builds a segment's function;
-//! `whole` builds the whole-program function where the program fits it;
-//! in it, `indirect` compiles indirect loads and arrays, `wide` is the
-//! call a quad for 64-bit operations, and `texture` the call a quad into
-//! the sampler.
+//! Operations are lowered to vector code where that gives exactly the
+//! bits of [`semantics::eval`] (`lower`), and computed by the
+//! interpreter's own batch loop lane by lane otherwise (`helpers`): one
+//! set of semantics for both tiers. `codegen` holds what the function's
+//! parts share; in it, `indirect` compiles indirect loads and arrays,
+//! `wide` is the call a quad for 64-bit operations, and `texture` the
+//! call a quad into the sampler.
 
 use std::sync::OnceLock;
 
@@ -36,7 +29,6 @@ mod indirect;
 mod liveness;
 mod lower;
 mod nan;
-mod segment;
 mod texture;
 mod whole;
 mod wide;
@@ -44,34 +36,20 @@ mod wide;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use segment::Piece;
 pub(crate) use whole::{native_outputs, stored_outputs};
 
-/// A segment's code: `slots` is a batch's slots (slot-major, `w` lanes a
-/// slot, `w` a multiple of 4 up to 64), `active` its lane mask.
-pub(crate) type SegmentFn = unsafe extern "C" fn(slots: *mut u32, w: usize, active: u64);
-
-/// A program's compiled segments: the pieces of each block, and the code
-/// they call, kept alive as long as the pieces.
+/// A program compiled whole, and the code it calls, kept alive together.
 pub(crate) struct Compiled {
-    /// The whole program as one function, where it compiles so
-    /// ([`whole::fits`]); else the segments' pieces.
-    whole: Option<ProgramFn>,
-    pieces: Vec<Vec<Piece>>,
+    whole: ProgramFn,
     /// Read by the helpers through pointers the code holds.
     _kernels: helpers::Kernels,
     _code: Code,
 }
 
 impl Compiled {
-    /// The whole program's function, when it was compiled whole.
-    pub fn whole(&self) -> Option<ProgramFn> {
+    /// The program's function.
+    pub fn whole(&self) -> ProgramFn {
         self.whole
-    }
-
-    /// The pieces of block `b`.
-    pub fn pieces(&self, b: usize) -> &[Piece] {
-        self.pieces.get(b).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -121,75 +99,19 @@ fn new_module() -> Result<JITModule, ExecError> {
     Ok(JITModule::new(JITBuilder::with_isa(isa, default_libcall_names())))
 }
 
-/// Compiles `program`: whole into one function where it fits, else the
-/// segments of every block.
-pub(crate) fn compile(program: &Program, callbacks: Callbacks) -> Result<Compiled, ExecError> {
-    if whole::fits(program) {
-        return compile_whole(program, callbacks);
+/// Compiles `program` into one function where it fits ([`whole::fits`]);
+/// `None` for a program the interpreter runs (memory steps, steps the
+/// interpreter would run a quad at a time, nesting past what Cranelift
+/// takes).
+pub(crate) fn compile(program: &Program, callbacks: Callbacks) -> Result<Option<Compiled>, ExecError> {
+    if !whole::fits(program) {
+        return Ok(None);
     }
-    compile_segments(program)
-}
-
-/// The whole program as one function.
-fn compile_whole(program: &Program, callbacks: Callbacks) -> Result<Compiled, ExecError> {
     let mut module = new_module()?;
     let mut kernels = helpers::Kernels::default();
     let id = whole::define(&mut module, program, &mut kernels, callbacks)?;
     module.finalize_definitions().map_err(|e| ExecError::Jit(e.to_string()))?;
     // SAFETY: `id` was defined with the signature of `ProgramFn`.
     let f = unsafe { std::mem::transmute::<*const u8, ProgramFn>(module.get_finalized_function(id)) };
-    Ok(Compiled { whole: Some(f), pieces: Vec::new(), _kernels: kernels, _code: Code(Some(module)) })
-}
-
-/// The segments of every block of `program`.
-pub(crate) fn compile_segments(program: &Program) -> Result<Compiled, ExecError> {
-    let mut module = new_module()?;
-    let mut kernels = helpers::Kernels::default();
-    let mut pending = Vec::new();
-    let mut builder = codegen::Builder::new(&module);
-    let counts = liveness::read_counts(program);
-    for (b, steps) in program.steps.iter().enumerate() {
-        for range in segment::segments(steps, program.slots) {
-            let segment = &steps[range.clone()];
-            let stored = liveness::stored(segment, counts.as_deref());
-            let id = builder.define(&mut module, segment, &stored, &mut kernels)?;
-            pending.push((b, range, id));
-        }
-    }
-    module.finalize_definitions().map_err(|e| ExecError::Jit(e.to_string()))?;
-    let mut code = pending.into_iter().map(|(b, range, id)| {
-        // SAFETY: `id` was defined with the signature of `SegmentFn`.
-        let f = unsafe { std::mem::transmute::<*const u8, SegmentFn>(module.get_finalized_function(id)) };
-        (b, range, f)
-    });
-    let mut next = code.next();
-    let pieces = program
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(b, steps)| {
-            let mut list = Vec::new();
-            let mut i = 0;
-            while i < steps.len() {
-                match &next {
-                    Some((nb, range, f)) if *nb == b && range.start == i => {
-                        list.push(Piece::Segment(*f));
-                        i = range.end;
-                        next = code.next();
-                    }
-                    _ => {
-                        // Up to the next segment of this block, or its end.
-                        let end = match &next {
-                            Some((nb, range, _)) if *nb == b => range.start,
-                            _ => steps.len(),
-                        };
-                        list.push(Piece::Steps(i as u32, end as u32));
-                        i = end;
-                    }
-                }
-            }
-            list
-        })
-        .collect();
-    Ok(Compiled { whole: None, pieces, _kernels: kernels, _code: Code(Some(module)) })
+    Ok(Some(Compiled { whole: f, _kernels: kernels, _code: Code(Some(module)) }))
 }

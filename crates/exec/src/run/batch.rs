@@ -176,7 +176,7 @@ impl<'a> Batch<'a> {
     /// the fills of the batch's own slots.
     pub(super) fn run_program(&mut self, active: u64, fills: Option<&RunFills<'_>>) -> Result<(), ExecError> {
         #[cfg(feature = "jit")]
-        if let (Some(code), Some(fills)) = (self.code.and_then(|c| c.whole()), fills) {
+        if let (Some(code), Some(fills)) = (self.code.map(|c| c.whole()), fills) {
             return self.run_compiled(code, fills, active);
         }
         #[cfg(not(feature = "jit"))]

@@ -4,14 +4,8 @@
 //! loop is built twice, once for any processor and once for AVX2, and
 //! every step function is inlined into both builds so that its batch loops
 //! use the wider vectors where the processor has them.
-//!
-//! With the JIT, a block is a list of pieces instead: compiled segments,
-//! called in place of their steps, and the other steps, each run by the
-//! same step function as here.
 
 use ir::function::Block;
-#[cfg(feature = "jit")]
-use ir::EntityRef;
 
 use super::batch::Batch;
 use crate::error::ExecError;
@@ -24,10 +18,6 @@ impl<'a> Batch<'a> {
         // Every step counts against the budget, compiled or not, and
         // those computed once a run (`Program::uniform`) too.
         self.count(self.program.counted(b))?;
-        #[cfg(feature = "jit")]
-        if let Some(code) = self.code {
-            return self.pieces(steps, code.pieces(b.index()), active);
-        }
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: the processor has AVX2 (checked when the batch started).
@@ -50,43 +40,6 @@ impl<'a> Batch<'a> {
             self.step(step, active)?;
         }
         Ok(())
-    }
-
-    /// The pieces of a block of `steps`: each segment's code called over
-    /// the batch's slots, each other step run as the interpreter runs it.
-    #[cfg(feature = "jit")]
-    fn pieces(&mut self, steps: &'a [Step], pieces: &[crate::jit::Piece], active: u64) -> Result<(), ExecError> {
-        use crate::jit::Piece;
-        let active = active & self.all;
-        for piece in pieces {
-            match *piece {
-                Piece::Segment(code) => {
-                    // Every slot a segment touches is below the program's
-                    // slot count (checked when it was compiled), and a
-                    // batch has that many slots of `w` lanes.
-                    debug_assert!(self.work.slots.len() >= self.program.slots * self.w && self.w.is_multiple_of(4));
-                    // SAFETY: as above; `w` is a multiple of 4 up to 64.
-                    unsafe { code(self.work.slots.as_mut_ptr(), self.w, active) }
-                }
-                Piece::Steps(from, to) => {
-                    if let Some(steps) = steps.get(from as usize..to as usize) {
-                        self.steps(steps, active)?;
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Steps not compiled, in the AVX2 build where the processor has it.
-    #[cfg(feature = "jit")]
-    fn steps(&mut self, steps: &'a [Step], active: u64) -> Result<(), ExecError> {
-        #[cfg(target_arch = "x86_64")]
-        if self.avx2 {
-            // SAFETY: the processor has AVX2 (checked when the batch started).
-            return unsafe { self.block_avx2(steps, active) };
-        }
-        self.block_any(steps, active)
     }
 
     /// One step by its kind. The guards pick the faster form of a step

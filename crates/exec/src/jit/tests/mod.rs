@@ -1,6 +1,6 @@
-//! The compiled tier against the interpreter: segments under partial
-//! masks and in loops, and every lowered operation against
-//! `semantics::eval` on random bits.
+//! The compiled tier against the interpreter: partial masks, loops,
+//! every lowered operation against `semantics::eval` on random bits, and
+//! programs compiled whole.
 
 use crate::{Backend, Executable, Outputs, RunOptions, State};
 
@@ -8,16 +8,24 @@ mod operations;
 mod whole;
 
 /// Runs `text` on `state` with both tiers at `lanes` lanes a batch, and
-/// checks the outputs are the same; returns them.
-pub(super) fn both(text: &str, state: &str, lanes: usize) -> Outputs {
+/// checks the outputs are the same; returns them, and the tier the JIT's
+/// executable ran on (the interpreter for a program that does not
+/// compile whole).
+pub(super) fn run_both(text: &str, state: &str, lanes: usize) -> (Outputs, Backend) {
     let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
     let state = State::parse(state).unwrap();
     let options = RunOptions { lanes, ..RunOptions::default() };
     let interp = Executable::compile_with(&module, Backend::Interpreter).unwrap().run(&state, &options).unwrap();
     let jit = Executable::compile_with(&module, Backend::Jit).unwrap();
-    assert_eq!(jit.backend(), Backend::Jit);
     let out = jit.run(&state, &options).unwrap();
     assert_eq!(out.write(), interp.write());
+    (out, jit.backend())
+}
+
+/// [`run_both`] of a program that compiles whole.
+pub(super) fn both(text: &str, state: &str, lanes: usize) -> Outputs {
+    let (out, backend) = run_both(text, state, lanes);
+    assert_eq!(backend, Backend::Jit, "compiled whole");
     out
 }
 
@@ -40,10 +48,10 @@ pub(super) fn lanes_state(n: u32) -> String {
 }
 
 #[test]
-fn segments_under_partial_masks_write_only_active_lanes() {
+fn partial_masks_write_only_active_lanes() {
     // Lanes split at the IF (lane l takes the ELSE when l % 3 == 2), so
-    // the segments in each arm run with some lanes of each quad off; TEMP[1] keeps its value
-    // from before the IF in the lanes of the other arm.
+    // each arm runs with some lanes of each quad off; TEMP[1] keeps its
+    // value from before the IF in the lanes of the other arm.
     let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
                 IMM[0] FLT32 { 2.5, 1.0, 0.5, 0.0 }\n\
                 MOV TEMP[1], IN[0].wzyx\n\
@@ -57,7 +65,7 @@ fn segments_under_partial_masks_write_only_active_lanes() {
 }
 
 #[test]
-fn segments_in_loops_keep_the_values_of_lanes_that_left() {
+fn loops_keep_the_values_of_lanes_that_left() {
     // Lane l leaves the loop after about l / 4 turns; the phi copies and
     // the ALU steps of the body run for fewer and fewer lanes.
     let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0..2]\n\
@@ -69,61 +77,4 @@ fn segments_in_loops_keep_the_values_of_lanes_that_left() {
     for lanes in [4, 16, 64] {
         both(text, &lanes_state(50), lanes);
     }
-}
-
-#[test]
-fn a_straight_line_alu_shader_is_one_segment() {
-    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
-                MUL TEMP[0], IN[0], IN[0].yxwz\nEX2 TEMP[0].x, TEMP[0].xxxx\nADD OUT[0], TEMP[0], IN[0]\nEND\n";
-    let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
-    let program = crate::program::Program::compile(&module).unwrap();
-    let compiled = crate::jit::compile_segments(&program).unwrap();
-    let pieces: Vec<_> = (0..program.steps.len()).flat_map(|b| compiled.pieces(b).iter()).collect();
-    // The ALU steps form one segment; only the OUT stores are steps.
-    let segments = pieces.iter().filter(|p| matches!(p, super::Piece::Segment(_))).count();
-    assert_eq!(segments, 1, "{pieces:?}");
-    assert!(pieces.iter().all(|p| match p {
-        super::Piece::Steps(a, b) => program.steps[0][*a as usize..*b as usize]
-            .iter()
-            .all(|s| matches!(s, crate::program::Step::StoreOutput { .. })),
-        super::Piece::Segment(_) => true,
-    }));
-}
-
-/// One segment of the single step `step` over `slots` (slot-major, 64
-/// lanes a slot), run for the lanes of `active`; whether it calls the
-/// helper.
-pub(super) fn run_segment(step: crate::program::Step, slots: &mut [u32], active: u64) -> bool {
-    let mut module = crate::jit::new_module().unwrap();
-    let mut kernels = crate::jit::helpers::Kernels::default();
-    let mut builder = crate::jit::codegen::Builder::new(&module);
-    let id = builder.define(&mut module, &[step], &|_| true, &mut kernels).unwrap();
-    module.finalize_definitions().unwrap();
-    // SAFETY: defined with the signature of `SegmentFn`.
-    let code = unsafe { std::mem::transmute::<*const u8, crate::jit::SegmentFn>(module.get_finalized_function(id)) };
-    // SAFETY: the step's slots are within `slots`, of 64 lanes each.
-    unsafe { code(slots.as_mut_ptr(), 64, active) };
-    let code = crate::jit::Code(Some(module));
-    drop(code);
-    !kernels.is_empty()
-}
-
-#[test]
-fn values_only_the_segment_reads_are_not_stored() {
-    use crate::program::Step;
-    let text = "FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
-                MUL TEMP[0], IN[0], IN[0]\nADD OUT[0], TEMP[0], IN[0]\nEND\n";
-    let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
-    let program = crate::program::Program::compile(&module).unwrap();
-    let steps = &program.steps[0];
-    let range = crate::jit::segment::segments(steps, program.slots).remove(0);
-    let counts = super::liveness::read_counts(&program);
-    let stored = super::liveness::stored(&steps[range.clone()], counts.as_deref());
-    let dsts: Vec<(u32, u32)> = steps[range]
-        .iter()
-        .filter_map(|s| if let Step::Alu { dst, width, .. } = s { Some((*dst, *width)) } else { None })
-        .collect();
-    let [(mul, 4), (add, 4)] = dsts[..] else { panic!("{dsts:?}") };
-    assert!((mul..mul + 4).all(|s| !stored(s)), "the products stay in registers");
-    assert!((add..add + 4).all(&stored), "the sums go to OUT[0]");
 }

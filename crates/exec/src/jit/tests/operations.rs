@@ -1,5 +1,5 @@
-//! Every lowered operation against `semantics::eval`, compiled as a
-//! segment of one step.
+//! Every lowered operation against `semantics::eval`: one operation in a
+//! program compiled whole, on random bits and special values.
 
 use super::*;
 use tgsi::Opcode::{self, *};
@@ -131,54 +131,78 @@ const BY_CHANNEL: &[((Opcode, usize, u8), bool)] = &[
 /// vector code or through the helper), computes what `semantics::eval`
 /// computes, bit for bit but NaN payloads, on random bits and special
 /// values, and writes only the active lanes.
+/// Runs the ALU operation `op` (channel `chan`) compiled whole, its
+/// `eval` arguments `columns[k]` one value a lane, on as many lanes as a
+/// column holds; its result by lane, and whether the code calls the
+/// helper for it. The program reads `IN[k].x` for argument `k`; the
+/// operation is put in place of an `ADD` in its IR, so that any argument
+/// count and channel can be given.
+fn run_op(op: Opcode, chan: u8, columns: &[Vec<u32>]) -> (Vec<u32>, bool) {
+    use ir::{Op, Source};
+    let n = columns.len();
+    let lanes = columns[0].len();
+    let mut text = String::from("FRAG\n");
+    (0..n).for_each(|k| text += &format!("DCL IN[{k}]\n"));
+    text += &format!("DCL OUT[0..{n}], GENERIC[0]\n");
+    (0..n).for_each(|k| text += &format!("MOV OUT[{k}].x, IN[{k}].xxxx\n"));
+    text += &format!("ADD OUT[{n}].x, IN[0].xxxx, IN[0].xxxx\nEND\n");
+    let mut module = ir::from_tgsi(&tgsi::parse(&text).unwrap()).unwrap();
+    let f = &mut module.function;
+    let read = |f: &ir::Function, k: usize| {
+        f.insts.iter().find_map(|(_, d)| match d.op {
+            Op::Read(Source { file: tgsi::File::Input, index, chan: 0, .. }) if index as usize == k => {
+                d.results.first().copied()
+            }
+            _ => None,
+        })
+    };
+    let args: Vec<ir::Operand> = (0..n).map(|k| ir::Operand::new(read(f, k).unwrap())).collect();
+    let add = f.insts.iter().find_map(|(i, d)| matches!(d.op, Op::Alu { opcode: Add, .. }).then_some(i)).unwrap();
+    f.insts[add].op = Op::Alu { opcode: op, chan };
+    f.insts[add].args = args.into_iter().collect();
+
+    let program = crate::program::Program::compile(&module).unwrap();
+    let compiled = crate::jit::compile(&program, crate::run::compiled::CALLBACKS).unwrap().unwrap();
+    let called = !compiled._kernels.is_empty();
+    let mut state = State::new(lanes as u32).unwrap();
+    for (k, column) in columns.iter().enumerate() {
+        state.set_input_lanes(k as u32, [column.clone(), vec![0; lanes], vec![0; lanes], vec![0; lanes]]);
+    }
+    let out = Executable::compile_with(&module, Backend::Jit).unwrap().run(&state, &RunOptions::default()).unwrap();
+    let results = (0..lanes).map(|l| out.get(n as u32, l as u32).unwrap()[0]).collect();
+    (results, called)
+}
+
+/// Every operation with a batch loop of its own, compiled (lowered to
+/// vector code or through the helper), computes what `semantics::eval`
+/// computes, bit for bit, on random bits and special values, in whole
+/// and partial quads.
 #[test]
 fn compiled_operations_compute_what_eval_computes() {
-    use crate::kernel::Kernel;
-    use crate::program::{Arg, Step};
-    use tgsi::OperandType;
     let mut rng = testkit::Rng::new(0x005e_ed0f_7e57);
     let ops = LOWERED
         .iter()
         .map(|&(o, n)| ((o, n, 0), true))
         .chain(HELPED.iter().map(|&(o, n)| ((o, n, 0), false)))
         .chain(BY_CHANNEL.iter().copied());
+    let mut checked = 0;
     for ((op, n, chan), inline) in ops {
-        let kernel = Kernel::of(op, chan, n).unwrap();
-        let arg = |slot: u32| Arg { slot, neg: false, abs: false, wide: false };
-        for round in 0..64 {
-            let mut slots: Vec<u32> = (0..(n + 1) * 64)
-                .map(|_| if rng.below(3) == 0 { *rng.pick(&SPECIAL) } else { rng.next_u32() })
-                .collect();
-            let old = slots[n * 64..].to_vec();
-            // Every lane, then random lanes (whole, partial and empty quads).
-            let active = if round % 2 == 0 { u64::MAX } else { rng.next_u64() & rng.next_u64() | 0xf };
-            let step = Step::Alu {
-                dst: n as u32,
-                width: 1,
-                broadcast: 0,
-                args: (0..n as u32).map(arg).collect(),
-                src_tys: (0..n).map(|_| OperandType::Float).collect(),
-                sat: None,
-                kernel,
-                opcode: op,
-                plain: true,
-                wide: false,
-                wide_dst: false,
-            };
-            let called = run_segment(step, &mut slots, active);
-            assert_eq!(called, !inline, "{op:?}.{chan}: lowered to vector code {inline}");
-            for l in 0..64 {
-                let got = slots[n * 64 + l];
-                let want = if active & (1 << l) != 0 {
-                    let lane: Vec<u64> = (0..n).map(|i| slots[i * 64 + l] as u64).collect();
-                    semantics::eval(op, chan, &lane).unwrap() as u32
-                } else {
-                    old[l]
-                };
-                assert_eq!(got, want, "{op:?}.{chan} lane {l}: {got:#x} vs {want:#x}");
-            }
+        // 61 lanes: the last quad partial.
+        let columns: Vec<Vec<u32>> = (0..n)
+            .map(|_| {
+                (0..61 * 8).map(|_| if rng.below(3) == 0 { *rng.pick(&SPECIAL) } else { rng.next_u32() }).collect()
+            })
+            .collect();
+        let (got, called) = run_op(op, chan, &columns);
+        assert_eq!(called, !inline, "{op:?}.{chan}: lowered to vector code {inline}");
+        for (l, got) in got.into_iter().enumerate() {
+            let lane: Vec<u64> = columns.iter().map(|c| c[l] as u64).collect();
+            let want = semantics::eval(op, chan, &lane).unwrap() as u32;
+            assert_eq!(got, want, "{op:?}.{chan} lane {l} of {lane:x?}: {got:#x} vs {want:#x}");
         }
+        checked += 1;
     }
+    assert_eq!(checked, LOWERED.len() + HELPED.len() + BY_CHANNEL.len());
 }
 
 /// The integer operations computed lane by lane in scalar registers give
@@ -187,10 +211,6 @@ fn compiled_operations_compute_what_eval_computes() {
 /// high half is all ones.
 #[test]
 fn scalar_lane_integer_operations_match_eval_on_edge_values() {
-    use crate::kernel::Kernel;
-    use crate::program::{Arg, Step};
-    use tgsi::Opcode::*;
-    use tgsi::OperandType;
     let edges = [
         0u32,
         1,
@@ -210,33 +230,13 @@ fn scalar_lane_integer_operations_match_eval_on_edge_values() {
         0xdead_beef,
     ];
     let pairs: Vec<(u32, u32)> = edges.iter().flat_map(|&x| edges.iter().map(move |&y| (x, y))).collect();
+    let (xs, ys): (Vec<u32>, Vec<u32>) = pairs.into_iter().unzip();
     for op in [Shl, Ishr, Ushr, UmulHi, ImulHi, Udiv, Umod, Idiv, Mod] {
-        let kernel = Kernel::of(op, 0, 2).unwrap();
-        let arg = |slot: u32| Arg { slot, neg: false, abs: false, wide: false };
-        for chunk in pairs.chunks(64) {
-            let mut slots = vec![0u32; 3 * 64];
-            for (l, &(x, y)) in chunk.iter().enumerate() {
-                slots[l] = x;
-                slots[64 + l] = y;
-            }
-            let step = Step::Alu {
-                dst: 2,
-                width: 1,
-                broadcast: 0,
-                args: (0..2).map(arg).collect(),
-                src_tys: (0..2).map(|_| OperandType::Int).collect(),
-                sat: None,
-                kernel,
-                opcode: op,
-                plain: true,
-                wide: false,
-                wide_dst: false,
-            };
-            assert!(!run_segment(step, &mut slots, u64::MAX), "{op:?} calls the helper");
-            for (l, &(x, y)) in chunk.iter().enumerate() {
-                let want = semantics::eval(op, 0, &[x as u64, y as u64]).unwrap() as u32;
-                assert_eq!(slots[128 + l], want, "{op:?} {x:#x}, {y:#x}");
-            }
+        let (got, called) = run_op(op, 0, &[xs.clone(), ys.clone()]);
+        assert!(!called, "{op:?} calls the helper");
+        for ((&x, &y), got) in xs.iter().zip(&ys).zip(got) {
+            let want = semantics::eval(op, 0, &[x as u64, y as u64]).unwrap() as u32;
+            assert_eq!(got, want, "{op:?} {x:#x}, {y:#x}");
         }
     }
 }

@@ -51,12 +51,13 @@ use super::codegen::{self, vector};
 use super::helpers::Kernels;
 use super::indirect;
 use super::nan;
-use super::segment;
 use super::texture;
 use super::wide;
 use crate::abi::{Callbacks, Frame, Status, LANES};
 use crate::error::ExecError;
-use crate::program::{Arg, Control, Fill, Program, Step};
+use crate::kernel::MAX_ARGS;
+use crate::program::{Arg, Control, Fill, Program, Step, MAX_WIDTH};
+use tgsi::OperandType;
 
 mod control;
 mod steps;
@@ -113,7 +114,7 @@ fn nesting(control: &[Control]) -> usize {
 /// more than in segments, where it runs once a batch.
 fn compiled_natively(step: &Step, program: &Program, native_outputs: bool) -> bool {
     match step {
-        Step::Alu { wide: false, .. } | Step::Move { .. } | Step::Copies(_) => segment::compiles(step, program.slots),
+        Step::Alu { wide: false, .. } | Step::Move { .. } | Step::Copies(_) => alu_compiles(step, program.slots),
         Step::LoadIndirect { .. } | Step::ArrayLoad { .. } | Step::ArrayStore { .. } => {
             indirect::compiles(step, program)
         }
@@ -122,6 +123,32 @@ fn compiled_natively(step: &Step, program: &Program, native_outputs: bool) -> bo
         Step::StoreOutput { declared: Some(_), .. } => native_outputs,
         Step::Kill | Step::KillIf { .. } => true,
         Step::Texture { .. } => texture::compiles(step, program.slots),
+        _ => false,
+    }
+}
+
+/// Whether the code computes `step` itself: 32-bit ALU steps whose modifiers are sign
+/// bits or 32-bit integer arithmetic, moves and phi copies, every slot
+/// within the batch's `slots` (the code does not check bounds).
+pub(super) fn alu_compiles(step: &Step, slots: usize) -> bool {
+    let within = |slot: u32, n: u32| (slot as usize).saturating_add(n as usize) <= slots;
+    match step {
+        Step::Alu { dst, width, broadcast, args, src_tys, sat, wide: false, wide_dst: false, .. } => {
+            let modifiable = |ty: &OperandType| {
+                matches!(ty, OperandType::Float | OperandType::Untyped | OperandType::Int | OperandType::Uint)
+            };
+            (1..=MAX_WIDTH).contains(width)
+                && within(*dst, *width)
+                && args.len() <= MAX_ARGS
+                && src_tys.len() >= args.len()
+                && sat.is_none_or(|ty| modifiable(&ty))
+                && args.iter().zip(src_tys).enumerate().all(|(i, (a, ty))| {
+                    let n = if broadcast & (1 << i) != 0 { 1 } else { *width };
+                    !a.wide && within(a.slot, n) && (!(a.neg || a.abs) || modifiable(ty))
+                })
+        }
+        Step::Move { dst, src } => within(*dst, 1) && within(*src, 1),
+        Step::Copies(pairs) => pairs.iter().all(|&(d, s)| within(d, 1) && within(s, 1)),
         _ => false,
     }
 }

@@ -15,7 +15,6 @@ use crate::jit::codegen::{self};
 use crate::jit::indirect;
 use crate::jit::liveness;
 use crate::jit::lower;
-use crate::jit::segment;
 use crate::jit::texture;
 use crate::jit::wide;
 use crate::kernel::{Kernel, MAX_ARGS};
@@ -26,7 +25,7 @@ impl Gen<'_, '_> {
     pub(in crate::jit) fn step(&mut self, step: &Step) {
         match step {
             Step::Alu { dst, width, broadcast, args, src_tys, sat, kernel, opcode, .. }
-                if segment::compiles(step, self.program.slots) =>
+                if super::alu_compiles(step, self.program.slots) =>
             {
                 let canonical_results = codegen::canonical_results(*opcode);
                 let mut results = [None; 4];
