@@ -362,23 +362,7 @@ mod tests {
 
     /// Random bits, many of them interesting floats.
     fn values(rng: &mut Rng, n: usize) -> Vec<u32> {
-        let special = [
-            0u32,
-            0x8000_0000,
-            0x3f80_0000,
-            0xbf80_0000,
-            0x7f80_0000,
-            0xff80_0000,
-            0x7fc0_0000,
-            1,
-            0x0080_0000,
-            // NaNs with payloads, quiet and signalling, of both signs.
-            0x7fc0_1234,
-            0xffc5_4321,
-            0x7f80_0001,
-            0xff80_7777,
-        ];
-        (0..n).map(|_| if rng.below(4) == 0 { *rng.pick(&special) } else { rng.next_u32() }).collect()
+        (0..n).map(|_| testkit::special_or_random(rng, 4)).collect()
     }
 
     /// [`Kernel::run`] built for AVX2, as blocks run on such processors

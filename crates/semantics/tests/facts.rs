@@ -6,34 +6,6 @@ use semantics::{arg_count, arg_source, eval, facts, NanResult};
 use testkit::Rng;
 use tgsi::{ChannelMode, Opcode, OperandType};
 
-/// Zeros, ones, infinities, quiet and signalling NaNs with payloads,
-/// denormals, extremes and small integers.
-const SPECIAL: &[u32] = &[
-    0,
-    0x8000_0000,
-    0x3f80_0000,
-    0xbf80_0000,
-    0x7f80_0000,
-    0xff80_0000,
-    0x7fc0_0000,
-    0xffc0_0001,
-    0x7fc1_2345,
-    0x7f80_0001,
-    0xff80_0001,
-    0x7fbf_ffff,
-    0x0000_0001,
-    0x8000_0001,
-    0x007f_ffff,
-    0x7f7f_ffff,
-    0xffff_ffff,
-    0x7fff_ffff,
-    1,
-    2,
-    31,
-    32,
-    0x4000_0000,
-];
-
 /// NaNs of different payloads and signs, quiet and signalling.
 const NANS: &[u32] = &[0x7fc0_0000, 0xffc0_0000, 0x7fc1_2345, 0xffff_ffff, 0x7f80_0001, 0xffbf_ffff, 0x7fa0_0000];
 
@@ -41,7 +13,7 @@ const TRIALS: usize = 3_000;
 
 /// One argument of type `ty`: a special pattern half the time.
 fn arg(rng: &mut Rng, ty: OperandType) -> u64 {
-    let half = |rng: &mut Rng| if rng.below(2) == 0 { *rng.pick(SPECIAL) } else { rng.next_u32() };
+    let half = |rng: &mut Rng| testkit::special_or_random(rng, 2);
     if ty.is_64bit() {
         match rng.below(4) {
             0 => f64::NAN.to_bits() ^ u64::from(rng.next_u32()),

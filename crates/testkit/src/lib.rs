@@ -22,6 +22,7 @@
 //! - [`roundtrip`]: the round-trip properties of the language crate that the
 //!   fuzz targets assert.
 
+mod bits;
 pub mod check;
 pub mod counting;
 pub mod difftest;
@@ -34,4 +35,5 @@ pub mod shapes;
 pub mod states;
 pub mod synth;
 
+pub use bits::{special_or_random, SPECIAL_BITS};
 pub use rng::Rng;

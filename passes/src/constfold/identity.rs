@@ -170,7 +170,6 @@ fn select(opcode: Opcode, cond: u64) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::constfold::is_other_nan;
-    use crate::constfold::special_bits::bits;
     use semantics::apply_modifiers;
     use testkit::Rng;
 
@@ -200,7 +199,7 @@ mod tests {
         let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15 ^ opcode as u64);
         let mut checked = 0;
         for _ in 0..20_000 {
-            let xs = [bits(&mut rng), bits(&mut rng)];
+            let xs = [testkit::special_or_random(&mut rng, 4), testkit::special_or_random(&mut rng, 4)];
             if quiet && xs.iter().any(|&x| is_other_nan(x)) {
                 continue;
             }

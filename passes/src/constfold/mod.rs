@@ -69,8 +69,6 @@ mod branches;
 mod identity;
 mod indices;
 mod known;
-#[cfg(test)]
-mod special_bits;
 mod values;
 
 pub use identity::{identity, Outcome, Pat};

@@ -4,43 +4,6 @@
 use super::*;
 use tgsi::Opcode::{self, *};
 
-/// Zeros, ones, infinities, NaNs with payloads, denormals, the edges of
-/// conversions and small integers.
-const SPECIAL: [u32; 31] = [
-    0u32,
-    0x8000_0000,
-    0x3f80_0000,
-    0xbf80_0000,
-    0x7f80_0000,
-    0xff80_0000,
-    0x7fc0_0000,
-    0xffc0_0001,
-    0x7f80_0001,
-    1,
-    0x8000_0001,
-    0x0080_0000,
-    0x3f00_0000,
-    0xbf00_0000,
-    0x3fc0_0000,
-    0x4b00_0000,
-    0x4b7f_ffff,
-    0xcb00_0001,
-    0x4f00_0000,
-    0xcf00_0000,
-    0x4f80_0000,
-    0x4eff_ffff,
-    0xcf00_0001,
-    0x7fff_ffff,
-    0xffff_ffff,
-    // NaNs with payloads, quiet and signalling.
-    0x7fc0_1234,
-    0xffc5_4321,
-    0x7f80_0001,
-    31,
-    32,
-    33,
-];
-
 /// Lowered to vector code (no helper call): opcode and operand count.
 const LOWERED: &[(Opcode, usize)] = &[
     (Add, 2),
@@ -127,10 +90,6 @@ const BY_CHANNEL: &[((Opcode, usize, u8), bool)] = &[
     ((Lit, 4, 3), true),
 ];
 
-/// Every operation with a batch loop of its own, compiled (lowered to
-/// vector code or through the helper), computes what `semantics::eval`
-/// computes, bit for bit but NaN payloads, on random bits and special
-/// values, and writes only the active lanes.
 /// Runs the ALU operation `op` (channel `chan`) compiled whole, its
 /// `eval` arguments `columns[k]` one value a lane, on as many lanes as a
 /// column holds; its result by lane, and whether the code calls the
@@ -188,11 +147,8 @@ fn compiled_operations_compute_what_eval_computes() {
     let mut checked = 0;
     for ((op, n, chan), inline) in ops {
         // 61 lanes: the last quad partial.
-        let columns: Vec<Vec<u32>> = (0..n)
-            .map(|_| {
-                (0..61 * 8).map(|_| if rng.below(3) == 0 { *rng.pick(&SPECIAL) } else { rng.next_u32() }).collect()
-            })
-            .collect();
+        let columns: Vec<Vec<u32>> =
+            (0..n).map(|_| (0..61 * 8).map(|_| testkit::special_or_random(&mut rng, 3)).collect()).collect();
         let (got, called) = run_op(op, chan, &columns);
         assert_eq!(called, !inline, "{op:?}.{chan}: lowered to vector code {inline}");
         for (l, got) in got.into_iter().enumerate() {
