@@ -32,7 +32,7 @@ pub enum ExecError {
     /// The JIT was asked for where it does not run.
     #[error("the JIT backend is not available: {0}")]
     JitUnavailable(String),
-    /// Cranelift failed to compile a segment.
+    /// Cranelift failed to compile the program.
     #[error("JIT compilation failed: {0}")]
     Jit(String),
 }

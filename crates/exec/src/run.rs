@@ -115,7 +115,7 @@ pub struct Executable<'m> {
 /// program's steps: the two live and are shared together.
 pub(crate) struct Loaded {
     program: Program,
-    /// The compiled segments, with [`Backend::Jit`].
+    /// The program compiled whole, with [`Backend::Jit`] where it compiles.
     #[cfg(feature = "jit")]
     jit: Option<crate::jit::Compiled>,
 }
@@ -264,7 +264,7 @@ impl Prepared<'_> {
 }
 
 impl Loaded {
-    /// The program with its compiled segments, where it has them.
+    /// The program with its compiled code, where it has it.
     fn program_code(&self) -> ProgramCode<'_> {
         #[cfg(feature = "jit")]
         let code = self.jit.as_ref();
@@ -274,7 +274,7 @@ impl Loaded {
     }
 }
 
-/// A program and its compiled segments.
+/// A program and its compiled code.
 type ProgramCode<'a> = (&'a Program, Code<'a>);
 
 /// What a run on one state reads besides the code, laid out before it:
@@ -312,7 +312,7 @@ fn fill_lanes(n: usize, w: usize, step: usize) -> usize {
     }
 }
 
-/// The compiled segments of a program, where it has them.
+/// A program's compiled code, where it has it.
 #[cfg(feature = "jit")]
 pub(crate) type Code<'a> = Option<&'a crate::jit::Compiled>;
 /// Nothing: no JIT in this build.

@@ -98,36 +98,58 @@ fn swapped(op: Opcode, args: &[u64]) -> Option<Vec<u64>> {
     Some(out)
 }
 
-/// Runs `op` on [`TRIALS`] random argument lists, every channel, each
+/// Runs `op` on [`TRIALS`] random argument lists, and on every pair of
+/// special patterns in sources 0 and 1 of a 32-bit operation (so that
+/// pairs such as -0.0 and +0.0 are always tried); every channel, each
 /// float argument replaced by two different NaNs, and swapped.
 fn observe(op: Opcode, n: usize, chans: &[u8], rng: &mut Rng) -> Seen {
     let mut seen = Seen { swappable: swapped(op, &vec![0; n]).is_some(), ..Seen::default() };
     for _ in 0..TRIALS {
         let args = random_args(rng, op, n);
-        for &c in chans {
-            let Some(r) = eval(op, c, &args) else { continue };
-            let (nan, other) = is_nan(op, r);
-            seen.any_nan |= nan;
-            seen.other_nan |= other;
-            for k in 0..n {
-                if arg_ty(op, k) != OperandType::Float {
-                    continue;
+        check(op, chans, &args, rng, &mut seen);
+    }
+    if !op.info().is_64bit() {
+        for &x in testkit::SPECIAL_BITS {
+            for &y in testkit::SPECIAL_BITS {
+                let mut args = random_args(rng, op, n);
+                for (k, a) in args.iter_mut().enumerate() {
+                    match arg_source(op, k) {
+                        Some(0) => *a = u64::from(x),
+                        Some(1) => *a = u64::from(y),
+                        _ => {}
+                    }
                 }
-                let (mut x, mut y) = (args.clone(), args.clone());
-                x[k] = u64::from(*rng.pick(NANS));
-                y[k] = u64::from(*rng.pick(NANS));
-                if eval(op, c, &x) != eval(op, c, &y) {
-                    seen.payload_matters |= 1 << arg_source(op, k).unwrap_or(0);
-                }
-            }
-            if let Some(s) = swapped(op, &args) {
-                if eval(op, c, &s) != Some(r) {
-                    seen.order_matters = true;
-                }
+                check(op, chans, &args, rng, &mut seen);
             }
         }
     }
     seen
+}
+
+/// What `op` on `args` shows, every channel, added to `seen`.
+fn check(op: Opcode, chans: &[u8], args: &[u64], rng: &mut Rng, seen: &mut Seen) {
+    for &c in chans {
+        let Some(r) = eval(op, c, args) else { continue };
+        let (nan, other) = is_nan(op, r);
+        seen.any_nan |= nan;
+        seen.other_nan |= other;
+        for k in 0..args.len() {
+            if arg_ty(op, k) != OperandType::Float {
+                continue;
+            }
+            let (mut x, mut y) = (args.to_vec(), args.to_vec());
+            x[k] = u64::from(*rng.pick(NANS));
+            y[k] = u64::from(*rng.pick(NANS));
+            if eval(op, c, &x) != eval(op, c, &y) {
+                seen.payload_matters |= 1 << arg_source(op, k).unwrap_or(0);
+            }
+        }
+        if let Some(s) = swapped(op, args) {
+            if eval(op, c, &s) != Some(r) {
+                seen.order_matters = true;
+            }
+        }
+    }
 }
 
 /// What the row of `op` states that the formula breaks, or misses that

@@ -42,7 +42,7 @@ pub(super) fn modifiers(b: &mut FunctionBuilder, v: Value, a: &Arg, ty: OperandT
             }
             v
         }
-        // Float and untyped (`segment::compiles` admits no other):
+        // Float and untyped (`whole::alu_compiles` admits no other):
         // sign-bit masks, as the interpreter applies them.
         _ => {
             let mut v = v;

@@ -29,7 +29,7 @@ use crate::abi::{ConstTable, Frame};
 use crate::program::{Program, Step};
 
 /// The most registers an array kept in the function's stack frame has;
-/// programs with longer arrays run in segments.
+/// programs with longer arrays are interpreted.
 const MAX_ARRAY: u32 = 1024;
 /// Bytes of one array register: four channels of four lanes.
 const REGISTER_BYTES: i64 = 64;

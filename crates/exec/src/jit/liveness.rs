@@ -1,7 +1,5 @@
-//! Which slots a segment must store: those read after it by anything
-//! else (steps outside it, the control list), or read in it before its
-//! write (by the next turn of a loop). A value only the segment's later
-//! steps read stays in a register, never written to the batch's slots.
+//! The slots a step reads and writes, for the NaN analysis (`nan`) and
+//! the steps the whole-program code runs through the interpreter.
 
 use crate::program::Step;
 

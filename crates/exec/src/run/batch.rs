@@ -85,7 +85,7 @@ impl Drop for Batch<'_> {
 /// One batch of lanes in flight.
 pub(super) struct Batch<'a> {
     pub(super) program: &'a Program,
-    /// The program's compiled segments, run in place of their steps.
+    /// The program compiled whole, run in place of the control walker.
     #[cfg_attr(not(feature = "jit"), allow(dead_code))]
     pub(super) code: Code<'a>,
     pub(super) env: &'a Env<'a>,

@@ -70,7 +70,7 @@ const SLOT_BYTES: i64 = 4 * LANES as i64;
 /// step across the batch, which quad after quad would not keep), nor
 /// when a step would call the interpreter (indirect OUT loads, arrays of
 /// OUT registers: their fixed cost, paid once a quad instead of once a
-/// batch, made such shaders slower than in segments). Texture steps call
+/// batch, made such shaders slower than the interpreter). Texture steps call
 /// the sampler directly, at a cost a quad no higher than the
 /// interpreter's a lane.
 pub(crate) fn fits(program: &Program) -> bool {
@@ -87,8 +87,8 @@ pub(crate) fn fits(program: &Program) -> bool {
 /// The deepest a whole-program function nests constructs, and the most
 /// control nodes it takes: every variable may need a block parameter at
 /// every join, which past these grows beyond what Cranelift takes (and
-/// compiles slowly well before); deeper or longer programs compile in
-/// segments.
+/// compiles slowly well before); deeper or longer programs are
+/// interpreted.
 const MAX_NESTING: usize = 32;
 const MAX_CONTROL: usize = 4096;
 
@@ -111,7 +111,7 @@ fn nesting(control: &[Control]) -> usize {
 /// Whether the whole-program code computes `step` itself (or, for
 /// textures and 64-bit operations, with a call cheap enough per quad): a
 /// step the interpreter runs once a quad (an indirect OUT load) costs
-/// more than in segments, where it runs once a batch.
+/// more than the interpreter's run of it once a batch.
 fn compiled_natively(step: &Step, program: &Program, native_outputs: bool) -> bool {
     match step {
         Step::Alu { wide: false, .. } | Step::Move { .. } | Step::Copies(_) => alu_compiles(step, program.slots),
