@@ -28,7 +28,7 @@ pub(crate) enum Status {
 /// A unit's texture as compiled code samples it itself: laid out once a
 /// run, by unit. `texels` is null where the texture is not of the common
 /// case ([`sampler::nearest_repeat_texels`]) or the unit has none; the
-/// code then calls [`sample_quad`].
+/// code then calls `jit::texture::sample_quad`.
 #[repr(C)]
 pub(crate) struct NearestTexture {
     pub texels: *const [u32; 4],
@@ -58,7 +58,7 @@ impl NearestTexture {
 
 /// Registers `0..len` of a constant buffer, as compiled code reads them for
 /// indirect CONST loads: 0 at an index outside, but a lane whose index is
-/// `asks_from` or more asks [`INDIRECT_CHANNEL`] instead (`len` when the
+/// `asks_from` or more asks [`Callbacks::indirect_channel`] instead (`len` when the
 /// state sets registers past the table, else `i32::MAX`, which no lane
 /// needs to ask but none is wrong to).
 #[repr(C)]
@@ -76,12 +76,12 @@ pub(crate) struct Frame {
     pub slots: *mut u32,
     /// The batch's declared OUT registers, lane-major.
     pub outputs: *mut [u32; 4],
-    /// The batch itself, for [`step_quad`].
+    /// The batch itself, for [`Callbacks::step_quad`].
     pub batch: *mut c_void,
     /// Steps one quad may run.
     pub budget: u64,
     /// By fill: the splat of a value every lane shares
-    /// ([`RunFills::uniforms`]).
+    /// (`run::compiled::RunFills::uniforms`).
     pub uniforms: *const [u32; 4],
     /// By fill: the start of the column of a per-lane value.
     pub columns: *const *const u32,
@@ -92,10 +92,10 @@ pub(crate) struct Frame {
     /// The run's state, for the texture steps' calls
     /// (`jit::texture::sample_quad`).
     pub state: *const State,
-    /// By unit: the state's texture or null ([`RunFills::textures`]).
+    /// By unit: the state's texture or null (`run::compiled::RunFills::textures`).
     pub textures: *const *const Texture,
     /// By unit: the texture as the code samples it itself
-    /// ([`RunFills::nearest`]).
+    /// (`run::compiled::RunFills::nearest`).
     pub nearest: *const NearestTexture,
     /// The lanes the code killed (`KILL`, `KILL_IF`), added to the
     /// batch's after it runs.

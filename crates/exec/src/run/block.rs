@@ -15,8 +15,8 @@ impl<'a> Batch<'a> {
     /// Runs the steps of block `b` for the lanes of `active`.
     pub(super) fn block(&mut self, b: Block, active: u64) -> Result<(), ExecError> {
         let steps = self.program.block(b);
-        // Every step counts against the budget, compiled or not, and
-        // those computed once a run (`Program::uniform`) too.
+        // Every step counts against the budget, those computed once a
+        // run (`Program::uniform`) too.
         self.count(self.program.counted(b))?;
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
