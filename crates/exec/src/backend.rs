@@ -1,6 +1,6 @@
 //! Which tier runs a compiled program: the interpreter's batch loops, or
-//! native code compiled with Cranelift for runs of ALU steps
-//! (the `jit` feature, see `crate::jit`).
+//! the whole program as native code compiled with Cranelift (the `jit`
+//! feature, see `crate::jit`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -15,8 +15,9 @@ use std::str::FromStr;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Backend {
-    /// Runs of ALU steps compiled to native code with Cranelift; every
-    /// other step through the interpreter's own step functions.
+    /// The whole program compiled to native code with Cranelift, as one
+    /// function; a program that does not compile so (memory steps,
+    /// indirect loads of outputs, deep nesting) runs in the interpreter.
     Jit,
     /// Every step by the interpreter.
     Interpreter,
