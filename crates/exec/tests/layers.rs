@@ -3,20 +3,7 @@
 //! reaches it back. The graph is printed; a cycle fails with its members.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-
-/// Every `.rs` file below `dir`.
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use std::path::Path;
 
 /// The code of a file: comment lines dropped, and everything from a
 /// `#[cfg(test)]` on (test modules stand last in a file), or nothing for
@@ -67,8 +54,7 @@ fn reach(graph: &BTreeMap<String, BTreeSet<String>>, from: &str) -> BTreeSet<Str
 #[test]
 fn the_modules_of_the_exec_crate_have_no_cycle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
+    let files = testdata::files_with_extension(&src, "rs");
     // A module is a file or folder of `src/` (lib.rs is the root).
     let top = |path: &Path| -> String {
         let rel = path.strip_prefix(&src).unwrap();
