@@ -50,14 +50,14 @@ impl Exceptions {
     /// Prints the count and fails if `checked < floor`, if an unlisted
     /// case was skipped, or if a listed case was not.
     pub fn finish(self, what: &str, checked: usize, floor: usize) {
-        note(&format!("{}: checked {checked} {what}, {} listed exceptions", self.test, self.listed.len()));
+        note(&format!("{}: {} listed exceptions", self.test, self.listed.len()));
         let skipped: BTreeSet<&str> = self.skipped.iter().map(|(n, _)| n.as_str()).collect();
         let unlisted: Vec<String> =
             self.skipped.iter().filter(|(n, _)| !self.is_listed(n)).map(|(n, why)| format!("  {n}: {why}")).collect();
         let stale: Vec<&str> = self.listed.iter().map(|(n, _)| *n).filter(|n| !skipped.contains(n)).collect();
         assert!(unlisted.is_empty(), "{}: skipped, and not listed as exceptions:\n{}", self.test, unlisted.join("\n"));
         assert!(stale.is_empty(), "{}: listed as exceptions, but no longer skipped: {stale:?}", self.test);
-        assert!(checked >= floor, "{}: checked {checked} {what}, expected at least {floor}", self.test);
+        assert_checked(self.test, what, checked, floor);
     }
 }
 
