@@ -112,6 +112,15 @@ pub enum Failure {
     /// Arguments that do not go together (a usage error).
     #[error("{0}")]
     Usage(String),
+    /// `check-target` found what shaders need that the target lacks (each
+    /// finding was reported under its line).
+    #[error("{} need what target `{target}` lacks", files.join(", "))]
+    TargetLacks {
+        /// The target's name.
+        target: String,
+        /// The files with findings.
+        files: Vec<String>,
+    },
     /// Some of several files failed: each one's failure, in the order the
     /// files were given.
     #[error("{} of {total} files failed", failures.len())]

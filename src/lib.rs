@@ -76,4 +76,5 @@ pub use exec;
 pub use ir;
 pub use passes;
 pub use semantics;
+pub use target;
 pub use tgsi;

@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         Command::FuzzPasses(args) => commands::fuzz::run(args),
         Command::Check(args) => commands::check::run(args),
         Command::CheckDoubles(args) => commands::check_doubles::run(args),
+        Command::CheckTarget(args) => commands::check_target::run(args),
         Command::Report(args) => commands::report::run(args),
         Command::Reduce(args) => commands::reduce::run(args),
     };

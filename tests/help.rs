@@ -5,8 +5,19 @@ use std::process::Command;
 
 /// The subcommands whose help is snapshotted; `every_subcommand_is_covered`
 /// keeps the list in step with the binary.
-const SUBCOMMANDS: [&str; 10] =
-    ["fmt", "opt", "run", "bench", "render", "fuzz-passes", "check", "check-doubles", "report", "reduce"];
+const SUBCOMMANDS: [&str; 11] = [
+    "fmt",
+    "opt",
+    "run",
+    "bench",
+    "render",
+    "fuzz-passes",
+    "check",
+    "check-doubles",
+    "check-target",
+    "report",
+    "reduce",
+];
 
 /// Runs `tgsi-opt ARGS` and returns its standard output, which must be
 /// the whole of what it printed.

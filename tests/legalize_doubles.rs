@@ -6,14 +6,14 @@
 //! runs `legalize-doubles` for every target.
 
 use testkit::random_program;
-use tgsi_opt::passes::legalize_doubles::{preset, Caps, LegalizeDoubles, PRESETS};
+use tgsi_opt::passes::legalize_doubles::{preset, presets, LegalizeDoubles, Wide64};
 use tgsi_opt::passes::Pass;
 use tgsi_opt::{ir, tgsi};
 
 const SEEDS: u64 = 150;
 
 /// The program of `seed` legalized for `caps`, emitted and re-parsed.
-fn legalized(seed: u64, caps: &Caps) -> (tgsi::Shader, tgsi_opt::passes::PassResult) {
+fn legalized(seed: u64, caps: &Wide64) -> (tgsi::Shader, tgsi_opt::passes::PassResult) {
     let program = random_program::program(seed);
     let shader = tgsi::parse(&program.text).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     let mut module = ir::from_tgsi(&shader).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -33,8 +33,8 @@ fn reads_pairs(swizzle: [u8; 4]) -> bool {
 
 #[test]
 fn every_double_instruction_writes_and_reads_channel_pairs() {
-    for p in PRESETS {
-        let caps = p.caps();
+    for p in presets() {
+        let caps = p.target().wide;
         for seed in 0..SEEDS {
             let (shader, _) = legalized(seed, &caps);
             for inst in shader.instructions() {
@@ -62,8 +62,8 @@ fn every_double_instruction_writes_and_reads_channel_pairs() {
 /// lowered, or counted as not lowered: never silently kept.
 #[test]
 fn what_is_left_is_counted() {
-    for p in PRESETS {
-        let caps = p.caps();
+    for p in presets() {
+        let caps = p.target().wide;
         for seed in 0..SEEDS {
             let (shader, result) = legalized(seed, &caps);
             let left = shader.instructions().filter(|i| !caps.is_native(i.opcode)).count() as u64;
@@ -80,7 +80,7 @@ fn what_is_left_is_counted() {
 /// the emitted TGSI of random programs.
 #[test]
 fn no_fp64_leaves_no_64bit_opcode() {
-    let caps = preset("no-fp64").expect("the no-fp64 preset").caps();
+    let caps = preset("no-fp64").expect("the no-fp64 preset").target().wide;
     for seed in 0..SEEDS {
         let (shader, _) = legalized(seed, &caps);
         let left: Vec<String> =

@@ -70,10 +70,11 @@ pub struct PassResult {
 /// follow.
 pub fn registry() -> &'static [&'static dyn Pass] {
     static LEGALIZE_DOUBLES: legalize_doubles::LegalizeDoubles = legalize_doubles::LegalizeDoubles::unconfigured();
+    static SELECT: select::Select = select::Select::unconfigured();
     static REGISTRY: [&dyn Pass; 8] = [
         &constfold::Constfold,
         &dce::Dce,
-        &select::Select,
+        &SELECT,
         &combine::Combine,
         &coalesce::Coalesce,
         &group_stores::GroupStores,

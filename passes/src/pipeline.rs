@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use crate::legalize_doubles::{preset_names, Caps};
 use crate::undef::Undef;
 use crate::{find, known_names, Pass};
 
@@ -28,19 +27,27 @@ pub struct UnknownPass {
 /// `--undef` give.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
-    /// The target `legalize-doubles` legalizes for.
-    pub caps: Option<Caps>,
+    /// The driver the output is for: `select` makes only what it takes,
+    /// `legalize-doubles` lowers the 64-bit opcodes it lacks. `None`: no
+    /// target was named; passes assume softpipe's capabilities, and
+    /// `legalize-doubles` cannot run.
+    pub target: Option<target::Target>,
     /// How reads of never-written register channels may be taken: as the
     /// zero Mesa's interpreter reads (the default, exact), or as any
     /// value (`-O` then runs the `undef` pass, see [`crate::undef`]).
     pub undef: Undef,
 }
 
+/// The preset names, comma-separated.
+fn target_names() -> String {
+    target::PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+}
+
 /// A pass cannot run with the configuration given.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// The pass needs a target.
-    #[error("pass `{pass}` needs a target: --target=NAME (one of {}) or --caps=LIST", preset_names())]
+    #[error("pass `{pass}` needs a target: --target=NAME (one of {}) or --caps=LIST", target_names())]
     NeedsTarget {
         /// The pass.
         pass: &'static str,
@@ -100,8 +107,8 @@ impl Slot {
 /// assert_eq!(err.to_string(), format!("unknown pass `gvn`; known passes: {}", passes::known_names()));
 /// // legalize-doubles needs a target.
 /// assert!(Pipeline::named(&["legalize-doubles"]).is_err());
-/// let caps = passes::legalize_doubles::preset("fp64-basic").unwrap().caps();
-/// let config = passes::Config { caps: Some(caps), ..passes::Config::default() };
+/// let target = target::Target::preset("fp64-basic");
+/// let config = passes::Config { target, ..passes::Config::default() };
 /// assert_eq!(Pipeline::named_with(&["legalize-doubles"], &config).unwrap().names(), ["legalize-doubles"]);
 /// ```
 #[derive(Clone, Default)]
@@ -147,8 +154,8 @@ impl Pipeline {
         Pipeline { passes, max_iterations: MAX_ITERATIONS }
     }
 
-    /// `-O1` with pass options: with `undef: Undef::Any` the `undef` pass
-    /// runs first in every round.
+    /// `-O1` with pass options: each pass configured for the target, and
+    /// with `undef: Undef::Any` the `undef` pass first in every round.
     ///
     /// ```
     /// use passes::{undef::Undef, Config, Pipeline};
@@ -158,6 +165,15 @@ impl Pipeline {
     /// ```
     pub fn o1_with(config: &Config) -> Pipeline {
         let mut pipeline = Self::o1();
+        for slot in &mut pipeline.passes {
+            // The passes of -O1 run with any configuration (only
+            // legalize-doubles and undef refuse some, and neither is one).
+            if let Slot::Registered(pass) = *slot {
+                if let Ok(configured) = Slot::new(pass, config) {
+                    *slot = configured;
+                }
+            }
+        }
         if config.undef == Undef::Any {
             // First: constant folding would fold operations on
             // never-written channels as zeros before it sees them.

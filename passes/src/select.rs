@@ -20,6 +20,16 @@
 //! of an `IF` condition change only its sign, not whether it is zero; a
 //! `UIF` condition with modifiers is left alone.
 //!
+//! Targets without integers (`INTEGERS` 0, such as r300, i915 and
+//! etnaviv of that time) take no `UCMP` and no `FSNE`: there each phi
+//! becomes `CMP -c, then, else` where `c` is a float comparison (`SLT`,
+//! `SGE`, `SEQ`, `SNE`, `SGT`, `SLE`: exactly `1.0` or `0.0`), or `CMP
+//! -|c|, then, else` where `c` comes from another operation that never
+//! gives a NaN (`semantics::facts`); `-|c| < 0` exactly when `c != 0.0`
+//! for every `c` but NaN, which `IF` takes and `CMP` does not. `CMP`
+//! copies the chosen bits as `UCMP` does. Any other `IF` (and every
+//! `UIF`) stays a branch there.
+//!
 //! Arms are small: ALU operations from at most two source instructions
 //! each (both arms run on every invocation afterwards).
 //!
@@ -41,12 +51,30 @@
 
 use crate::rewrite::{apply, get_mut, merge_block, Rewrites};
 use crate::{Pass, PassResult, Stats};
+use std::sync::Arc;
+
 use ir::{Block, Exit, Function, InstData, Node, Op, Operand, Origin, Region, Ty, Value};
+use semantics::NanResult;
 use smallvec::smallvec;
+use target::Target;
 use tgsi::{flags, ChannelMode, File, Opcode};
 
 /// The `select` pass; see the module documentation.
-pub struct Select;
+pub struct Select {
+    target: Option<Arc<Target>>,
+}
+
+impl Select {
+    /// The registered pass: softpipe's capabilities (integers).
+    pub const fn unconfigured() -> Self {
+        Select { target: None }
+    }
+
+    /// The pass for a shader to run on `target`.
+    pub fn new(target: Target) -> Self {
+        Select { target: Some(Arc::new(target)) }
+    }
+}
 
 impl Pass for Select {
     fn name(&self) -> &'static str {
@@ -58,11 +86,16 @@ impl Pass for Select {
     }
 
     fn run(&self, module: &mut ir::Module) -> PassResult {
-        let counts = select(module);
+        let integers = self.target.as_ref().is_none_or(|t| t.caps_for(module.processor).integers);
+        let counts = select(module, integers);
         let mut stats = Stats::default();
         stats.add("IFs converted", counts.converted);
         stats.add("selects made", counts.selects);
         PassResult { changed: counts.converted > 0, stats }
+    }
+
+    fn configure(&self, config: &crate::Config) -> Result<Option<Arc<dyn Pass>>, crate::ConfigError> {
+        Ok(config.target.clone().map(|t| Arc::new(Select::new(t)) as Arc<dyn Pass>))
     }
 }
 
@@ -92,10 +125,22 @@ const MAX_EXTRA_CHANNELS: usize = 4;
 /// The most phis a converted construct may join.
 const MAX_PHIS: usize = 16;
 
+/// How a converted construct selects, by what the target has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Selector {
+    /// `UCMP`, on the condition or on `FSNE c, 0.0`.
+    Integer,
+    /// `CMP -c` on a float comparison's `1.0`/`0.0`.
+    Comparison,
+    /// `CMP -|c|` on a value that is never a NaN.
+    NeverNan,
+}
+
 /// Converts every eligible diamond of `module` whose conversion does not
 /// make the emitted shader larger, innermost first, in one walk over the
-/// tree.
-pub fn select(module: &mut ir::Module) -> Counts {
+/// tree. Without `integers`, it makes float selects only (see the module
+/// documentation).
+pub fn select(module: &mut ir::Module, integers: bool) -> Counts {
     let func = &mut module.function;
     let mut counts = Counts::default();
     let mut rw = Rewrites::default();
@@ -105,8 +150,9 @@ pub fn select(module: &mut ir::Module) -> Counts {
         let mut i = 0;
         while i < region.len() {
             let converted = matches!(region[i], Node::If(_))
-                && eligible(region, i, func, &rw).is_some_and(|blocks| pays(func, region, i, blocks, &rw))
-                && convert_at(region, i, func, &mut rw, &mut next_source)
+                && eligible(region, i, func, &rw, integers)
+                    .is_some_and(|(blocks, selector)| pays(func, region, i, blocks, selector, &rw))
+                && convert_at(region, i, func, &mut rw, &mut next_source, integers)
                     .map(|selects| {
                         counts.converted += 1;
                         counts.selects += selects;
@@ -127,7 +173,14 @@ pub fn select(module: &mut ir::Module) -> Counts {
 /// Whether converting the eligible `region[i]`, with blocks `(before, then,
 /// else, merge)`, takes no more TGSI instructions than the branch (see
 /// the module documentation).
-fn pays(func: &Function, region: &Region, i: usize, blocks: (Block, Block, Block, Block), rw: &Rewrites) -> bool {
+fn pays(
+    func: &Function,
+    region: &Region,
+    i: usize,
+    blocks: (Block, Block, Block, Block),
+    selector: Selector,
+    rw: &Rewrites,
+) -> bool {
     let (_, bt, be, bm) = blocks;
     let Some(Node::If(n)) = region.get(i) else { return false };
     let Some(merge) = func.blocks.get(bm) else { return false };
@@ -143,7 +196,7 @@ fn pays(func: &Function, region: &Region, i: usize, blocks: (Block, Block, Block
         phis.iter().enumerate().map(|(k, d)| register(d, k)).collect();
     registers.sort_unstable();
     registers.dedup();
-    let test = usize::from(!n.unsigned && !is_comparison(func, n.cond.value));
+    let test = usize::from(selector == Selector::Integer && !n.unsigned && !is_comparison(func, n.cond.value));
     let selects = registers.len() + test;
     // The copies an arm writes into the phis' registers, one per register.
     let copies = |arm: Block| {
@@ -195,8 +248,14 @@ fn needs_copy(func: &Function, phi: &InstData, arg: Value, arm: Block) -> bool {
 }
 
 /// The blocks of `region[i]`, an eligible `IF`, and its neighbours:
-/// (before, then, else, merge).
-fn eligible(region: &Region, i: usize, func: &Function, rw: &Rewrites) -> Option<(Block, Block, Block, Block)> {
+/// (before, then, else, merge), and how it would select.
+fn eligible(
+    region: &Region,
+    i: usize,
+    func: &Function,
+    rw: &Rewrites,
+    integers: bool,
+) -> Option<((Block, Block, Block, Block), Selector)> {
     let (Some(Node::Block(bc)), Some(Node::If(n)), Some(Node::Block(bm))) =
         (region.get(i.checked_sub(1)?), region.get(i), region.get(i + 1))
     else {
@@ -205,6 +264,8 @@ fn eligible(region: &Region, i: usize, func: &Function, rw: &Rewrites) -> Option
     if n.unsigned && (n.cond.neg || n.cond.abs) {
         return None;
     }
+    let selector = float_selector(func, n.cond.value, n.unsigned);
+    let selector = if integers { Selector::Integer } else { selector? };
     let single = |r: &Region| match r.as_slice() {
         [Node::Block(b)] => Some(*b),
         _ => None,
@@ -252,7 +313,20 @@ fn eligible(region: &Region, i: usize, func: &Function, rw: &Rewrites) -> Option
             return None;
         }
     }
-    Some((*bc, bt, be, *bm))
+    Some(((*bc, bt, be, *bm), selector))
+}
+
+/// How a target without integers can select on `IF c`: `None` when it
+/// cannot exactly (a `UIF`, or a `c` that may be a NaN).
+fn float_selector(func: &Function, c: Value, unsigned: bool) -> Option<Selector> {
+    let Op::Alu { opcode, .. } = func.values.get(c).and_then(|d| func.insts.get(d.def))?.op else { return None };
+    if unsigned {
+        None
+    } else if matches!(opcode, Opcode::Slt | Opcode::Sge | Opcode::Seq | Opcode::Sne | Opcode::Sgt | Opcode::Sle) {
+        Some(Selector::Comparison)
+    } else {
+        semantics::facts(opcode).filter(|f| f.nan == NanResult::Never).map(|_| Selector::NeverNan)
+    }
 }
 
 /// Whether an operation may run where the program would not run it: it
@@ -310,8 +384,9 @@ fn convert_at(
     func: &mut Function,
     rw: &mut Rewrites,
     next_source: &mut u32,
+    integers: bool,
 ) -> Option<u64> {
-    let (bc, bt, be, bm) = eligible(region, i, func, rw)?;
+    let ((bc, bt, be, bm), selector) = eligible(region, i, func, rw, integers)?;
     let Some(Node::If(n)) = region.get(i) else { return None };
     let (cond, unsigned) = (n.cond, n.unsigned);
     // The arms run unconditionally, after the block before the construct.
@@ -319,22 +394,10 @@ fn convert_at(
         let insts = std::mem::take(&mut get_mut(&mut func.blocks, b)?.insts);
         get_mut(&mut func.blocks, bc)?.insts.extend(insts);
     }
-    let selector = if unsigned || is_comparison(func, cond.value) {
-        Operand::new(cond.value)
-    } else {
-        let origin = Origin { inst: Some(take_source(next_source)), dst: None };
-        let zero = func.add_inst(Op::Const(0), &[], &[Ty::B32], origin);
-        let plain = Operand::new(cond.value);
-        let zero_value = func.result(zero);
-        let test = func.add_inst(
-            Op::Alu { opcode: Opcode::Fsne, chan: 0 },
-            &[plain, Operand::new(zero_value)],
-            &[Ty::B32],
-            origin,
-        );
-        let test_value = func.result(test);
-        get_mut(&mut func.blocks, bc)?.insts.extend([zero, test]);
-        Operand::new(test_value)
+    let (opcode, selector) = match selector {
+        Selector::Comparison => (Opcode::Cmp, Operand { value: cond.value, neg: true, abs: false }),
+        Selector::NeverNan => (Opcode::Cmp, Operand { value: cond.value, neg: true, abs: true }),
+        Selector::Integer => (Opcode::Ucmp, integer_selector(func, bc, cond.value, unsigned, next_source)?),
     };
     // Each phi becomes the select of its two incoming values, in place:
     // its result, and so every use, stays.
@@ -363,7 +426,7 @@ fn convert_at(
         let args = &data.args;
         let arg = |b: Block| preds.iter().position(|&p| rw.block(p) == b).and_then(|k| args.get(k).copied());
         let (then_value, else_value) = (arg(bt)?, arg(be)?);
-        data.op = Op::Alu { opcode: Opcode::Ucmp, chan: 0 };
+        data.op = Op::Alu { opcode, chan: 0 };
         data.args = smallvec![selector, then_value, else_value];
         selects += 1;
     }
@@ -372,6 +435,32 @@ fn convert_at(
     }
     region.drain(i..=i + 1);
     Some(selects)
+}
+
+/// The `UCMP` selector of `IF`/`UIF c`: `c` for a `UIF` or a comparison,
+/// else `FSNE c, 0.0`, added to the block `bc`.
+fn integer_selector(
+    func: &mut Function,
+    bc: Block,
+    c: Value,
+    unsigned: bool,
+    next_source: &mut u32,
+) -> Option<Operand> {
+    if unsigned || is_comparison(func, c) {
+        return Some(Operand::new(c));
+    }
+    let origin = Origin { inst: Some(take_source(next_source)), dst: None };
+    let zero = func.add_inst(Op::Const(0), &[], &[Ty::B32], origin);
+    let zero_value = func.result(zero);
+    let test = func.add_inst(
+        Op::Alu { opcode: Opcode::Fsne, chan: 0 },
+        &[Operand::new(c), Operand::new(zero_value)],
+        &[Ty::B32],
+        origin,
+    );
+    let test_value = func.result(test);
+    get_mut(&mut func.blocks, bc)?.insts.extend([zero, test]);
+    Some(Operand::new(test_value))
 }
 
 /// A fresh source instruction number, from `next`.

@@ -13,16 +13,16 @@ mod support;
 
 use std::path::Path;
 
-use passes::legalize_doubles::{preset, Caps, LegalizeDoubles, PRESETS};
+use passes::legalize_doubles::{preset, presets, LegalizeDoubles, Wide64};
 use passes::Pass;
 use support::*;
 use testkit::{states, Rng};
 
 /// The target a case names.
-fn target(name: &str, text: &str) -> Caps {
+fn target(name: &str, text: &str) -> Wide64 {
     let line = text.lines().find_map(|l| l.trim().strip_prefix("; target "));
     let line = line.unwrap_or_else(|| panic!("{name}: no `; target NAME` line"));
-    preset(line.trim()).unwrap_or_else(|| panic!("{name}: unknown target `{line}`")).caps()
+    preset(line.trim()).unwrap_or_else(|| panic!("{name}: unknown target `{line}`")).target().wide
 }
 
 /// Runs `module` unless the backend does not execute it (DFRACEXP before
@@ -73,7 +73,7 @@ fn case(path: &Path) -> (String, Vec<String>) {
 /// The emitted instructions `caps` does not allow, beyond `allowed` left
 /// unlowered: a 64-bit opcode the target lacks, or with `one-double` an
 /// instruction writing two doubles.
-fn illegal_instructions(name: &str, shader: &tgsi::Shader, caps: &Caps, allowed: u64) -> Vec<String> {
+fn illegal_instructions(name: &str, shader: &tgsi::Shader, caps: &Wide64, allowed: u64) -> Vec<String> {
     let mut lacking = 0;
     let mut wrong = Vec::new();
     for inst in shader.instructions() {
@@ -106,7 +106,7 @@ fn enough_cases() {
 /// target the case itself names.
 #[test]
 fn no_fp64_lowers_everything() {
-    let caps = preset("no-fp64").expect("the no-fp64 preset").caps();
+    let caps = preset("no-fp64").expect("the no-fp64 preset").target().wide;
     let paths = case_paths("legalize-doubles");
     assert!(paths.len() >= 20, "{} cases", paths.len());
     for path in paths {
@@ -131,7 +131,7 @@ fn has_wide_ops(m: &ir::Module) -> bool {
 }
 
 /// TGSI instructions (END excluded) emitted for the double-using shaders: with no
-/// legalization, and for each target in [`PRESETS`] order.
+/// legalization, and for each target in [`presets`] order.
 #[derive(Default)]
 struct Sizes {
     unlowered: usize,
@@ -152,10 +152,10 @@ fn check_every_target(
 ) -> usize {
     let mut ran = 0;
     sizes.unlowered += ir::to_tgsi(before).map_or(0, |s| tgsi_instructions(&s));
-    sizes.per_target.resize(PRESETS.len(), 0);
-    for (k, p) in PRESETS.iter().enumerate() {
+    sizes.per_target.resize(presets().count(), 0);
+    for (k, p) in presets().enumerate() {
         let mut after = before.clone();
-        LegalizeDoubles::new(p.caps()).run(&mut after);
+        LegalizeDoubles::new(p.target().wide).run(&mut after);
         if let Err(e) = ir::verify::verify(&after.function) {
             failures.push(format!("{name} ({}): invalid: {e}", p.name));
             continue;
@@ -165,7 +165,7 @@ fn check_every_target(
             continue;
         };
         sizes.per_target[k] += tgsi_instructions(&emitted);
-        if p.caps().native().next().is_none() && emitted.instructions().any(|i| i.opcode.info().is_64bit()) {
+        if p.target().wide.native().next().is_none() && emitted.instructions().any(|i| i.opcode.info().is_64bit()) {
             failures.push(format!("{name} ({}): a 64-bit opcode is left", p.name));
         }
         let rebuilt = tgsi::parse(&tgsi::print(&emitted, tgsi::Style::Exact)).ok().and_then(|s| ir::from_tgsi(&s).ok());
@@ -251,7 +251,7 @@ fn legalize_doubles_on_the_corpus_and_conformance_cases() {
     }
     eprintln!("legalize-doubles on {shaders} shaders with 64-bit operations: {ran} runs compared");
     eprintln!("TGSI instructions emitted: {} unlowered", sizes.unlowered);
-    for (p, n) in PRESETS.iter().zip(&sizes.per_target) {
+    for (p, n) in presets().zip(&sizes.per_target) {
         eprintln!("  {:<12} {n:>8} ({:.2}x)", p.name, *n as f64 / sizes.unlowered.max(1) as f64);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

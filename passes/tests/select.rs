@@ -15,7 +15,7 @@ use support::*;
 
 #[test]
 fn select_snapshots() {
-    snapshot_suite("select", |path| snapshot_case(path, &passes::select::Select));
+    snapshot_suite("select", |path| snapshot_case(path, &passes::select::Select::unconfigured()));
 }
 
 /// `-O1` runs the pass.
@@ -54,7 +54,7 @@ fn float_condition_special_values() {
     let state = exec::State::parse(&state).expect("state");
     let before = ir::from_tgsi(&tgsi::parse(text).expect("parses")).expect("builds");
     let mut after = before.clone();
-    let result = passes::select::Select.run(&mut after);
+    let result = passes::select::Select::unconfigured().run(&mut after);
     assert_eq!(result.stats.get("IFs converted"), Some(1), "{}", ir::print::print_module(&after));
     ir::verify::verify(&after.function).expect("valid");
     let emitted = tgsi::print(&ir::to_tgsi(&after).expect("emits"), tgsi::Style::Exact);
@@ -81,7 +81,7 @@ fn fires_on_random_programs() {
         let Ok(shader) = tgsi::parse(&program.text) else { continue };
         let Ok(before) = ir::from_tgsi(&shader) else { continue };
         let mut after = before.clone();
-        if !passes::select::Select.run(&mut after).changed {
+        if !passes::select::Select::unconfigured().run(&mut after).changed {
             continue;
         }
         fired += 1;

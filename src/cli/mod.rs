@@ -52,6 +52,10 @@ pub enum Command {
     /// opcode of a target through the backend on many inputs and compare
     /// with IEEE-754 double results (ulp error, mismatches).
     CheckDoubles(CheckDoublesArgs),
+    /// Say what a shader needs that a driver lacks (integers, SQRT, TEMPs,
+    /// control-flow depth, indirect addressing, ...), each finding under
+    /// its line; exit 1 when there is any.
+    CheckTarget(CheckTargetArgs),
     /// Count what shaders cost, or compare two sets as shader-db's report
     /// does.
     ///
@@ -202,14 +206,19 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "LEVEL", value_parser = parse_opt_level)]
     pub opt_level: Option<u8>,
 
-    /// The target `legalize-doubles` rewrites for: full, one-double,
-    /// no-fp64-div, fp64-basic, no-fp64 or no-int64 (docs/passes.md
-    /// lists each one's native opcodes).
+    /// The driver the output is for: passes and emission make nothing it
+    /// lacks; `opt` warns where the input already needs more, and fails
+    /// where only the optimized shader would. Drivers: softpipe, llvmpipe, virgl, svga, nvc0, nv50,
+    /// nv30, nv40, r300, r500, i915, etnaviv-gc2000, etnaviv-halti2; and
+    /// the 64-bit sets of `legalize-doubles` (full, one-double,
+    /// no-fp64-div, fp64-basic, no-fp64, no-int64). docs/targets.md lists
+    /// each one's capabilities.
     #[arg(long, value_name = "NAME", conflicts_with = "caps")]
     pub target: Option<String>,
 
-    /// The target as a list: targets (their opcodes are added), 64-bit
-    /// opcode names and `one-double`, separated by commas.
+    /// The target as a list, separated by commas: a target to start from,
+    /// NAME=VALUE capabilities (`MAX_TEMPS=16`, `INTEGERS=0`), 64-bit
+    /// opcode names and `one-double`.
     #[arg(long, value_name = "LIST")]
     pub caps: Option<String>,
 
@@ -232,20 +241,27 @@ impl PipelineArgs {
         }
     }
 
-    /// The pass options `--target` and `--caps` give.
+    /// The pass options `--target`, `--caps` and `--undef` give.
     pub fn config(&self) -> Result<passes::Config, Failure> {
-        use passes::legalize_doubles::{preset, preset_names, Caps};
-        let caps = match (&self.target, &self.caps) {
-            (Some(name), _) => Some(
-                preset(name)
-                    .map(|p| p.caps())
-                    .ok_or_else(|| Failure::Usage(format!("unknown target `{name}`; targets: {}", preset_names())))?,
-            ),
-            (None, Some(list)) => Some(Caps::parse(list).map_err(|e| Failure::Usage(e.to_string()))?),
-            (None, None) => None,
-        };
-        Ok(passes::Config { caps, undef: self.undef })
+        Ok(passes::Config { target: self.target()?, undef: self.undef })
     }
+
+    /// The target `--target` or `--caps` names, if any.
+    pub fn target(&self) -> Result<Option<target::Target>, Failure> {
+        match (&self.target, &self.caps) {
+            (Some(name), _) => target_named(name).map(Some),
+            (None, Some(list)) => target::Target::parse(list).map(Some).map_err(|e| Failure::Usage(e.to_string())),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
+/// The preset `name`; an unknown name is a usage error listing them.
+pub fn target_named(name: &str) -> Result<target::Target, Failure> {
+    target::Target::preset(name).ok_or_else(|| {
+        let known: Vec<&str> = target::PRESETS.iter().map(|p| p.name).collect();
+        Failure::Usage(format!("unknown target `{name}`; targets: {}", known.join(", ")))
+    })
 }
 
 /// The usage error for a pipeline that cannot be built.

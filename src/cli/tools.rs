@@ -131,6 +131,27 @@ pub struct CheckArgs {
     pub input_format: Format,
 }
 
+/// Arguments of `tgsi-opt check-target`.
+#[derive(Debug, Args)]
+pub struct CheckTargetArgs {
+    /// The shaders to check; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// The driver to check against (docs/targets.md lists the presets).
+    #[arg(long, value_name = "NAME", conflicts_with = "caps", required_unless_present = "caps")]
+    pub target: Option<String>,
+
+    /// The target as a list, as `opt --caps` takes it.
+    #[arg(long, value_name = "LIST")]
+    pub caps: Option<String>,
+
+    /// What the shader input is: TGSI text or Mesa's token stream as hex
+    /// words.
+    #[arg(long = "input", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub input_format: Format,
+}
+
 /// Arguments of `tgsi-opt check-doubles`.
 #[derive(Debug, Args)]
 pub struct CheckDoublesArgs {

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use passes::legalize_doubles::{preset, preset_names, Preset, PRESETS};
+use passes::legalize_doubles::{preset, preset_names, presets, Preset};
 use testkit::double_accuracy::{self, OpResult, Options};
 
 use crate::cli::CheckDoublesArgs;
@@ -15,7 +15,7 @@ use crate::progress::Progress;
 /// differs from the reference.
 pub fn run(args: &CheckDoublesArgs) -> Result<(), Failure> {
     let targets: Vec<&Preset> = if args.target == "all" {
-        PRESETS.iter().collect()
+        presets().collect()
     } else {
         vec![preset(&args.target).ok_or_else(|| {
             Failure::Usage(format!("unknown target `{}`; targets: {}, all", args.target, preset_names()))
@@ -28,7 +28,7 @@ pub fn run(args: &CheckDoublesArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::Usage(format!("cannot start {} jobs: {e}", args.jobs)))?;
     // One step per opcode and target: what `check_preset` does, counted.
     let work: Vec<(&Preset, Vec<_>)> =
-        targets.iter().map(|&t| (t, double_accuracy::checked_opcodes(&t.caps()))).collect();
+        targets.iter().map(|&t| (t, double_accuracy::checked_opcodes(&t.target().wide))).collect();
     let steps = work.iter().map(|(_, ops)| ops.len() as u64).sum();
     let progress = Progress::new(steps, "opcodes");
     let mut text = String::new();
@@ -36,7 +36,7 @@ pub fn run(args: &CheckDoublesArgs) -> Result<(), Failure> {
     let mut results_count = 0;
     for (target, ops) in &work {
         let start = Instant::now();
-        let caps = target.caps();
+        let caps = target.target().wide;
         let results = ops
             .iter()
             .map(|&op| {

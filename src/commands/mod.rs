@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod check_doubles;
+pub mod check_target;
 pub mod fmt;
 pub mod fuzz;
 pub mod opt;

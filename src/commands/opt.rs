@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use tgsi::{tokens, Shader, Span};
 
 use crate::cli::{Format, OptArgs, OptEmit};
+use crate::commands::check_target;
 use crate::diagnostics::{missing_end_warning, token_failure, Failure};
 use crate::files::{write_output, Input};
 use crate::progress::Progress;
@@ -145,7 +146,8 @@ fn out_name(file: &Path, root: &Path, emit: OptEmit) -> Option<PathBuf> {
 
 /// Builds one input, runs the pipeline and renders what `--emit` asks for.
 fn optimize(input: &Input, args: &OptArgs, pipeline: &passes::Pipeline) -> Result<(String, passes::Report), Failure> {
-    let (mut module, _) = build(input, args.input_format)?;
+    let target = args.pipeline.target()?;
+    let (mut module, _, inherited) = build_for(input, args.input_format, target.as_ref())?;
     let options = passes::Options {
         verify_each: args.verify_each,
         print: passes::PrintOptions {
@@ -162,14 +164,18 @@ fn optimize(input: &Input, args: &OptArgs, pipeline: &passes::Pipeline) -> Resul
             && !args.print_after_all,
     };
     let report = run_pipeline(pipeline, &mut module, options, input)?;
-    let output = match args.emit {
-        OptEmit::Tgsi => {
-            let shader = emit_compacted(module, input, args.verify_each)?;
-            tgsi::print(&shader, args.style.into())
+    let emitted = |module| {
+        let shader = emit_compacted(module, input, args.verify_each)?;
+        if let Some(target) = &target {
+            check_target::check_output(&shader, &inherited, target)?;
         }
+        Ok::<_, Failure>(shader)
+    };
+    let output = match args.emit {
+        OptEmit::Tgsi => tgsi::print(&emitted(module)?, args.style.into()),
         OptEmit::Ir => ir::print::print_module_with(&module, &ir::print::PrintOptions { origins: args.origins }),
         OptEmit::Tokens => {
-            let shader = emit_compacted(module, input, args.verify_each)?;
+            let shader = emitted(module)?;
             let words = tokens::encode(&shader).map_err(|source| Failure::Encode { what: input.describe(), source })?;
             tokens::to_hex(&words)
         }
@@ -229,18 +235,30 @@ pub(crate) fn to_stderr(text: &str) {
 /// Reads the input and builds its verified SSA IR: what `opt` and `run`
 /// start from. Also returns the input's instruction count (END excluded).
 pub(crate) fn build(input: &Input, format: Format) -> Result<(ir::Module, usize), Failure> {
+    build_for(input, format, None).map(|(module, instructions, _)| (module, instructions))
+}
+
+/// [`build`], also checking the input against `target`: what it needs
+/// that the target lacks (nothing for IR input).
+pub(crate) fn build_for(
+    input: &Input,
+    format: Format,
+    target: Option<&target::Target>,
+) -> Result<(ir::Module, usize, check_target::Inherited), Failure> {
     if format == Format::Ir {
         let module = read_ir(input)?;
         // The source is the IR: count its placed instructions.
         let func = &module.function;
         let instructions =
             func.blocks_in_order().iter().filter_map(|&b| func.blocks.get(b)).map(|b| b.insts.len()).sum();
-        return Ok((module, instructions));
+        return Ok((module, instructions, check_target::Inherited::default()));
     }
     let (shader, located) = read_shader(input, format)?;
     if let Some(located) = &located {
         check_declared(&shader, located, input)?;
     }
+    let inherited =
+        target.map(|t| check_target::Inherited::of(&shader, located.as_ref(), input, t)).unwrap_or_default();
     // The text and spans only locate a build error: not held beside the
     // IR while it is built (the peak of a large shader's compile). A build
     // error parses the text again for the spans, and reads a file again
@@ -256,7 +274,7 @@ pub(crate) fn build(input: &Input, format: Format) -> Result<(ir::Module, usize)
     // verifier's tables are added to the IR.
     drop(shader);
     verify(&module, input, "SSA construction")?;
-    Ok((module, instructions))
+    Ok((module, instructions, inherited))
 }
 
 /// Reads the IR's text form and verifies it: a parse error is shown
@@ -272,13 +290,13 @@ pub(crate) fn read_ir(input: &Input) -> Result<ir::Module, Failure> {
 
 /// The input text and the span of every item, for locating build errors
 /// (text input only).
-struct Located {
-    text: String,
-    spans: Vec<Span>,
+pub(crate) struct Located {
+    pub(crate) text: String,
+    pub(crate) spans: Vec<Span>,
 }
 
 /// Reads and parses (or decodes) the input.
-fn read_shader(input: &Input, format: Format) -> Result<(Shader, Option<Located>), Failure> {
+pub(crate) fn read_shader(input: &Input, format: Format) -> Result<(Shader, Option<Located>), Failure> {
     let text = input.read_text()?;
     let file_name = input.file_name();
     let (shader, located) = match format {
@@ -323,7 +341,7 @@ fn check_declared(shader: &Shader, located: &Located, input: &Input) -> Result<(
 /// The span of the first `name` (`IN[3]`) standing alone within the item
 /// at `item`; the whole item when it is not found (a register written
 /// with spaces inside its brackets).
-fn register_span(text: &str, item: Span, name: &str) -> Span {
+pub(crate) fn register_span(text: &str, item: Span, name: &str) -> Span {
     let Some(item_text) = text.get(item.start..item.end) else { return item };
     let alone = |at: usize| {
         let before = item_text[..at].chars().next_back();

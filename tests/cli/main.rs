@@ -84,4 +84,5 @@ mod opt;
 mod reduce;
 mod report;
 mod run;
+mod target;
 mod tools;

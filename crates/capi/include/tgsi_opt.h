@@ -34,6 +34,9 @@ typedef enum tgsi_opt_status {
    /* The shader is past a bound of tgsi_opt_limits (the defaults, or the
     * caller's); the message names the bound and the word or instruction. */
    TGSI_OPT_LIMIT_EXCEEDED = 6,
+   /* The optimized shader needs what the target lacks and the input did
+    * not (more TEMPs than it has, ...); the message lists each finding. */
+   TGSI_OPT_TARGET_LACKS = 7,
 } tgsi_opt_status;
 
 /*
@@ -75,8 +78,13 @@ void tgsi_opt_default_limits(tgsi_opt_limits *limits);
  * passes: NULL, "-O" or "-O1" for the -O1 pipeline; "-O0" for none (the
  * shader only goes through the IR); or pass names separated by commas,
  * run once each in order ("constfold,dce").
- * target: the target legalize-doubles rewrites for ("full", "one-double",
- * "no-fp64-div", "fp64-basic", "no-fp64" or "no-int64"); NULL for none.
+ * target: the driver the shader is for, NULL for none: a preset ("r300",
+ * "r500", "i915", "nvc0", "etnaviv-gc2000", ..., docs/targets.md lists them,
+ * and the 64-bit sets of legalize-doubles: "full", "one-double",
+ * "no-fp64-div", "fp64-basic", "no-fp64", "no-int64") or a list of
+ * capabilities as the CLI's --caps takes ("r300,MAX_TEMPS=16"). The passes
+ * make nothing it lacks; a result needing more than the input did is
+ * TGSI_OPT_TARGET_LACKS.
  */
 tgsi_opt_status tgsi_opt_optimize(const uint32_t *tokens, size_t count, const char *passes,
                                   const char *target, uint32_t **out_tokens, size_t *out_count,

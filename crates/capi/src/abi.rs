@@ -17,6 +17,7 @@ pub enum Status {
     BadPasses = 4,
     Internal = 5,
     LimitExceeded = 6,
+    TargetLacks = 7,
 }
 
 /// `struct tgsi_opt_limits`: [`tgsi::Limits`] with C's types (see there).
@@ -80,6 +81,7 @@ impl From<&Error> for Status {
             Error::BadPasses(_) => Status::BadPasses,
             Error::Internal(_) => Status::Internal,
             Error::Limit { .. } => Status::LimitExceeded,
+            Error::TargetLacks(_) => Status::TargetLacks,
         }
     }
 }

@@ -23,6 +23,7 @@
 pub mod abi;
 
 use passes::{Config, Options, PassManager, Pipeline};
+use target::Target;
 
 /// Why a shader could not be optimized or printed; each kind is one
 /// `tgsi_opt_status` of the C ABI.
@@ -43,6 +44,12 @@ pub enum Error {
     /// A pass broke the IR: a bug in it.
     #[error("{0}")]
     Internal(String),
+    /// The optimized shader needs what the target lacks and the input did
+    /// not (the message lists each finding of [`target::check`] with its
+    /// instruction). What the input already needed is no error: the
+    /// driver judges it as it would the input.
+    #[error("{0}")]
+    TargetLacks(String),
     /// The shader is past a bound of [`tgsi::Limits`]: the message says
     /// which, and where (a word of the tokens, or an instruction).
     #[error("limit exceeded: {message}")]
@@ -76,9 +83,12 @@ impl From<ir::BuildError> for Error {
 /// (verifying the IR after each) and returns the emitted shader's words.
 ///
 /// `passes`: `None`, `-O` or `-O1` for the `-O1` pipeline, `-O0` for none,
-/// or pass names separated by commas, run once each in order. `target`
-/// names the target of `legalize-doubles` (`full`, `no-fp64`, ...). The
-/// shader must keep within [`tgsi::Limits::default()`].
+/// or pass names separated by commas, run once each in order. `target`:
+/// the driver the shader is for, a preset name of [`target::PRESETS`]
+/// (`r300`, `nvc0`, `no-fp64`, ...) or a `--caps` list
+/// ([`Target::parse`]); the passes make nothing it lacks, and a result
+/// that needs more than the input did is [`Error::TargetLacks`]. The shader must keep
+/// within [`tgsi::Limits::default()`].
 pub fn optimize(words: &[u32], passes: Option<&str>, target: Option<&str>) -> Result<Vec<u32>, Error> {
     optimize_with_limits(words, passes, target, &tgsi::Limits::default())
 }
@@ -95,7 +105,8 @@ pub fn optimize_with_limits(
     let mut module = ir::from_tgsi_with_limits(&shader, limits)?;
     // The IR holds all it needs: the decoded shader need not stay beside it.
     drop(shader);
-    let pipeline = pipeline(passes, target)?;
+    let target = target_named(target)?;
+    let pipeline = pipeline(passes, target.as_ref())?;
     let options = Options { verify_each: true, ..Options::default() };
     PassManager::new(options.clone()).run(&pipeline, &mut module).map_err(|e| Error::Internal(e.to_string()))?;
     // What the passes deleted need not size emission's tables.
@@ -107,7 +118,36 @@ pub fn optimize_with_limits(
         ir::EmitError::Unwritable(_) => Error::Unsupported(e.to_string()),
     })?;
     drop(module);
+    if let Some(target) = &target {
+        lacks(words, &emitted, target)?;
+    }
     tgsi::tokens::encode(&emitted).map_err(|e| Error::Unsupported(e.to_string()))
+}
+
+/// [`Error::TargetLacks`] when `shader`, the optimized form of `words`,
+/// needs what `target` lacks and the input did not.
+fn lacks(words: &[u32], shader: &tgsi::Shader, target: &Target) -> Result<(), Error> {
+    let findings = target::check(shader, target);
+    if findings.is_empty() {
+        return Ok(());
+    }
+    // The input is decoded again only here: it is not kept beside the IR.
+    let before = target::check(&tgsi::tokens::decode(words)?, target);
+    let findings = target::introduced(&before, findings);
+    if findings.is_empty() {
+        return Ok(());
+    }
+    // The printed shader has its header on the first line, then an item
+    // a line.
+    let printed = tgsi::print(shader, tgsi::Style::Mesa);
+    let lines: Vec<String> = findings
+        .iter()
+        .map(|f| match f.item.and_then(|k| printed.lines().nth(k + 1)) {
+            Some(line) => format!("{}: `{}`", f.lack, line.trim()),
+            None => f.lack.to_string(),
+        })
+        .collect();
+    Err(Error::TargetLacks(format!("the shader needs what target `{}` lacks: {}", target.name(), lines.join("; "))))
 }
 
 /// The shader of `words` as Mesa's `tgsi_dump` prints it.
@@ -115,22 +155,24 @@ pub fn print(words: &[u32]) -> Result<String, Error> {
     Ok(tgsi::print(&tgsi::tokens::decode(words)?, tgsi::Style::Mesa))
 }
 
-/// The pipeline `passes` names (see [`optimize`]).
-fn pipeline(passes: Option<&str>, target: Option<&str>) -> Result<Pipeline, Error> {
-    let caps = match target {
-        None => None,
-        Some(name) => Some(passes::legalize_doubles::preset(name).map(|p| p.caps()).ok_or_else(|| {
-            let known = passes::legalize_doubles::preset_names();
-            Error::BadPasses(format!("unknown target `{name}` (known: {known})"))
-        })?),
-    };
+/// The pipeline `passes` names for `target` (see [`optimize`]).
+fn pipeline(passes: Option<&str>, target: Option<&Target>) -> Result<Pipeline, Error> {
+    let config = Config { target: target.cloned(), ..Config::default() };
     match passes.map(str::trim) {
-        None | Some("-O" | "-O1") => Ok(Pipeline::o1()),
+        None | Some("-O" | "-O1") => Ok(Pipeline::opt_level_with(1, &config)),
         Some("-O0") => Ok(Pipeline::o0()),
         Some(list) => {
             let names: Vec<&str> = list.split(',').map(str::trim).collect();
-            Pipeline::named_with(&names, &Config { caps, ..Config::default() })
-                .map_err(|e| Error::BadPasses(e.to_string()))
+            Pipeline::named_with(&names, &config).map_err(|e| Error::BadPasses(e.to_string()))
         }
+    }
+}
+
+/// The target `text` names: a preset, or a `--caps` list.
+fn target_named(text: Option<&str>) -> Result<Option<Target>, Error> {
+    let Some(text) = text else { return Ok(None) };
+    match Target::preset(text.trim()) {
+        Some(t) => Ok(Some(t)),
+        None => Target::parse(text).map(Some).map_err(|e| Error::BadPasses(e.to_string())),
     }
 }

@@ -36,6 +36,33 @@ fn optimizes_and_prints_through_the_c_functions() {
     assert_eq!((status, error), (Status::Ok, None));
 }
 
+/// A fragment shader whose IF `-O1` turns into selects.
+const BRANCHY: &str = "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
+                       IMM[0] FLT32 { 0.5, 1.0, 0.0, 2.0 }\nSLT TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\n\
+                       IF TEMP[0].xxxx\nMUL TEMP[1], IN[0], IMM[0].wwww\nELSE\nADD TEMP[1], IN[0], IMM[0].yyyy\n\
+                       ENDIF\nMOV OUT[0], TEMP[1]\nEND\n";
+
+#[test]
+fn a_target_shapes_what_the_passes_make() {
+    let printed = |target| {
+        let (status, out, error) = optimize(&words(BRANCHY), None, target);
+        assert_eq!((status, error), (Status::Ok, None), "{target:?}");
+        print(&out).1.expect("a printing")
+    };
+    // Without a target the selects are UCMPs; r300 has no integers, and
+    // gets float selects on the comparison's 1.0/0.0.
+    assert!(printed(None).contains("UCMP"));
+    let r300 = printed(Some("r300"));
+    assert!(r300.contains("CMP OUT[0], -TEMP[0].xxxx") && !r300.contains("UCMP"), "{r300}");
+    // The same as a list of capabilities.
+    assert_eq!(printed(Some("INTEGERS=0")), r300);
+    // The selects hold both arms: three TEMPs where the input has two. A
+    // budget of two is an error naming it.
+    let (status, _, error) = optimize(&words(BRANCHY), None, Some("r300,MAX_TEMPS=2"));
+    assert_eq!(status, Status::TargetLacks);
+    assert!(error.as_deref().is_some_and(|e| e.contains("3 TEMP registers; the target has 2")), "{error:?}");
+}
+
 #[test]
 fn errors_come_back_as_a_status_and_a_message() {
     let shader = words(SHADER);
@@ -280,6 +307,7 @@ fn the_header_s_status_values_are_the_library_s() {
         ("BAD_PASSES", Status::BadPasses),
         ("INTERNAL", Status::Internal),
         ("LIMIT_EXCEEDED", Status::LimitExceeded),
+        ("TARGET_LACKS", Status::TargetLacks),
     ];
     let library: Vec<(String, i64)> = library.iter().map(|(n, s)| (n.to_string(), *s as i64)).collect();
     assert_eq!(declared, library);

@@ -167,8 +167,8 @@ pub fn pipelines() -> Vec<(String, passes::Pipeline)> {
         if let Ok(p) = passes::Pipeline::named(&[pass.name()]) {
             list.push((pass.name().to_string(), p));
         } else {
-            for preset in passes::legalize_doubles::PRESETS {
-                let config = passes::Config { caps: Some(preset.caps()), ..passes::Config::default() };
+            for preset in passes::legalize_doubles::presets() {
+                let config = passes::Config { target: Some(preset.target()), ..passes::Config::default() };
                 if let Ok(p) = passes::Pipeline::named_with(&[pass.name()], &config) {
                     list.push((format!("{} --target={}", pass.name(), preset.name), p));
                 }

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use tgsi::{Opcode, OperandType};
 
 use passes::legalize_doubles::bits::frexp;
-use passes::legalize_doubles::{Caps, Preset};
+use passes::legalize_doubles::{Preset, Wide64};
 
 use crate::Rng;
 
@@ -79,7 +79,7 @@ pub enum CheckError {
 
 /// The opcodes a check covers for `caps`: every 64-bit ALU opcode it lacks
 /// (and DFRACEXP).
-pub fn checked_opcodes(caps: &Caps) -> Vec<Opcode> {
+pub fn checked_opcodes(caps: &Wide64) -> Vec<Opcode> {
     caps.lowered().into_iter().filter(|&op| reference(op, &[0, 0, 0]).is_some()).collect()
 }
 
@@ -118,7 +118,7 @@ pub fn shader(op: Opcode) -> String {
 
 /// Builds and legalizes the shader of `op` for `caps`; returns the module
 /// and how many operations stayed unlowered.
-fn legalized(op: Opcode, caps: &Caps) -> Result<(ir::Module, u64), CheckError> {
+fn legalized(op: Opcode, caps: &Wide64) -> Result<(ir::Module, u64), CheckError> {
     let err = |message: String| CheckError::Shader { opcode: op, message };
     let shader = tgsi::parse(&shader(op)).map_err(|e| err(e.to_string()))?;
     let mut module = ir::from_tgsi(&shader).map_err(|e| err(e.to_string()))?;
@@ -129,13 +129,13 @@ fn legalized(op: Opcode, caps: &Caps) -> Result<(ir::Module, u64), CheckError> {
 
 /// Checks every opcode `preset` lowers.
 pub fn check_preset(preset: &Preset, options: &Options) -> Result<Vec<OpResult>, CheckError> {
-    let caps = preset.caps();
+    let caps = preset.target().wide;
     checked_opcodes(&caps).into_iter().map(|op| check_op(op, &caps, options)).collect()
 }
 
 /// Checks one opcode for `caps` on `options.count` inputs, batches in
 /// parallel (on rayon's current pool).
-pub fn check_op(op: Opcode, caps: &Caps, options: &Options) -> Result<OpResult, CheckError> {
+pub fn check_op(op: Opcode, caps: &Wide64, options: &Options) -> Result<OpResult, CheckError> {
     let (module, not_lowered) = legalized(op, caps)?;
     let exe = exec::Executable::compile(&module).map_err(|source| CheckError::Exec { opcode: op, source })?;
     let batch = u64::from(options.batch.clamp(4, 1 << 20));

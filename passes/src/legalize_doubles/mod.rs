@@ -1,5 +1,5 @@
 //! `legalize-doubles`: rewrites double-precision and 64-bit integer
-//! operations into what a target supports ([`Caps`]).
+//! operations into what a target supports ([`Wide64`]).
 //!
 //! The pass walks every block; each 64-bit ALU operation the target lacks
 //! (and DFRACEXP, kept whole by the IR) is replaced, where it stands, by
@@ -18,7 +18,6 @@
 //! into one `.xyzw` instruction.
 
 pub mod bits;
-pub mod caps;
 pub mod emit;
 pub mod halves;
 pub mod newton;
@@ -26,7 +25,7 @@ pub mod soft;
 mod soft_float;
 mod soft_int64;
 
-pub use caps::{preset, preset_names, Caps, Preset, UnknownCapability, PRESETS};
+pub use target::{Preset, Wide64};
 
 use ir::{Function, Inst, Op, Operand, Value};
 use tgsi::{Opcode, OperandType};
@@ -39,15 +38,32 @@ use halves::*;
 /// How many times at most the pass lowers what the previous round emitted.
 pub const MAX_ROUNDS: usize = 8;
 
+/// The presets that are 64-bit opcode sets on softpipe's stages (`full`,
+/// `one-double`, `no-fp64-div`, `fp64-basic`, `no-fp64`, `no-int64`): what
+/// the pass's lowerings are checked against.
+pub fn presets() -> impl Iterator<Item = &'static Preset> {
+    target::PRESETS.iter().filter(|p| p.wide64_set)
+}
+
+/// The 64-bit opcode set preset called `name`.
+pub fn preset(name: &str) -> Option<&'static Preset> {
+    presets().find(|p| p.name == name)
+}
+
+/// The 64-bit opcode set presets' names, comma-separated.
+pub fn preset_names() -> String {
+    presets().map(|p| p.name).collect::<Vec<_>>().join(", ")
+}
+
 /// The `legalize-doubles` pass for one target.
 #[derive(Clone, Debug)]
 pub struct LegalizeDoubles {
-    caps: Option<Caps>,
+    caps: Option<Wide64>,
 }
 
 impl LegalizeDoubles {
     /// The pass for a target with `caps`.
-    pub fn new(caps: Caps) -> Self {
+    pub fn new(caps: Wide64) -> Self {
         LegalizeDoubles { caps: Some(caps) }
     }
 
@@ -58,7 +74,7 @@ impl LegalizeDoubles {
     }
 
     /// The target, if configured.
-    pub fn caps(&self) -> Option<&Caps> {
+    pub fn caps(&self) -> Option<&Wide64> {
         self.caps.as_ref()
     }
 }
@@ -84,8 +100,8 @@ impl Pass for LegalizeDoubles {
     }
 
     fn configure(&self, config: &crate::Config) -> Result<Option<std::sync::Arc<dyn Pass>>, crate::ConfigError> {
-        match &config.caps {
-            Some(caps) => Ok(Some(std::sync::Arc::new(LegalizeDoubles::new(caps.clone())))),
+        match &config.target {
+            Some(target) => Ok(Some(std::sync::Arc::new(LegalizeDoubles::new(target.wide.clone())))),
             None => Err(crate::ConfigError::NeedsTarget { pass: "legalize-doubles" }),
         }
     }
@@ -103,7 +119,7 @@ pub struct Counts {
 }
 
 /// Rewrites `func` for `caps`; see the module documentation.
-pub fn legalize(func: &mut Function, caps: &Caps) -> Counts {
+pub fn legalize(func: &mut Function, caps: &Wide64) -> Counts {
     let mut counts = Counts::default();
     for _ in 0..MAX_ROUNDS {
         let lowered = round(func, caps);
@@ -125,7 +141,7 @@ pub fn legalize(func: &mut Function, caps: &Caps) -> Counts {
 }
 
 /// The opcode of `inst` if it is an operation `caps` lacks.
-fn needs_lowering(func: &Function, inst: Inst, caps: &Caps) -> Option<Opcode> {
+fn needs_lowering(func: &Function, inst: Inst, caps: &Wide64) -> Option<Opcode> {
     match &func.insts[inst].op {
         Op::Alu { opcode, .. } if !caps.is_native(*opcode) => Some(*opcode),
         Op::Opaque { inst: t, .. } if t.opcode == Opcode::Dfracexp && !caps.is_native(Opcode::Dfracexp) => {
@@ -136,7 +152,7 @@ fn needs_lowering(func: &Function, inst: Inst, caps: &Caps) -> Option<Opcode> {
 }
 
 /// One pass over every block; returns how many operations it replaced.
-fn round(func: &mut Function, caps: &Caps) -> u64 {
+fn round(func: &mut Function, caps: &Wide64) -> u64 {
     let mut rw = Rewrites::default();
     let mut lowered = 0;
     for block in func.blocks_in_order() {
@@ -161,7 +177,7 @@ fn round(func: &mut Function, caps: &Caps) -> u64 {
 /// Lowers one instruction: the new instructions in order, with the old
 /// results mapped to the new values in `rw`; `None` when there is no
 /// lowering (the instruction stays).
-fn lower_inst(func: &mut Function, inst: Inst, opcode: Opcode, caps: &Caps, rw: &mut Rewrites) -> Option<Vec<Inst>> {
+fn lower_inst(func: &mut Function, inst: Inst, opcode: Opcode, caps: &Wide64, rw: &mut Rewrites) -> Option<Vec<Inst>> {
     let data = func.insts[inst].clone();
     // The new instructions get no source instruction: emission would
     // regroup consecutive ones with equal opcodes into one vector
@@ -207,9 +223,9 @@ fn lower_inst(func: &mut Function, inst: Inst, opcode: Opcode, caps: &Caps, rw: 
 /// The lowering of one operation for `caps`: emulation where the target
 /// has no double arithmetic (or for 64-bit integers), the structured
 /// lowerings otherwise, and the other as a fallback.
-pub fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V], caps: &Caps) -> Option<E::V> {
+pub fn lower<E: Emit>(e: &mut E, opcode: Opcode, args: &[E::V], caps: &Wide64) -> Option<E::V> {
     let structured = |e: &mut E| newton::lower(e, opcode, args).or_else(|| bits::lower(e, opcode, args));
-    if !caps::is_double_opcode(opcode) {
+    if !target::is_double_opcode(opcode) {
         soft::lower(e, opcode, args)
     } else if !caps.has_fp64_arithmetic() {
         // Emulation first; the bit-level lowerings serve what it does not

@@ -1,0 +1,111 @@
+//! What a Gallium driver takes: a [`Target`] is the shader capabilities
+//! (`PIPE_SHADER_CAP_*`) of each stage the driver runs, and the 64-bit
+//! opcodes it runs as they are ([`Wide64`]). Presets ([`PRESETS`]) carry
+//! the values real drivers' `get_shader_param` returns; [`check`] lists
+//! what a shader needs that a target lacks.
+//!
+//! ```
+//! use target::{Cap, Target};
+//! use tgsi::Processor;
+//! let r300 = Target::preset("r300").unwrap();
+//! let fragment = r300.stage(Processor::Fragment).unwrap();
+//! assert!(!fragment.integers && !fragment.sqrt);
+//! assert!(r300.stage(Processor::Geometry).is_none());
+//! // A preset with changes: `--caps r300,MAX_TEMPS=16`.
+//! let tight = Target::parse("r300,MAX_TEMPS=16").unwrap();
+//! assert_eq!(tight.stage(Processor::Fragment).unwrap().get(Cap::MaxTemps), Some(16));
+//! ```
+
+mod caps;
+mod check;
+mod list;
+mod presets;
+mod wide;
+
+pub use caps::{Cap, Caps};
+pub use check::{check, introduced, Finding, Lack};
+pub use list::UnknownCapability;
+pub use presets::{Preset, PRESETS};
+pub use wide::{int64_opcodes, is_double_opcode, wide_opcodes, Wide64};
+
+use tgsi::Processor;
+
+/// The shader stages a target may run, in [`Processor`] order.
+const STAGES: usize = 6;
+
+/// A driver's capabilities: per stage, and its 64-bit opcodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    name: String,
+    stages: [Option<Caps>; STAGES],
+    /// The double and 64-bit integer opcodes the target runs as they are.
+    pub wide: Wide64,
+}
+
+impl Target {
+    /// A target called `name` running every stage with `caps`.
+    pub fn uniform(name: &str, caps: Caps, wide: Wide64) -> Target {
+        Target { name: name.to_string(), stages: [Some(caps); STAGES], wide }
+    }
+
+    /// A target called `name` running the vertex and fragment stages only.
+    pub fn vertex_fragment(name: &str, vertex: Caps, fragment: Caps, wide: Wide64) -> Target {
+        let mut stages = [None; STAGES];
+        stages[Processor::Vertex.index() as usize] = Some(vertex);
+        stages[Processor::Fragment.index() as usize] = Some(fragment);
+        Target { name: name.to_string(), stages, wide }
+    }
+
+    /// The preset called `name` (see [`PRESETS`]).
+    pub fn preset(name: &str) -> Option<Target> {
+        presets::find(name).map(Preset::target)
+    }
+
+    /// The target's name: a preset's, or the `--caps` list it was read
+    /// from.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The capabilities of `stage`; `None` when the driver runs no shader
+    /// of that stage.
+    pub fn stage(&self, stage: Processor) -> Option<&Caps> {
+        self.stages.get(stage.index() as usize).and_then(Option::as_ref)
+    }
+
+    /// The capabilities passes work within for a shader of `stage`: the
+    /// stage's, or everything for a stage the driver does not run (such a
+    /// shader fails [`check`] whatever the passes do).
+    pub fn caps_for(&self, stage: Processor) -> Caps {
+        self.stage(stage).copied().unwrap_or(Caps::ALL)
+    }
+
+    /// Changes a stage capability in every stage the target runs.
+    pub fn set(&mut self, cap: Cap, value: u32) {
+        for caps in self.stages.iter_mut().flatten() {
+            caps.set(cap, value);
+        }
+    }
+
+    /// Replaces the capabilities of `stage`.
+    pub fn set_stage(&mut self, stage: Processor, caps: Caps) {
+        if let Some(slot) = self.stages.get_mut(stage.index() as usize) {
+            *slot = Some(caps);
+        }
+    }
+
+    /// Removes `stages`: the driver runs no shader of them.
+    pub fn drop_stages(&mut self, stages: &[Processor]) {
+        for stage in stages {
+            if let Some(slot) = self.stages.get_mut(stage.index() as usize) {
+                *slot = None;
+            }
+        }
+    }
+
+    /// Renames the target.
+    pub fn named(mut self, name: &str) -> Target {
+        self.name = name.to_string();
+        self
+    }
+}
