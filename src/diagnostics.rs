@@ -114,7 +114,7 @@ pub enum Failure {
     Usage(String),
     /// `check-target` found what shaders need that the target lacks (each
     /// finding was reported under its line).
-    #[error("{} need what target `{target}` lacks", files.join(", "))]
+    #[error("{} {} what target `{target}` lacks", files.join(", "), if files.len() == 1 { "needs" } else { "need" })]
     TargetLacks {
         /// The target's name.
         target: String,

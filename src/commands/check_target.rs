@@ -94,12 +94,15 @@ fn render(findings: &[Finding], shader: &Shader, located: Option<&Located>, inpu
         let span = f.item.zip(located).and_then(|(k, l)| l.spans.get(k).map(|&span| (span, l)));
         match (span, f.item) {
             (Some((span, located)), _) => {
-                let span = match f.lack {
-                    Lack::Opcode { opcode, .. } | Lack::NotNative(opcode) | Lack::Subroutine(opcode) => {
-                        register_span(&located.text, span, opcode.name())
-                    }
-                    _ => span,
+                // Under the opcode, where the lack is the instruction's own.
+                let opcode = match (f.lack, f.item.and_then(|k| shader.items.get(k))) {
+                    (
+                        Lack::Opcode { .. } | Lack::NotNative(_) | Lack::Subroutine(_) | Lack::Depth { .. },
+                        Some(tgsi::Item::Instruction(inst)),
+                    ) => Some(inst.opcode),
+                    _ => None,
                 };
+                let span = opcode.map_or(span, |op| register_span(&located.text, span, op.name()));
                 let error = tgsi::ParseError { message, span, limit: None };
                 out.push_str(&error.render(&located.text, &input.file_name()));
             }

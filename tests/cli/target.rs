@@ -27,10 +27,10 @@ fn check_target_finds_each_lack_under_its_line() {
     let err = stderr(&output);
     // r300's fragment stage has no flow control and no SQRT.
     assert!(err.contains("error: control flow nested 1 deep; the target allows 0 (MAX_CONTROL_FLOW_DEPTH)"), "{err}");
-    assert!(err.contains("--> <stdin>:7:1"), "{err}");
+    assert!(err.contains("--> <stdin>:7:1\n  |\n7 | IF TEMP[0].xxxx\n  | ^^\n"), "{err}");
     assert!(err.contains("error: SQRT needs TGSI_SQRT_SUPPORTED, which the target lacks (target `r300`)"), "{err}");
     assert!(err.contains("--> <stdin>:10:3\n   |\n10 |   SQRT TEMP[1], IN[0].xxxx\n   |   ^^^^"), "{err}");
-    assert!(err.ends_with("error: <stdin> need what target `r300` lacks\n"), "{err}");
+    assert!(err.ends_with("error: <stdin> needs what target `r300` lacks\n"), "{err}");
     assert_eq!(stdout(&output), "<stdin>: 2 finding(s)\n");
     // r500 has both; nvc0 has everything this shader needs.
     let out = success(&["check-target", "--target", "nvc0", "-"], BRANCHY.as_bytes());
