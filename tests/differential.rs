@@ -167,6 +167,42 @@ fn passes_leave_random_programs_unchanged() {
     assert_eq!(summary.pass_runs, SEEDS * difftest::pipelines().len() as u64);
 }
 
+/// Float-only programs under a target without integers: `select` makes
+/// `CMP` selects (exact only on a condition that is never a NaN) or
+/// leaves the branch, and nothing emitted needs integers.
+#[test]
+fn passes_for_a_target_without_integers_leave_float_programs_unchanged() {
+    let mut summary = difftest::Summary::default();
+    let mut failures = Vec::new();
+    for seed in 0..SEEDS {
+        let report = difftest::check_float_seed(seed);
+        summary.add(&report);
+        failures.extend(report.findings);
+    }
+    if let Some(first) = failures.first() {
+        let seeds: Vec<String> = failures.iter().map(|f| format!("{} ({}, {})", f.seed, f.pipeline, f.kind)).collect();
+        panic!("{} finding(s), seeds: {}\n\nthe first:\n{first}", failures.len(), seeds.join(", "));
+    }
+    assert_eq!(summary.pass_runs, SEEDS * difftest::float_pipelines().len() as u64);
+    // The programs are float-only, and select converts some of their IFs
+    // into CMP selects (none would make the test hollow).
+    let mut cmp_selects = 0;
+    for seed in 0..SEEDS {
+        let program = random_program::float_program(seed);
+        let shader = tgsi::parse(&program.text).expect("a float program parses");
+        assert!(shader.instructions().all(|i| !semantics::needs(i.opcode).integers), "{}", program.text);
+        let mut module = ir::from_tgsi(&shader).expect("it builds");
+        let config = passes::Config { target: Some(difftest::float_target()), ..passes::Config::default() };
+        let pipeline = passes::Pipeline::named_with(&["select"], &config).expect("select");
+        passes::PassManager::new(passes::Options::default()).run(&pipeline, &mut module).expect("select runs");
+        let emitted = ir::to_tgsi(&module).expect("it emits");
+        let cmps = |s: &tgsi::Shader| s.instructions().filter(|i| i.opcode == tgsi::Opcode::Cmp).count();
+        cmp_selects += cmps(&emitted).saturating_sub(cmps(&shader));
+        assert!(emitted.instructions().all(|i| !semantics::needs(i.opcode).integers));
+    }
+    assert!(cmp_selects > 0, "select made no CMP select in {SEEDS} float programs");
+}
+
 /// Seeds `fuzz-passes` once found differences or errors for. 20311351
 /// and 20281730: an operand gathered into a register read an initial zero
 /// from a channel that the next operand's gathering, for the same

@@ -70,6 +70,60 @@ fn float_condition_special_values() {
     }
 }
 
+/// For a target without integers: a condition from a comparison (`SLT`:
+/// 1.0 or 0.0) selects with `CMP -c`, one from an operation that never
+/// gives a NaN (`SSG`) with `CMP -|c|`, and one that may be a NaN (`ADD`)
+/// stays a branch. On special lanes (NaNs, signed zeros, denormals,
+/// infinities) each gives what the branch gave.
+#[test]
+fn float_selects_for_a_target_without_integers() {
+    let no_integers = target::Target::parse("INTEGERS=0").expect("a caps list");
+    let cases = [
+        ("SLT TEMP[1].x, IN[0].xxxx, IMM[0].zzzz", Some(", -TEMP[0].zzzz, ")),
+        ("SSG TEMP[1].x, IN[0].xxxx", Some(", -|TEMP[0].zzzz|, ")),
+        ("ADD TEMP[1].x, IN[0].xxxx, IMM[0].zzzz", None),
+    ];
+    let lanes: [u32; 10] = [
+        0x0000_0000,
+        0x8000_0000,
+        0x7fc0_0000,
+        0xffc0_0001,
+        0x7f80_0001,
+        0x0000_0001,
+        0x8000_0001,
+        0x7f80_0000,
+        0xff80_0000,
+        0xbf80_0000,
+    ];
+    let mut state = format!("invocations {}\n", lanes.len());
+    for (l, bits) in lanes.iter().enumerate() {
+        state.push_str(&format!("input 0 {l} 0x{bits:08x} 0 0 0\n"));
+    }
+    let state = exec::State::parse(&state).expect("state");
+    for (condition, select) in cases {
+        let text = format!(
+            "FRAG\nDCL IN[0], GENERIC[0], CONSTANT\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
+             IMM[0] FLT32 {{1.0, 2.0, 0.0, 0.0}}\n{condition}\n\
+             IF TEMP[1].xxxx\n  MOV TEMP[0].x, IMM[0].xxxx\nELSE\n  MOV TEMP[0].x, IMM[0].yyyy\nENDIF\n\
+             MOV OUT[0].x, TEMP[0].xxxx\nEND\n"
+        );
+        let before = ir::from_tgsi(&tgsi::parse(&text).expect("parses")).expect("builds");
+        let mut after = before.clone();
+        let converted = passes::select::Select::new(no_integers.clone()).run(&mut after).stats.get("IFs converted");
+        assert_eq!(converted.unwrap_or(0), u64::from(select.is_some()), "{condition}");
+        ir::verify::verify(&after.function).expect("valid");
+        let emitted = tgsi::print(&ir::to_tgsi(&after).expect("emits"), tgsi::Style::Exact);
+        assert!(!emitted.contains("UCMP") && !emitted.contains("FSNE"), "{emitted}");
+        if let Some(selector) = select {
+            let cmp = emitted.lines().find(|l| l.contains("CMP ")).unwrap_or_default();
+            assert!(cmp.contains(selector), "{condition}:\n{emitted}");
+        }
+        let want = exec::run(&before, &state, &run_options()).expect("runs");
+        let got = exec::run(&after, &state, &run_options()).expect("runs");
+        assert!(same_results(&Ok(want), &Ok(got)), "{condition}:\n{emitted}");
+    }
+}
+
 /// The random programs of the differential tests contain diamonds the
 /// pass converts (so `fuzz-passes` exercises it), and converting them
 /// never changes their results.

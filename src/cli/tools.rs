@@ -200,6 +200,13 @@ pub struct FuzzArgs {
     /// (to reproduce a seed by hand).
     #[arg(long)]
     pub print: bool,
+
+    /// Float-only programs (no opcode that needs integers), checked under
+    /// `select` and `-O1` for a target without integers
+    /// (`--caps=INTEGERS=0`): results unchanged, and nothing in the
+    /// emitted TGSI that the target lacks and the program did not need.
+    #[arg(long)]
+    pub float_only: bool,
 }
 
 /// Parses `check --count`: at least one state (none would check nothing).

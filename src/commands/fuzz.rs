@@ -22,7 +22,8 @@ pub fn run(args: &FuzzArgs) -> Result<(), Failure> {
     if args.print {
         let mut out = stdout.lock();
         for seed in seeds {
-            let program = random_program::program(seed);
+            let program =
+                if args.float_only { random_program::float_program(seed) } else { random_program::program(seed) };
             let state = random_program::state(&program, 0);
             writeln!(out, "# seed {seed}\n{}# state 0 of seed {seed}\n{state}", program.text).map_err(write_failure)?;
         }
@@ -40,7 +41,8 @@ pub fn run(args: &FuzzArgs) -> Result<(), Failure> {
         seeds
             .par_iter()
             .map(|&seed| {
-                let report = difftest::check_seed(seed);
+                let report =
+                    if args.float_only { difftest::check_float_seed(seed) } else { difftest::check_seed(seed) };
                 progress.step();
                 (seed, report)
             })

@@ -179,6 +179,34 @@ pub fn pipelines() -> Vec<(String, passes::Pipeline)> {
     list
 }
 
+/// The target float-only programs are checked for: no integers, every
+/// other capability.
+pub fn float_target() -> target::Target {
+    target::Target::parse("INTEGERS=0").expect("a valid list")
+}
+
+/// The pipelines a float-only program ([`random_program::float_program`])
+/// is checked under, for [`float_target`]: `select` alone and `-O1`
+/// (named `select --caps=INTEGERS=0`, `-O1 --caps=INTEGERS=0`).
+pub fn float_pipelines() -> Vec<(String, passes::Pipeline)> {
+    let config = passes::Config { target: Some(float_target()), ..passes::Config::default() };
+    let select = passes::Pipeline::named_with(&["select"], &config).expect("select takes any target");
+    vec![
+        ("select --caps=INTEGERS=0".to_string(), select),
+        ("-O1 --caps=INTEGERS=0".to_string(), passes::Pipeline::o1_with(&config)),
+    ]
+}
+
+/// Checks the float-only program of `seed` on [`STATES`] random states
+/// under [`float_pipelines`]; the TGSI emitted after each must need
+/// nothing of [`float_target`] that the program did not (a finding of
+/// stage `target`).
+pub fn check_float_seed(seed: u64) -> SeedReport {
+    let program = random_program::float_program(seed);
+    let states: Vec<String> = (0..STATES).map(|i| random_program::state(&program, i)).collect();
+    check_program_for(seed, &program.text, &states, &float_pipelines(), Some(&float_target()))
+}
+
 /// How the runs go: one thread (callers run seeds in parallel), and a
 /// step budget small enough that a pass that makes a loop endless fails
 /// fast (generated loops run at most 8 times each).
@@ -218,6 +246,19 @@ pub fn check_program_with(
     states: &[String],
     pipelines: &[(String, passes::Pipeline)],
 ) -> SeedReport {
+    check_program_for(seed, text, states, pipelines, None)
+}
+
+/// [`check_program_with`], and with a target the TGSI emitted after each
+/// pipeline must need nothing the target lacks that the program did not
+/// ([`target::introduced`]).
+pub fn check_program_for(
+    seed: u64,
+    text: &str,
+    states: &[String],
+    pipelines: &[(String, passes::Pipeline)],
+    target: Option<&target::Target>,
+) -> SeedReport {
     let mut report = SeedReport::default();
     let finding =
         |kind, pipeline: &str, stage, detail: String, state: Option<&String>, emitted: Option<String>| Finding {
@@ -242,6 +283,7 @@ pub fn check_program_with(
         }
     };
     let program_size = (shader.instruction_count(), shader.temp_registers());
+    let target = target.map(|t| (t, target::check(&shader, t)));
     let module = match ir::from_tgsi(&shader) {
         Ok(module) => module,
         Err(e) => {
@@ -276,14 +318,21 @@ pub fn check_program_with(
     }
     for (name, pipeline) in pipelines {
         report.pass_runs += 1;
-        let mut size = None;
-        let check =
-            catch_unwind(AssertUnwindSafe(|| check_pipeline(&module, pipeline, &parsed, &baseline, &cache, &mut size)));
+        let mut reread = None;
+        let check = catch_unwind(AssertUnwindSafe(|| {
+            check_pipeline(&module, pipeline, &parsed, &baseline, &cache, &mut reread)
+        }));
+        let size = reread.as_ref().map(|s: &tgsi::Shader| (s.instruction_count(), s.temp_registers()));
         if let Some((instructions, temps)) = size.filter(|_| SIZE_CHECKED.contains(&name.as_str())) {
             if instructions > program_size.0 || temps > program_size.1 {
                 report.larger.push(name.clone());
             }
         }
+        let check = check.map(|problem| {
+            problem.or_else(|| {
+                target.as_ref().zip(reread.as_ref()).and_then(|((t, before), after)| outside(t, before, after))
+            })
+        });
         let problem = match check {
             Ok(problem) => problem,
             Err(panic) => Some(Problem {
@@ -367,17 +416,27 @@ struct Problem {
     emitted: Option<String>,
 }
 
+/// What `after`, the TGSI emitted after a pipeline, needs that `target`
+/// lacks and the program (whose findings are `before`) did not.
+fn outside(target: &target::Target, before: &[target::Finding], after: &tgsi::Shader) -> Option<Problem> {
+    let new = target::introduced(before, target::check(after, target));
+    let first = new.first()?;
+    let printed = tgsi::print(after, tgsi::Style::Exact);
+    let line = first.item.and_then(|k| printed.lines().nth(k + 1)).unwrap_or("").trim().to_string();
+    let detail = format!("the emitted TGSI needs what target `{}` lacks: {} (`{line}`)", target.name(), first.lack);
+    Some(Problem { kind: FindingKind::Error, stage: "target", detail, state: None, emitted: Some(printed) })
+}
+
 /// Runs `pipeline` on a copy of `module` with verification after every
 /// pass, runs the result and its emitted TGSI on every state, and returns
-/// the first problem. `size` receives the emitted TGSI's instructions and
-/// TEMP registers.
+/// the first problem. `reread` receives the emitted TGSI, parsed.
 fn check_pipeline(
     module: &ir::Module,
     pipeline: &passes::Pipeline,
     states: &[exec::State],
     baseline: &[exec::Outputs],
     cache: &exec::CompileCache,
-    size: &mut Option<(usize, u32)>,
+    reread: &mut Option<tgsi::Shader>,
 ) -> Option<Problem> {
     let problem = |kind, stage, detail: String, state, emitted| Some(Problem { kind, stage, detail, state, emitted });
     let mut optimized = module.clone();
@@ -392,17 +451,16 @@ fn check_pipeline(
     if let Some(p) = compare_runs(&optimized, "the pass's IR", states, baseline, &emitted, Tier::Interpreter) {
         return Some(p);
     }
-    let reread = match tgsi::parse(&emitted) {
-        Ok(shader) => {
-            *size = Some((shader.instruction_count(), shader.temp_registers()));
-            shader
-        }
+    let shader = match tgsi::parse(&emitted) {
+        Ok(shader) => shader,
         Err(e) => {
             let detail = e.render(&emitted, "<emitted>");
             return problem(FindingKind::Error, "re-parsing emitted TGSI", detail, None, Some(emitted));
         }
     };
-    let rebuilt = match ir::from_tgsi(&reread) {
+    let built = ir::from_tgsi(&shader);
+    *reread = Some(shader);
+    let rebuilt = match built {
         Ok(m) => m,
         Err(e) => return problem(FindingKind::Error, "building emitted TGSI", e.to_string(), None, Some(emitted)),
     };

@@ -30,6 +30,10 @@
 //!   ones, so calls end;
 //! - no textures, memory or geometry shaders.
 //!
+//! [`float_program`] writes programs a driver without integers takes:
+//! float operations only (no integer, conversion or 64-bit operation, no
+//! `UIF` or `SWITCH`), loops counted in floats, `ADDR` from `ARL`.
+//!
 //! [`program_from_tape`] writes a program whose every choice follows a
 //! tape of bytes ([`Rng::from_tape`]): what a fuzzer drives to reach
 //! shapes no byte-level mutation of TGSI text would.
@@ -103,7 +107,19 @@ const MAX_SUBROUTINES: u32 = 4;
 
 /// Generates the program of `seed`.
 pub fn program(seed: u64) -> RandomProgram {
-    generate(seed, seeded(seed))
+    generate(seed, seeded(seed), false)
+}
+
+/// Generates the float-only program of `seed`: no opcode that needs
+/// integers (`semantics::needs`), so a target without them takes it.
+///
+/// ```
+/// let p = testkit::random_program::float_program(3);
+/// let shader = tgsi::parse(&p.text).unwrap();
+/// assert!(shader.instructions().all(|i| !semantics::needs(i.opcode).integers), "{}", p.text);
+/// ```
+pub fn float_program(seed: u64) -> RandomProgram {
+    generate(seed, seeded(seed), true)
 }
 
 /// Generates a program whose choices follow `tape` (its `seed` is 0).
@@ -116,10 +132,10 @@ pub fn program(seed: u64) -> RandomProgram {
 /// assert!(exec::run(&module, &state, &exec::RunOptions::default()).is_ok());
 /// ```
 pub fn program_from_tape(tape: &[u8]) -> RandomProgram {
-    generate(0, Rng::from_tape(tape))
+    generate(0, Rng::from_tape(tape), false)
 }
 
-fn generate(seed: u64, mut rng: Rng) -> RandomProgram {
+fn generate(seed: u64, mut rng: Rng, float_only: bool) -> RandomProgram {
     let stage = match rng.below(10) {
         0..=4 => Stage::Fragment,
         5..=7 => Stage::Vertex,
@@ -138,8 +154,9 @@ fn generate(seed: u64, mut rng: Rng) -> RandomProgram {
         constants: ADDR_MAX + 1 + rng.below(4),
     };
     let mut g = Generator {
-        doubles: rng.below(3) == 0,
-        int64: rng.below(4) == 0,
+        doubles: !float_only && rng.below(3) == 0,
+        int64: !float_only && rng.below(4) == 0,
+        float_only,
         rng,
         l: layout,
         imms: Vec::new(),
@@ -208,6 +225,8 @@ struct Generator {
     /// Whether this program uses double and 64-bit integer operations.
     doubles: bool,
     int64: bool,
+    /// Float operations only: nothing that needs integers.
+    float_only: bool,
     imms: Vec<Imm>,
     lines: Vec<Line>,
     depth: usize,

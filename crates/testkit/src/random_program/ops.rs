@@ -56,6 +56,14 @@ pub(super) struct OpInfo {
     pub(super) sat: bool,
 }
 
+impl OpInfo {
+    /// Whether every operand is a float: what a driver without integers
+    /// takes.
+    pub(super) fn is_float(&self) -> bool {
+        self.dst == Kind::Float && self.srcs.iter().all(|&k| k == Kind::Float)
+    }
+}
+
 macro_rules! ops {
     ($($name:literal $dst:ident [$($src:ident),*] $shape:ident $sat:literal;)*) => {
         &[$(OpInfo { name: $name, dst: Kind::$dst, srcs: &[$(Kind::$src),*], shape: Shape::$shape, sat: $sat },)*]

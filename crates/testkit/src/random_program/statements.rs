@@ -24,7 +24,7 @@ impl Generator {
         match roll {
             0..=5 if room => self.if_statement(),
             6..=8 if room && self.loop_depth < MAX_LOOP_DEPTH => self.loop_statement(),
-            9..=10 if room => self.switch_statement(),
+            9..=10 if room && !self.float_only => self.switch_statement(),
             11..=13 if !self.breakable.is_empty() && room => self.conditional_exit(),
             14 if !self.breakable.is_empty() && self.rng.below(3) == 0 => {
                 let exit = self.exit_opcode();
@@ -115,16 +115,20 @@ impl Generator {
     /// An `IF`/`UIF` head: on a computed comparison, any register channel,
     /// or an immediate (a branch constant folding can decide).
     fn condition(&mut self) -> String {
-        let uif = self.rng.below(2) == 0;
+        let uif = !self.float_only && self.rng.below(2) == 0;
         let opcode = if uif { "UIF" } else { "IF" };
         let chan = self.channel();
         match self.rng.below(10) {
             0..=3 => {
                 // A comparison result in a general temporary.
-                let ops = ["SLT", "SGE", "FSLT", "FSNE", "USLT", "ISGE", "USEQ", "AND"];
+                let ops: &[&str] = if self.float_only {
+                    &["SLT", "SGE", "SEQ", "SNE", "SGT", "SLE"]
+                } else {
+                    &["SLT", "SGE", "FSLT", "FSNE", "USLT", "ISGE", "USEQ", "AND"]
+                };
                 let op = ops[self.rng.below(ops.len() as u32) as usize];
                 let kind = match op {
-                    "SLT" | "SGE" | "FSLT" | "FSNE" => Kind::Float,
+                    "SLT" | "SGE" | "SEQ" | "SNE" | "SGT" | "SLE" | "FSLT" | "FSNE" => Kind::Float,
                     "ISGE" => Kind::Int,
                     _ => Kind::Uint,
                 };
@@ -151,21 +155,30 @@ impl Generator {
     /// cannot skip the count.
     fn loop_statement(&mut self) {
         let c = self.l.counters + self.loop_depth;
-        let zero = self.imm_channel(Imm::U32([0, 1, 0, 0]), 0);
-        let one = self.imm_channel(Imm::U32([0, 1, 0, 0]), 1);
         let bound = self.rng.below(MAX_LOOP_BOUND + 1);
-        let limit = self.imm_channel(Imm::U32([bound, bound, bound, bound]), 0);
+        // Float-only programs count in floats: small integers are exact.
+        let (zero, one, limit, test, add, branch) = if self.float_only {
+            let f = |v: u32| (v as f32).to_bits();
+            let counting = Imm::F32([f(0), f(1), f(bound), 0]);
+            let (zero, one) = (self.imm_channel(counting, 0), self.imm_channel(counting, 1));
+            (zero, one, self.imm_channel(counting, 2), "SGE", "ADD", "IF")
+        } else {
+            let zero = self.imm_channel(Imm::U32([0, 1, 0, 0]), 0);
+            let one = self.imm_channel(Imm::U32([0, 1, 0, 0]), 1);
+            let limit = self.imm_channel(Imm::U32([bound, bound, bound, bound]), 0);
+            (zero, one, limit, "USGE", "UADD", "UIF")
+        };
         self.push(format!("MOV TEMP[{c}].x, {zero}"));
         self.push("BGNLOOP".to_string());
         self.depth += 1;
-        self.push(format!("USGE TEMP[{c}].y, TEMP[{c}].xxxx, {limit}"));
-        let if_line = self.push(format!("UIF TEMP[{c}].yyyy"));
+        self.push(format!("{test} TEMP[{c}].y, TEMP[{c}].xxxx, {limit}"));
+        let if_line = self.push(format!("{branch} TEMP[{c}].yyyy"));
         self.depth += 1;
         self.push("BRK".to_string());
         self.depth -= 1;
         let endif = self.push("ENDIF".to_string());
         self.set_label(if_line, endif);
-        self.push(format!("UADD TEMP[{c}].x, TEMP[{c}].xxxx, {one}"));
+        self.push(format!("{add} TEMP[{c}].x, TEMP[{c}].xxxx, {one}"));
         self.loop_depth += 1;
         self.breakable.push(Breakable::Loop);
         let n = 1 + self.rng.below(6) as usize;
@@ -274,7 +287,7 @@ impl Generator {
     /// `ADDR[0].x` from a value masked to 0..3 (`UARL`), or from an
     /// immediate float in 0..3 (`ARL`).
     fn set_address(&mut self) {
-        if self.rng.below(4) == 0 {
+        if self.float_only || self.rng.below(4) == 0 {
             let k = self.rng.below(ADDR_MAX + 1);
             let imm = self.imm_channel(
                 Imm::F32([0.5f32.to_bits(), 1.75f32.to_bits(), 2.0f32.to_bits(), 3.25f32.to_bits()]),
@@ -335,12 +348,15 @@ impl Generator {
     fn alu(&mut self, sources: Sources) {
         let table = match self.rng.below(20) {
             0..=10 => FLOAT_OPS,
-            11..=15 => INT_OPS,
+            11..=15 if !self.float_only => INT_OPS,
             16..=18 if self.doubles => DOUBLE_OPS,
             19 if self.int64 => INT64_OPS,
             _ => FLOAT_OPS,
         };
-        let op = &table[self.rng.below(table.len() as u32) as usize];
+        let mut op = &table[self.rng.below(table.len() as u32) as usize];
+        while self.float_only && !op.is_float() {
+            op = &table[self.rng.below(table.len() as u32) as usize];
+        }
         let sat = op.sat && self.rng.below(5) == 0;
         let dst = match op.shape {
             Shape::Componentwise | Shape::Widen if op.dst.is_64bit() => self.dst64(),
