@@ -53,7 +53,12 @@
 //!    load is the constant 0 and a store is removed, exactly as the backend
 //!    does.
 //!
-//! What it leaves: `SWITCH` with a constant selector; loops; an `IF` whose
+//! 6. **Constant loops.** A loop whose every value follows from constants
+//!    (a counted loop over constants) is run here with the backend's
+//!    arithmetic, at most 16,384 operations, and replaced by the values it
+//!    leaves (see `loops.rs`).
+//!
+//! What it leaves: `SWITCH` with a constant selector; other loops; an `IF` whose
 //! taken arm ends in `BRK`, `CONT` or `RET`, or whose dropped arm holds the
 //! only way into some block with phis; float identities on values that
 //! may be signalling NaNs read by something that tells NaNs apart. Dead
@@ -69,6 +74,7 @@ mod branches;
 mod identity;
 mod indices;
 mod known;
+mod loops;
 mod values;
 
 pub use identity::{identity, Outcome, Pat};
@@ -79,6 +85,7 @@ use ir::Module;
 
 use crate::{Pass, PassResult, Stats};
 use branches::fold_branches;
+use loops::fold_loops;
 use values::fold_values;
 
 /// The `constfold` pass; see the module documentation.
@@ -116,6 +123,9 @@ pub struct Counts {
     /// Indirect loads and stores made direct (or folded to 0, or removed,
     /// out of range).
     pub indices: u64,
+    /// Loops whose every value follows from constants, replaced by the
+    /// values they leave.
+    pub loops: u64,
 }
 
 impl Counts {
@@ -132,6 +142,7 @@ impl Counts {
         s.add("identities applied", self.identities);
         s.add("branches folded", self.branches);
         s.add("indices made direct", self.indices);
+        s.add("loops evaluated", self.loops);
         s
     }
 }
@@ -155,6 +166,7 @@ pub fn fold(module: &mut Module) -> Counts {
         let before = counts;
         fold_values(module, &mut counts);
         fold_branches(&mut module.function, &mut counts);
+        fold_loops(&mut module.function, &module.immediates, &mut counts);
         if counts == before {
             break;
         }

@@ -1,0 +1,69 @@
+//! `-O1` for a driver: on every conformance case (whose unoptimized runs
+//! give Mesa's outputs, `exec`'s `conformance_cases_match_mesa`), the
+//! outputs stay bit-identical for a target without integers too, and the
+//! emitted TGSI needs nothing of any preset that the case did not.
+
+mod support;
+
+use support::*;
+
+/// The emitted TGSI of `before` after `-O1` for `target` (`None`: no
+/// target), and whether it computes what `before` computes on `state`.
+fn optimized(before: &ir::Module, target: Option<target::Target>, state: &exec::State) -> Result<tgsi::Shader, String> {
+    let config = passes::Config { target, ..passes::Config::default() };
+    let mut after = before.clone();
+    let options = passes::Options { verify_each: true, ..passes::Options::default() };
+    passes::PassManager::new(options)
+        .run(&passes::Pipeline::o1_with(&config), &mut after)
+        .map_err(|e| e.to_string())?;
+    let emitted = ir::to_tgsi(&after).map_err(|e| e.to_string())?;
+    let rebuilt = ir::from_tgsi(&emitted).map_err(|e| e.to_string())?;
+    let (a, b) = (exec::run(before, state, &run_options()), exec::run(&rebuilt, state, &run_options()));
+    if !same_results(&a, &b) {
+        return Err("the outputs differ".to_string());
+    }
+    Ok(emitted)
+}
+
+#[test]
+fn o1_for_each_preset_on_the_conformance_cases() {
+    let Some((dir, names)) = testdata::conformance_cases() else { return };
+    let presets: Vec<target::Target> = target::PRESETS.iter().map(|p| p.target()).collect();
+    let (mut cases, mut failures) = (0, Vec::new());
+    let mut cmp_selects = 0;
+    for name in &names {
+        let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
+        let (Ok(text), Ok(state)) = (read("tgsi"), read("state")) else { continue };
+        let (Ok(shader), Ok(state)) = (tgsi::parse(&text), exec::State::parse(&state)) else { continue };
+        let Ok(before) = ir::from_tgsi(&shader) else { continue };
+        cases += 1;
+        // Passes behave alike for every target with integers, and for every
+        // target without: two runs of -O1 cover the presets.
+        let with = optimized(&before, None, &state);
+        let without = optimized(&before, target::Target::parse("INTEGERS=0").ok(), &state);
+        let (with, without) = match (with, without) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(e), _) => {
+                failures.push(format!("{name}: -O1: {e}"));
+                continue;
+            }
+            (_, Err(e)) => {
+                failures.push(format!("{name}: -O1 without integers: {e}"));
+                continue;
+            }
+        };
+        let cmps = |s: &tgsi::Shader| s.instructions().filter(|i| i.opcode == tgsi::Opcode::Cmp).count();
+        cmp_selects += cmps(&without).saturating_sub(cmps(&with));
+        for target in &presets {
+            let integers = target.caps_for(shader.processor).integers;
+            let emitted = if integers { &with } else { &without };
+            let new = target::introduced(&target::check(&shader, target), target::check(emitted, target));
+            if let Some(f) = new.first() {
+                failures.push(format!("{name}: -O1 --target {}: {}", target.name(), f.lack));
+            }
+        }
+    }
+    eprintln!("-O1 for each preset: {cases} conformance cases, {cmp_selects} CMP selects without integers");
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    testdata::assert_checked("o1_for_each_preset_on_the_conformance_cases", "cases", cases, 430);
+}
