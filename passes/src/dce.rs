@@ -17,7 +17,8 @@
 //!    (the tree needs them) but are empty.
 //! 3. **Dead channels of whole instructions.** A texture or sample
 //!    instruction kept whole whose result channels are partly unused loses
-//!    those channels from its writemask. ALU channels are separate values
+//!    those channels from its writemask (not for a target whose compiler
+//!    pays for partial texture writes, `target::Tuning`). ALU channels are separate values
 //!    already, so their dead channels go with step 1, and emission writes
 //!    only the channels whose values exist.
 //! 4. **Empty structure.** An `IF` whose arms are empty blocks that fall
@@ -43,7 +44,16 @@ use crate::rewrite::{apply, get_mut, merge_block, Rewrites};
 use crate::{Pass, PassResult, Stats};
 
 /// The `dce` pass; see the module documentation.
-pub struct Dce;
+pub struct Dce {
+    shrink_textures: bool,
+}
+
+impl Dce {
+    /// The registered pass: drops unused texture channels.
+    pub const fn unconfigured() -> Self {
+        Dce { shrink_textures: true }
+    }
+}
 
 impl Pass for Dce {
     fn name(&self) -> &'static str {
@@ -56,8 +66,15 @@ impl Pass for Dce {
     }
 
     fn run(&self, module: &mut ir::Module) -> PassResult {
-        let counts = eliminate(&mut module.function);
+        let counts = eliminate_with(&mut module.function, self.shrink_textures);
         PassResult { changed: counts.changed(), stats: counts.stats() }
+    }
+
+    /// A target whose compiler pays for partial texture writes
+    /// (`Tuning::whole_texture_writes`) keeps every texture channel.
+    fn configure(&self, config: &crate::Config) -> Result<Option<std::sync::Arc<dyn Pass>>, crate::ConfigError> {
+        let whole = config.target.as_ref().is_some_and(|t| t.tuning.whole_texture_writes);
+        Ok(whole.then(|| std::sync::Arc::new(Dce { shrink_textures: false }) as std::sync::Arc<dyn Pass>))
     }
 }
 
@@ -119,6 +136,12 @@ impl Counts {
 /// ir::verify::verify(&module.function).unwrap();
 /// ```
 pub fn eliminate(func: &mut Function) -> Counts {
+    eliminate_with(func, true)
+}
+
+/// [`eliminate`], dropping unused channels of texture and sample
+/// instructions only when `shrink_textures` (step 3).
+pub fn eliminate_with(func: &mut Function, shrink_textures: bool) -> Counts {
     let mut counts = Counts::default();
     // Each round of structure removal takes at least one construct out of
     // the finite tree, so this ends.
@@ -126,7 +149,7 @@ pub fn eliminate(func: &mut Function) -> Counts {
         // A sweep that removes the last load of an array makes its stores
         // dead: sweep again until nothing more goes. Otherwise a second
         // sweep finds what the first left (the same roots, all live).
-        while sweep(func, &mut counts) {}
+        while sweep(func, &mut counts, shrink_textures) {}
         if !remove_structures(func, &mut counts) {
             break;
         }
@@ -234,7 +257,7 @@ fn may_shrink(data: &InstData) -> bool {
 
 /// One mark and sweep; whether it removed an array load (which can make
 /// stores dead, so another sweep may remove more).
-fn sweep(func: &mut Function, counts: &mut Counts) -> bool {
+fn sweep(func: &mut Function, counts: &mut Counts, shrink_textures: bool) -> bool {
     let cfg = Cfg::new(func);
     let order = func.blocks_in_order();
     let unread = unread_temp_arrays(func, &order);
@@ -306,7 +329,7 @@ fn sweep(func: &mut Function, counts: &mut Counts) -> bool {
             block.insts = kept;
         }
     }
-    for &inst in shrinkable.iter().rev() {
+    for &inst in shrinkable.iter().rev().filter(|_| shrink_textures) {
         counts.channels += shrink_channels(func, inst, &used);
     }
     removed_load

@@ -71,9 +71,10 @@ pub struct PassResult {
 pub fn registry() -> &'static [&'static dyn Pass] {
     static LEGALIZE_DOUBLES: legalize_doubles::LegalizeDoubles = legalize_doubles::LegalizeDoubles::unconfigured();
     static SELECT: select::Select = select::Select::unconfigured();
+    static DCE: dce::Dce = dce::Dce::unconfigured();
     static REGISTRY: [&dyn Pass; 8] = [
         &constfold::Constfold,
-        &dce::Dce,
+        &DCE,
         &SELECT,
         &combine::Combine,
         &coalesce::Coalesce,

@@ -18,7 +18,7 @@ use testkit::{states, Rng};
 
 #[test]
 fn dce_snapshots() {
-    snapshot_suite("dce", |path| snapshot_case(path, &passes::dce::Dce));
+    snapshot_suite("dce", |path| snapshot_case(path, &passes::dce::Dce::unconfigured()));
 }
 
 /// There are at least 20 hand-written cases.
@@ -42,7 +42,7 @@ fn dce_on_the_corpus() {
     let mut failures = Vec::new();
     for Built { name, shader, module: before } in &corpus {
         let mut after = before.clone();
-        let result = passes::dce::Dce.run(&mut after);
+        let result = passes::dce::Dce::unconfigured().run(&mut after);
         totals.merge(&result.stats);
         if let Err(e) = ir::verify::verify(&after.function) {
             failures.push(format!("{name}: invalid after dce: {e}"));

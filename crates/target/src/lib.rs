@@ -40,12 +40,25 @@ pub struct Target {
     stages: [Option<Caps>; STAGES],
     /// The double and 64-bit integer opcodes the target runs as they are.
     pub wide: Wide64,
+    /// What the driver's compiler makes larger code of, beyond its caps.
+    pub tuning: Tuning,
+}
+
+/// Choices that keep a driver's machine code small where its compiler
+/// pays for what another's does not. None changes what a shader computes
+/// or what the target takes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tuning {
+    /// Texture and sample instructions keep the channels their source
+    /// wrote, used or not: the driver's compiler writes a partial mask as
+    /// a whole write and a `MOV` (i915's `texld`).
+    pub whole_texture_writes: bool,
 }
 
 impl Target {
     /// A target called `name` running every stage with `caps`.
     pub fn uniform(name: &str, caps: Caps, wide: Wide64) -> Target {
-        Target { name: name.to_string(), stages: [Some(caps); STAGES], wide }
+        Target { name: name.to_string(), stages: [Some(caps); STAGES], wide, tuning: Tuning::default() }
     }
 
     /// A target called `name` running the vertex and fragment stages only.
@@ -53,7 +66,7 @@ impl Target {
         let mut stages = [None; STAGES];
         stages[Processor::Vertex.index() as usize] = Some(vertex);
         stages[Processor::Fragment.index() as usize] = Some(fragment);
-        Target { name: name.to_string(), stages, wide }
+        Target { name: name.to_string(), stages, wide, tuning: Tuning::default() }
     }
 
     /// The preset called `name` (see [`PRESETS`]).

@@ -234,7 +234,9 @@ fn i915() -> Target {
     // The fragment stage says INDIRECT_*_ADDR 1, but its compiler ignores
     // the index of an indirect operand: none here.
     let fragment = Caps { max_temps: 12, max_instructions: 96, max_texture_samplers: 8, ..FLOAT_ONLY };
-    Target::vertex_fragment("i915", GALLIVM, fragment, Wide64::none())
+    let mut t = Target::vertex_fragment("i915", GALLIVM, fragment, Wide64::none());
+    t.tuning.whole_texture_writes = true;
+    t
 }
 
 fn etnaviv() -> Target {
