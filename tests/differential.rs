@@ -149,13 +149,13 @@ fn generator_covers_its_features() {
     }
 }
 
-#[test]
-fn passes_leave_random_programs_unchanged() {
+/// Checks the seeds `0..SEEDS` with `check`, failing on any finding.
+fn check_seeds(check: fn(u64) -> difftest::SeedReport) -> difftest::Summary {
     let start = std::time::Instant::now();
     let mut summary = difftest::Summary::default();
     let mut failures = Vec::new();
     for seed in 0..SEEDS {
-        let report = difftest::check_seed(seed);
+        let report = check(seed);
         summary.add(&report);
         failures.extend(report.findings);
     }
@@ -164,6 +164,12 @@ fn passes_leave_random_programs_unchanged() {
         let seeds: Vec<String> = failures.iter().map(|f| format!("{} ({}, {})", f.seed, f.pipeline, f.kind)).collect();
         panic!("{} finding(s), seeds: {}\n\nthe first:\n{first}", failures.len(), seeds.join(", "));
     }
+    summary
+}
+
+#[test]
+fn passes_leave_random_programs_unchanged() {
+    let summary = check_seeds(difftest::check_seed);
     assert_eq!(summary.pass_runs, SEEDS * difftest::pipelines().len() as u64);
 }
 
@@ -172,17 +178,7 @@ fn passes_leave_random_programs_unchanged() {
 /// leaves the branch, and nothing emitted needs integers.
 #[test]
 fn passes_for_a_target_without_integers_leave_float_programs_unchanged() {
-    let mut summary = difftest::Summary::default();
-    let mut failures = Vec::new();
-    for seed in 0..SEEDS {
-        let report = difftest::check_float_seed(seed);
-        summary.add(&report);
-        failures.extend(report.findings);
-    }
-    if let Some(first) = failures.first() {
-        let seeds: Vec<String> = failures.iter().map(|f| format!("{} ({}, {})", f.seed, f.pipeline, f.kind)).collect();
-        panic!("{} finding(s), seeds: {}\n\nthe first:\n{first}", failures.len(), seeds.join(", "));
-    }
+    let summary = check_seeds(difftest::check_float_seed);
     assert_eq!(summary.pass_runs, SEEDS * difftest::float_pipelines().len() as u64);
     // The programs are float-only, and select converts some of their IFs
     // into CMP selects (none would make the test hollow).

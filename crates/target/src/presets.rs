@@ -142,18 +142,21 @@ pub(crate) fn softpipe() -> Target {
     t
 }
 
-fn llvmpipe() -> Target {
-    let mut t = Target::uniform("llvmpipe", GALLIVM, Wide64::full());
+/// A driver running vertex, geometry and fragment shaders with `caps`.
+fn no_tess_or_compute(name: &str, caps: Caps, wide: Wide64) -> Target {
+    let mut t = Target::uniform(name, caps, wide);
     t.drop_stages(&[Processor::TessCtrl, Processor::TessEval, Processor::Compute]);
     t
+}
+
+fn llvmpipe() -> Target {
+    no_tess_or_compute("llvmpipe", GALLIVM, Wide64::full())
 }
 
 fn virgl() -> Target {
     let caps =
         Caps { max_temps: 256, indirect_input_addr: false, sqrt: false, max_instructions: i32::MAX as u32, ..DRIVER };
-    let mut t = Target::uniform("virgl", caps, Wide64::doubles_only());
-    t.drop_stages(&[Processor::TessCtrl, Processor::TessEval, Processor::Compute]);
-    t
+    no_tess_or_compute("virgl", caps, Wide64::doubles_only())
 }
 
 fn svga() -> Target {
@@ -164,9 +167,7 @@ fn svga() -> Target {
         max_const_buffers: 14,
         ..DRIVER
     };
-    let mut t = Target::uniform("svga", caps, Wide64::none());
-    t.drop_stages(&[Processor::TessCtrl, Processor::TessEval, Processor::Compute]);
-    t
+    no_tess_or_compute("svga", caps, Wide64::none())
 }
 
 fn nvc0() -> Target {
@@ -194,8 +195,7 @@ fn nv50() -> Target {
         max_texture_samplers: 16,
         ..DRIVER
     };
-    let mut t = Target::uniform("nv50", caps, Wide64::none());
-    t.drop_stages(&[Processor::TessCtrl, Processor::TessEval, Processor::Compute]);
+    let mut t = no_tess_or_compute("nv50", caps, Wide64::none());
     t.set_stage(Processor::Fragment, Caps { indirect_output_addr: false, ..caps });
     t
 }
