@@ -59,7 +59,7 @@ fn emission(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(modules.len() as u64));
     for (name, check) in [("corpus_o1_emit", false), ("corpus_o1_emit_checked", true)] {
-        let options = ir::EmitOptions { check };
+        let options = ir::EmitOptions { check, ..Default::default() };
         group.bench_function(name, |b| {
             b.iter(|| modules.iter().filter_map(|m| black_box(ir::to_tgsi_with(m, &options).ok())).count())
         });

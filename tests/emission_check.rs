@@ -1,8 +1,9 @@
 //! Emission's allocation checker over every shader of the shared corpus
 //! and of the backend's conformance cases (`../shared/corpus`,
 //! `../shared/conformance/exec`; skipped when absent), emitted with no
-//! pass and after `-O1`: no emission may fail the check. Each failure is
-//! listed with its shader.
+//! pass and after `-O1` (also with results going to the outputs through
+//! TEMPs, as for etnaviv): no emission may fail the check. Each failure
+//! is listed with its shader.
 
 use testdata::{corpus_files, shared, tgsi_files};
 use tgsi_opt::{ir, passes, tgsi};
@@ -12,12 +13,14 @@ use tgsi_opt::{ir, passes, tgsi};
 fn check(text: &str) -> Result<(), String> {
     let shader = tgsi::parse(text).map_err(|e| e.render(text, "input"))?;
     let module = ir::from_tgsi(&shader).map_err(|e| e.to_string())?;
-    let checked = ir::EmitOptions { check: true };
+    let checked = ir::EmitOptions { check: true, ..Default::default() };
     ir::to_tgsi_with(&module, &checked).map_err(|e| format!("no pass: {e}"))?;
     let mut optimized = module;
     let options = passes::Options { verify_each: true, ..passes::Options::default() };
     passes::PassManager::new(options).run(&passes::Pipeline::o1(), &mut optimized).map_err(|e| e.to_string())?;
     ir::to_tgsi_with(&optimized, &checked).map_err(|e| format!("-O1: {e}"))?;
+    let through_temps = ir::EmitOptions { outputs_through_temps: true, ..checked };
+    ir::to_tgsi_with(&optimized, &through_temps).map_err(|e| format!("-O1, outputs through TEMPs: {e}"))?;
     Ok(())
 }
 

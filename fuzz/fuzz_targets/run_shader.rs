@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let options = exec::RunOptions { step_budget: 20_000, lanes: 8, ..exec::RunOptions::default() };
     let Ok(out) = exec::run(&module, &state, &options) else { return };
     // Emission checked: a failure of the allocation checker is a finding.
-    let emitted = match ir::to_tgsi_with(&module, &ir::EmitOptions { check: true }) {
+    let emitted = match ir::to_tgsi_with(&module, &ir::EmitOptions { check: true, ..Default::default() }) {
         Ok(emitted) => emitted,
         Err(e @ ir::EmitError::Check(_)) => panic!("{e}\n{text}"),
         Err(_) => return,

@@ -164,8 +164,9 @@ fn optimize(input: &Input, args: &OptArgs, pipeline: &passes::Pipeline) -> Resul
             && !args.print_after_all,
     };
     let report = run_pipeline(pipeline, &mut module, options, input)?;
+    let emit_options = emit_options(args.verify_each, target.as_ref());
     let emitted = |module| {
-        let shader = emit_compacted(module, input, args.verify_each)?;
+        let shader = emit_compacted(module, input, &emit_options)?;
         if let Some(target) = &target {
             check_target::check_output(&shader, &inherited, target)?;
         }
@@ -397,22 +398,30 @@ fn verify(module: &ir::Module, input: &Input, after: &str) -> Result<(), Failure
 /// and dropped before the shader is printed: what the passes deleted no
 /// longer sizes emission's tables, and the IR and the printed text are
 /// not held at once. (The printed IR keeps its numbering: only emission
-/// sees the compacted module.) `check`: as for [`emit_checked`].
-pub(crate) fn emit_compacted(mut module: ir::Module, input: &Input, check: bool) -> Result<Shader, Failure> {
+/// sees the compacted module.)
+pub(crate) fn emit_compacted(
+    mut module: ir::Module,
+    input: &Input,
+    options: &ir::EmitOptions,
+) -> Result<Shader, Failure> {
     module.function.compact();
-    emit_checked(&module, input, check)
+    ir::to_tgsi_with(&module, options).map_err(|source| Failure::Emit { what: input.describe(), source })
+}
+
+/// How `opt` emits: with emission's allocation checker on when `check`
+/// (`--verify-each`) asks for it or debug assertions are on, and with the
+/// target's tuning.
+pub(crate) fn emit_options(check: bool, target: Option<&target::Target>) -> ir::EmitOptions {
+    ir::EmitOptions {
+        check: check || cfg!(debug_assertions),
+        outputs_through_temps: target.is_some_and(|t| t.tuning.outputs_through_temps),
+        ..Default::default()
+    }
 }
 
 /// The module as a TGSI shader (checked in builds with debug assertions).
 pub(crate) fn emit(module: &ir::Module, input: &Input) -> Result<Shader, Failure> {
     ir::to_tgsi(module).map_err(|source| Failure::Emit { what: input.describe(), source })
-}
-
-/// The module as a TGSI shader, with emission's allocation checker on when
-/// `check` (`--verify-each`) asks for it or debug assertions are on.
-fn emit_checked(module: &ir::Module, input: &Input, check: bool) -> Result<Shader, Failure> {
-    let options = ir::EmitOptions { check: check || cfg!(debug_assertions) };
-    ir::to_tgsi_with(module, &options).map_err(|source| Failure::Emit { what: input.describe(), source })
 }
 
 #[cfg(test)]

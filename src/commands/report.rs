@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use tgsi_opt::report::{self, Comparison, Form, ShaderStats, Stats};
 
 use crate::cli::{Format, ReportArgs, ReportFormat};
-use crate::commands::opt::{build, emit_compacted, run_pipeline};
+use crate::commands::opt::{build, emit_compacted, emit_options, run_pipeline};
 use crate::diagnostics::Failure;
 use crate::files::{write_output, Input};
 use crate::progress::Progress;
@@ -211,7 +211,7 @@ fn count(name: &str, input: &Input, route: &Route) -> Result<ShaderStats, Failur
             let (mut module, _) = build(input, Format::Text)?;
             let options = passes::Options { compact: true, ..Default::default() };
             run_pipeline(pipeline, &mut module, options, input)?;
-            emit_compacted(module, input, false)?
+            emit_compacted(module, input, &emit_options(false, None))?
         }
     };
     Ok(ShaderStats { file: name.to_string(), stage: shader.processor, stats: Stats::of(&shader) })

@@ -87,3 +87,16 @@ fn opt_fails_naming_the_budget_the_optimized_shader_exceeds() {
     );
     assert!(err.contains("--> <optimized>: `DCL TEMP[0..2]`"), "{err}");
 }
+
+#[test]
+fn opt_for_etnaviv_writes_outputs_through_temps() {
+    let shader = "FRAG\nDCL IN[0], COLOR, COLOR\nDCL IN[1], BCOLOR\nDCL IN[2], FACE\nDCL OUT[0], COLOR\n\
+                  DCL TEMP[0]\nCMP TEMP[0], IN[2].xxxx, IN[0], IN[1]\nMOV OUT[0], TEMP[0]\nEND\n";
+    // etnaviv's compiler folds a MOV from a TEMP into the output, and
+    // gives an output written by an operation a register of its own: the
+    // result stays in its TEMP there, and goes straight to OUT elsewhere.
+    let etnaviv = success(&["opt", "-O", "--target", "etnaviv-gc2000", "-"], shader.as_bytes());
+    assert!(etnaviv.contains("CMP TEMP[0], IN[2].xxxx, IN[0], IN[1]\n  1: MOV OUT[0], TEMP[0]"), "{etnaviv}");
+    let r300 = success(&["opt", "-O", "--target", "r300", "-"], shader.as_bytes());
+    assert!(r300.contains("CMP OUT[0], IN[2].xxxx, IN[0], IN[1]"), "{r300}");
+}

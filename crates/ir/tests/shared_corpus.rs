@@ -30,7 +30,9 @@ fn every_corpus_shader_goes_through_ssa_and_back() {
         let result = ir::from_tgsi(&shader)
             .map_err(|e| e.to_string())
             .and_then(|m| ir::verify::verify(&m.function).map(|_| m).map_err(|e| format!("verifier: {e}")))
-            .and_then(|m| ir::to_tgsi_with(&m, &ir::EmitOptions { check: true }).map_err(|e| e.to_string()))
+            .and_then(|m| {
+                ir::to_tgsi_with(&m, &ir::EmitOptions { check: true, ..Default::default() }).map_err(|e| e.to_string())
+            })
             .and_then(|out| {
                 let printed = tgsi::print(&out, tgsi::Style::Exact);
                 let again =
@@ -75,7 +77,7 @@ fn every_conformance_shader_passes_the_allocation_checker() {
     for p in &paths {
         let text = String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
         let module = ir::from_tgsi(&tgsi::parse(&text).unwrap()).unwrap();
-        if let Err(e) = ir::to_tgsi_with(&module, &ir::EmitOptions { check: true }) {
+        if let Err(e) = ir::to_tgsi_with(&module, &ir::EmitOptions { check: true, ..Default::default() }) {
             failures.push(format!("{}: {e}", p.display()));
         }
     }

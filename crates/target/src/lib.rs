@@ -53,6 +53,11 @@ pub struct Tuning {
     /// wrote, used or not: the driver's compiler writes a partial mask as
     /// a whole write and a `MOV` (i915's `texld`).
     pub whole_texture_writes: bool,
+    /// Results the source computed in TEMPs stay there, and `MOV`s copy
+    /// them into the outputs: the driver's compiler gives an output
+    /// written by an operation a register of its own, and folds a `MOV`
+    /// from a TEMP (etnaviv).
+    pub outputs_through_temps: bool,
 }
 
 impl Target {

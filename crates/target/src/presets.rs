@@ -249,5 +249,7 @@ fn etnaviv() -> Target {
         max_const_buffers: 1,
         ..DRIVER
     };
-    Target::vertex_fragment("etnaviv", caps, caps, Wide64::none())
+    let mut t = Target::vertex_fragment("etnaviv", caps, caps, Wide64::none());
+    t.tuning.outputs_through_temps = true;
+    t
 }

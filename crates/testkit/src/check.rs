@@ -215,7 +215,7 @@ pub fn check_with_budget(
             break;
         }
     }
-    let checked = ir::EmitOptions { check: true };
+    let checked = ir::EmitOptions { check: true, ..Default::default() };
     let emitted = ir::to_tgsi_with(&current, &checked).map_err(|e| CheckError::Emission(e.to_string()))?;
     let text = tgsi::print(&emitted, tgsi::Style::Exact);
     let reread = tgsi::parse(&text).map_err(|e| CheckError::Emission(e.render(&text, "<emitted>")))?;

@@ -444,7 +444,7 @@ fn check_pipeline(
     if let Err(e) = manager.run(pipeline, &mut optimized) {
         return problem(FindingKind::Verify, "after the pass", e.to_string(), None, None);
     }
-    let emitted = match ir::to_tgsi_with(&optimized, &ir::EmitOptions { check: true }) {
+    let emitted = match ir::to_tgsi_with(&optimized, &ir::EmitOptions { check: true, ..Default::default() }) {
         Ok(shader) => tgsi::print(&shader, tgsi::Style::Exact),
         Err(e) => return problem(FindingKind::Error, "emission", e.to_string(), None, None),
     };

@@ -216,6 +216,9 @@ struct Allocator<'a> {
     output_writes: OutputWrites,
     /// [`Policy::Origins`].
     origins_first: bool,
+    /// Whether results may be written straight into the outputs they are
+    /// stored to ([`crate::EmitOptions::outputs_through_temps`]).
+    outputs_in_place: bool,
 }
 
 /// The blocks just before an `IF` or a `SWITCH`.
@@ -244,7 +247,7 @@ pub(crate) enum Policy {
     Origins,
 }
 
-pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allocation {
+pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy, outputs_in_place: bool) -> Allocation {
     let placed: Vec<Inst> = layout.inst_pos.keys().collect();
     let uses = UseLists::new(func, &placed);
     drop(placed);
@@ -271,6 +274,7 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy) -> Allo
         store_runs: groups::find_store_runs(func),
         output_writes: OutputWrites::new(func, layout),
         origins_first: policy == Policy::Origins,
+        outputs_in_place,
     };
     let mut order: Vec<(u32, Value)> =
         layout.ranges.iter().map(|(v, r)| (r.first().map_or(0, |i| i.start), v)).collect();

@@ -101,7 +101,7 @@ pub fn to_tgsi(module: &Module) -> Result<tgsi::Shader, EmitError> {
 /// ```
 /// let text = "FRAG\nDCL IN[0]\nDCL OUT[0]\nMOV OUT[0], -IN[0]\nEND\n";
 /// let module = ir::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
-/// let options = ir::to_tgsi::EmitOptions { check: true };
+/// let options = ir::to_tgsi::EmitOptions { check: true, ..Default::default() };
 /// assert!(ir::to_tgsi_with(&module, &options).is_ok());
 /// ```
 pub fn to_tgsi_with(module: &Module, options: &EmitOptions) -> Result<tgsi::Shader, EmitError> {
@@ -152,7 +152,7 @@ fn emit(
     options: &EmitOptions,
 ) -> Result<tgsi::Shader, EmitError> {
     let func = &module.function;
-    let mut e = Emitter::new(module, func, layout, copies.clone(), policy);
+    let mut e = Emitter::new(module, func, layout, copies.clone(), policy, !options.outputs_through_temps);
     e.notes.enabled = options.check;
     #[cfg(test)]
     {
@@ -233,6 +233,7 @@ impl<'a> Emitter<'a> {
         layout: &'a Layout,
         copies: SecondaryMap<Block, Vec<(Value, Value)>>,
         policy: alloc::Policy,
+        outputs_in_place: bool,
     ) -> Self {
         let mut imms = ImmediatePool::new(&module.immediates);
         // Indirectly addressed immediates are read by their source numbers.
@@ -248,7 +249,7 @@ impl<'a> Emitter<'a> {
         Emitter {
             func,
             layout,
-            alloc: alloc::allocate(func, layout, policy),
+            alloc: alloc::allocate(func, layout, policy, outputs_in_place),
             imms,
             out: Vec::new(),
             copies,

@@ -23,6 +23,13 @@ pub struct EmitOptions {
     /// failure is [`EmitError::Check`]. It costs a walk over the emitted
     /// code (about a tenth of emission's time).
     pub check: bool,
+    /// Results stay in TEMPs and stores copy them into the outputs: no
+    /// result is moved into the output register it is stored to (one the
+    /// source computed in an output stays there). For a driver whose
+    /// compiler gives an output written by an operation a register of its
+    /// own, but folds a `MOV` from a TEMP into the TEMP (etnaviv): more
+    /// TGSI, fewer registers there.
+    pub outputs_through_temps: bool,
     /// Bugs planted on purpose, for the checker's tests.
     #[cfg(test)]
     pub(crate) plant: super::plant::Plant,
@@ -34,6 +41,7 @@ impl EmitOptions {
     pub fn checked_in_debug() -> EmitOptions {
         EmitOptions {
             check: cfg!(debug_assertions),
+            outputs_through_temps: false,
             #[cfg(test)]
             plant: super::plant::Plant::default(),
         }

@@ -128,6 +128,9 @@ impl Allocator<'_> {
     /// Where `v` can be computed straight into an output: the output it
     /// is stored to, or the one the phi it feeds is stored to.
     pub(super) fn output_channels(&self, v: Value) -> Option<(u32, u8)> {
+        if !self.outputs_in_place {
+            return None;
+        }
         self.output_home(v).or_else(|| self.phi_output_home(v))
     }
 

@@ -12,7 +12,7 @@ fn module(text: &str) -> Module {
 
 /// Emits `module` checked, with `plant`.
 fn emit_planted(module: &Module, plant: Plant) -> Result<tgsi::Shader, EmitError> {
-    to_tgsi_with(module, &EmitOptions { check: true, plant })
+    to_tgsi_with(module, &EmitOptions { check: true, plant, ..Default::default() })
 }
 
 /// Emits `text` checked, with nothing planted.
