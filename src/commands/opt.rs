@@ -415,7 +415,6 @@ pub(crate) fn emit_options(check: bool, target: Option<&target::Target>) -> ir::
     ir::EmitOptions {
         check: check || cfg!(debug_assertions),
         outputs_through_temps: target.is_some_and(|t| t.tuning.outputs_through_temps),
-        ..Default::default()
     }
 }
 

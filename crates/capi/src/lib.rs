@@ -116,7 +116,6 @@ pub fn optimize_with_limits(
     let emit_options = ir::EmitOptions {
         check: options.verify_each,
         outputs_through_temps: target.as_ref().is_some_and(|t| t.tuning.outputs_through_temps),
-        ..Default::default()
     };
     let emitted = ir::to_tgsi_with(&module, &emit_options).map_err(|e| match e {
         ir::EmitError::Check(_) => Error::Internal(e.to_string()),
