@@ -1,7 +1,8 @@
 //! `-O1` for a driver: on every conformance case (whose unoptimized runs
 //! give Mesa's outputs, `exec`'s `conformance_cases_match_mesa`), the
-//! outputs stay bit-identical for a target without integers too, and the
-//! emitted TGSI needs nothing of any preset that the case did not.
+//! outputs stay bit-identical for a target without integers too, and with
+//! etnaviv's emission, and the emitted TGSI needs nothing of any preset
+//! that the case did not.
 
 mod support;
 
