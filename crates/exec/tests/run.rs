@@ -2,7 +2,7 @@
 //! quads, kills, arrays, textures, system values, and the errors a run can
 //! end with.
 
-use exec::{ExecError, RunOptions, State};
+use exec::{Backend, ExecError, Executable, RunOptions, State};
 
 fn f(x: f32) -> u32 {
     x.to_bits()
@@ -95,6 +95,28 @@ fn kill_if_marks_lanes() {
     assert!(!out.is_killed(0));
     assert!(out.is_killed(1));
     assert!(out.write().ends_with("kill 1\n"));
+}
+
+/// The source's modifiers apply, as in Mesa's interpreter (`tgsi-ref
+/// run` kills lane 0 of `KILL_IF -IN[0].xxxx` on 1.0, none of -1.0, 0.0
+/// and -0.0), on both tiers.
+#[test]
+fn kill_if_reads_through_its_modifiers() {
+    let state = "invocations 4\ninput 0 0 1 0 0 0\ninput 0 1 -1 0 0 0\ninput 0 2 0 0 0 0\ninput 0 3 -0.0 0 0 0\n";
+    for (source, killed) in [
+        ("-IN[0].xxxx", [true, false, false, false]),
+        ("IN[0].xxxx", [false, true, false, false]),
+        ("-|IN[0].xxxx|", [true, true, false, false]),
+    ] {
+        let text = format!("FRAG\nDCL IN[0]\nDCL OUT[0], COLOR\nKILL_IF {source}\nMOV OUT[0], IN[0]\nEND\n");
+        let module = ir::from_tgsi(&tgsi::parse(&text).unwrap()).unwrap();
+        let state = State::parse(state).unwrap();
+        for backend in Backend::ALL.into_iter().filter(|b| b.available().is_ok()) {
+            let out = Executable::compile_with(&module, backend).unwrap().run(&state, &RunOptions::default()).unwrap();
+            let got: Vec<bool> = (0..4).map(|l| out.is_killed(l)).collect();
+            assert_eq!(got, killed, "KILL_IF {source} on {backend}");
+        }
+    }
 }
 
 #[test]

@@ -212,7 +212,12 @@ fn opaque_step(module: &Module, x: &InstSlots, t: &tgsi::Instruction) -> Result<
     }
     let step = match t.opcode {
         Opcode::Kill | Opcode::Demote => Step::Kill,
-        Opcode::KillIf => Step::KillIf { args: data.args.iter().take(4).map(|a| slots.arg(a)).collect() },
+        // The source's `-` and `|x|` are the template's, as for texture
+        // operands.
+        Opcode::KillIf => {
+            let modifiers = t.src.first().map_or((false, false), |s| (s.negate, s.absolute));
+            Step::KillIf { args: data.args.iter().take(4).map(|a| slots.source_arg(a, modifiers)).collect() }
+        }
         // The stream is the first channel of the operand, when there is one.
         Opcode::Emit => Step::Emit { stream: x.first_arg() },
         Opcode::Endprim => Step::EndPrimitive { stream: x.first_arg() },
