@@ -329,8 +329,10 @@ fn sweep(func: &mut Function, counts: &mut Counts, shrink_textures: bool) -> boo
             block.insts = kept;
         }
     }
-    for &inst in shrinkable.iter().rev().filter(|_| shrink_textures) {
-        counts.channels += shrink_channels(func, inst, &used);
+    if shrink_textures {
+        for &inst in shrinkable.iter().rev() {
+            counts.channels += shrink_channels(func, inst, &used);
+        }
     }
     removed_load
 }

@@ -70,7 +70,7 @@ pub struct Select {
 }
 
 impl Select {
-    /// The registered pass: softpipe's capabilities (integers).
+    /// The registered pass, for no target in particular: `UCMP` allowed.
     pub const fn unconfigured() -> Self {
         Select { target: None }
     }
@@ -87,7 +87,8 @@ impl Pass for Select {
     }
 
     fn description(&self) -> &'static str {
-        "Turns IF/ELSE diamonds with small pure arms into UCMP selects where the emitted shader is no larger"
+        "Turns IF/ELSE diamonds with small pure arms into UCMP (or, without integers, CMP) selects where the \
+         emitted shader is no larger, and an IF holding a lone KILL into KILL_IF"
     }
 
     fn run(&self, module: &mut ir::Module) -> PassResult {
@@ -276,8 +277,11 @@ fn eligible(
     if n.unsigned && (n.cond.neg || n.cond.abs) {
         return None;
     }
-    let selector = float_selector(func, n.cond.value, n.unsigned);
-    let selector = if integers { Selector::Integer } else { selector? };
+    let selector = match (integers, n.unsigned) {
+        (true, _) => Selector::Integer,
+        (false, true) => return None,
+        (false, false) => float_selector(func, n.cond.value)?,
+    };
     let single = |r: &Region| match r.as_slice() {
         [Node::Block(b)] => Some(*b),
         _ => None,
@@ -328,13 +332,11 @@ fn eligible(
     Some(((*bc, bt, be, *bm), selector))
 }
 
-/// How a target without integers can select on `IF c`: `None` when it
-/// cannot exactly (a `UIF`, or a `c` that may be a NaN).
-fn float_selector(func: &Function, c: Value, unsigned: bool) -> Option<Selector> {
-    let Op::Alu { opcode, .. } = func.values.get(c).and_then(|d| func.insts.get(d.def))?.op else { return None };
-    if unsigned {
-        None
-    } else if matches!(opcode, Opcode::Slt | Opcode::Sge | Opcode::Seq | Opcode::Sne | Opcode::Sgt | Opcode::Sle) {
+/// How a float test can stand for `IF c` (not `UIF`): `None` when none
+/// is exact (a `c` that may be a NaN).
+fn float_selector(func: &Function, c: Value) -> Option<Selector> {
+    let opcode = alu_opcode(func, c)?;
+    if is_float_comparison(opcode) {
         Some(Selector::Comparison)
     } else {
         semantics::facts(opcode).filter(|f| f.nan == NanResult::Never).map(|_| Selector::NeverNan)
@@ -361,32 +363,38 @@ fn speculable(data: &InstData) -> bool {
     }
 }
 
+/// The opcode defining `v`, when an `Alu` instruction defines it.
+fn alu_opcode(func: &Function, v: Value) -> Option<Opcode> {
+    match func.values.get(v).and_then(|d| func.insts.get(d.def))?.op {
+        Op::Alu { opcode, .. } => Some(opcode),
+        _ => None,
+    }
+}
+
+/// The float comparisons: their results are exactly `1.0` or `0.0`.
+fn is_float_comparison(opcode: Opcode) -> bool {
+    matches!(opcode, Opcode::Slt | Opcode::Sge | Opcode::Seq | Opcode::Sne | Opcode::Sgt | Opcode::Sle)
+}
+
 /// Whether `v` is always `0` or a value nonzero both as bits and as a
 /// float: a comparison's result (`1.0`/`0.0` or `~0`/`0`).
 fn is_comparison(func: &Function, v: Value) -> bool {
-    let Some(def) = func.values.get(v).and_then(|d| func.insts.get(d.def)) else { return false };
-    matches!(
-        def.op,
-        Op::Alu {
-            opcode: Opcode::Slt
-                | Opcode::Sge
-                | Opcode::Seq
-                | Opcode::Sne
-                | Opcode::Sgt
-                | Opcode::Sle
-                | Opcode::Fslt
-                | Opcode::Fsge
-                | Opcode::Fseq
-                | Opcode::Fsne
-                | Opcode::Useq
-                | Opcode::Usne
-                | Opcode::Usge
-                | Opcode::Uslt
-                | Opcode::Isge
-                | Opcode::Islt,
-            ..
-        }
-    )
+    alu_opcode(func, v).is_some_and(|opcode| {
+        is_float_comparison(opcode)
+            || matches!(
+                opcode,
+                Opcode::Fslt
+                    | Opcode::Fsge
+                    | Opcode::Fseq
+                    | Opcode::Fsne
+                    | Opcode::Useq
+                    | Opcode::Usne
+                    | Opcode::Usge
+                    | Opcode::Uslt
+                    | Opcode::Isge
+                    | Opcode::Islt
+            )
+    })
 }
 
 /// Converts the eligible `region[i]`; returns how many selects it made.
@@ -494,15 +502,16 @@ fn kill_if_at(region: &mut Region, i: usize, func: &mut Function, rw: &mut Rewri
     let (Some(then_block), Some(else_block)) = (func.blocks.get(*bt), func.blocks.get(*be)) else { return false };
     let kills = matches!(then_block.insts.as_slice(), [k] if func.insts.get(*k).is_some_and(is_kill));
     let falls = then_block.exit == Exit::Fallthrough && else_block.exit == Exit::Fallthrough;
-    let starts_plain = |b: Block| {
-        func.blocks.get(b).is_some_and(|d| {
-            d.insts.iter().all(|&x| func.insts.get(x).is_some_and(|d| !matches!(d.op, Op::Phi { .. })))
-        })
-    };
-    if n.unsigned || n.has_else || !kills || !falls || !else_block.insts.is_empty() || !starts_plain(bm) {
+    // The arms define no value, so no phi joins them; the check keeps the
+    // merge below honest.
+    let phi_after = func.blocks.get(bm).and_then(|d| d.insts.first()).and_then(|&x| func.insts.get(x));
+    if n.unsigned || n.has_else || !kills || !falls || !else_block.insts.is_empty() {
         return false;
     }
-    let abs = match float_selector(func, n.cond.value, false) {
+    if func.blocks.get(bm).is_none() || phi_after.is_some_and(|d| matches!(d.op, Op::Phi { .. })) {
+        return false;
+    }
+    let abs = match float_selector(func, n.cond.value) {
         Some(Selector::Comparison) => false,
         Some(Selector::NeverNan) => true,
         _ => return false,

@@ -248,20 +248,21 @@ impl PipelineArgs {
 
     /// The target `--target` or `--caps` names, if any.
     pub fn target(&self) -> Result<Option<target::Target>, Failure> {
-        match (&self.target, &self.caps) {
-            (Some(name), _) => target_named(name).map(Some),
-            (None, Some(list)) => target::Target::parse(list).map(Some).map_err(|e| Failure::Usage(e.to_string())),
-            (None, None) => Ok(None),
-        }
+        target_of(self.target.as_deref(), self.caps.as_deref())
     }
 }
 
-/// The preset `name`; an unknown name is a usage error listing them.
-pub fn target_named(name: &str) -> Result<target::Target, Failure> {
-    target::Target::preset(name).ok_or_else(|| {
-        let known: Vec<&str> = target::PRESETS.iter().map(|p| p.name).collect();
-        Failure::Usage(format!("unknown target `{name}`; targets: {}", known.join(", ")))
-    })
+/// The target a `--target NAME` or a `--caps LIST` names (the name first),
+/// if either is given; an unknown preset or capability is a usage error.
+pub fn target_of(name: Option<&str>, list: Option<&str>) -> Result<Option<target::Target>, Failure> {
+    match (name, list) {
+        (Some(name), _) => target::Target::preset(name).map(Some).ok_or_else(|| {
+            let known: Vec<&str> = target::PRESETS.iter().map(|p| p.name).collect();
+            Failure::Usage(format!("unknown target `{name}`; targets: {}", known.join(", ")))
+        }),
+        (None, Some(list)) => target::Target::parse(list).map(Some).map_err(|e| Failure::Usage(e.to_string())),
+        (None, None) => Ok(None),
+    }
 }
 
 /// The usage error for a pipeline that cannot be built.

@@ -6,18 +6,15 @@ use std::path::PathBuf;
 use target::{Finding, Lack, Target};
 use tgsi::Shader;
 
-use crate::cli::{target_named, CheckTargetArgs, Format};
+use crate::cli::{target_of, CheckTargetArgs, Format};
 use crate::commands::opt::{read_shader, register_span, to_stderr, Located};
 use crate::diagnostics::Failure;
 use crate::files::{write_output, Input};
 
 /// Checks every file; fails (exit 1) when any needs what the target lacks.
 pub fn run(args: &CheckTargetArgs) -> Result<(), Failure> {
-    let target = match (&args.target, &args.caps) {
-        (Some(name), _) => target_named(name)?,
-        (None, Some(list)) => Target::parse(list).map_err(|e| Failure::Usage(e.to_string()))?,
-        (None, None) => return Err(Failure::Usage("check-target needs --target NAME or --caps LIST".to_string())),
-    };
+    let target = target_of(args.target.as_deref(), args.caps.as_deref())?
+        .ok_or_else(|| Failure::Usage("check-target needs --target NAME or --caps LIST".to_string()))?;
     if args.input_format == Format::Ir {
         return Err(Failure::Usage("check-target reads TGSI text or tokens, not the IR's text form".to_string()));
     }
@@ -87,7 +84,8 @@ pub(crate) fn check_output(emitted: &Shader, inherited: &Inherited, target: &Tar
 /// The findings as diagnostics: a caret under the offending text of a
 /// text input, the printed item otherwise.
 fn render(findings: &[Finding], shader: &Shader, located: Option<&Located>, input: &Input, target: &Target) -> String {
-    let printed = tgsi::print(shader, tgsi::Style::Exact);
+    // Printed only when a finding has no line of the input to stand under.
+    let mut printed = None;
     let mut out = String::new();
     for f in findings {
         let message = format!("{} (target `{}`)", f.lack, target.name());
@@ -108,7 +106,8 @@ fn render(findings: &[Finding], shader: &Shader, located: Option<&Located>, inpu
             }
             // The printed shader: its header, then an item a line.
             (None, Some(k)) => {
-                let line = printed.lines().nth(k + 1).unwrap_or("").trim();
+                let printed = printed.get_or_insert_with(|| tgsi::print(shader, tgsi::Style::Exact));
+                let line = tgsi::print::item_line(printed, k).unwrap_or("");
                 out.push_str(&format!("error: {message}\n --> {}: `{line}`\n", input.file_name()));
             }
             (None, None) => out.push_str(&format!("error: {message}\n --> {}\n", input.file_name())),

@@ -141,13 +141,11 @@ fn lacks(words: &[u32], shader: &tgsi::Shader, target: &Target) -> Result<(), Er
     if findings.is_empty() {
         return Ok(());
     }
-    // The printed shader has its header on the first line, then an item
-    // a line.
     let printed = tgsi::print(shader, tgsi::Style::Mesa);
     let lines: Vec<String> = findings
         .iter()
-        .map(|f| match f.item.and_then(|k| printed.lines().nth(k + 1)) {
-            Some(line) => format!("{}: `{}`", f.lack, line.trim()),
+        .map(|f| match f.item.and_then(|k| tgsi::print::item_line(&printed, k)) {
+            Some(line) => format!("{}: `{line}`", f.lack),
             None => f.lack.to_string(),
         })
         .collect();

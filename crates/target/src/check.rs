@@ -202,7 +202,7 @@ pub fn check(shader: &Shader, target: &Target) -> Vec<Finding> {
         if inst.opcode.closes_construct() {
             depth = depth.saturating_sub(1);
         }
-        if inst.opcode.opens_construct() && inst.opcode != Opcode::Bgnsub {
+        if inst.opcode.opens_construct() {
             depth += 1;
             if depth > caps.max_control_flow_depth {
                 found(k, Lack::Depth { depth, max: caps.max_control_flow_depth });

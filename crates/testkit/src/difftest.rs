@@ -422,7 +422,7 @@ fn outside(target: &target::Target, before: &[target::Finding], after: &tgsi::Sh
     let new = target::introduced(before, target::check(after, target));
     let first = new.first()?;
     let printed = tgsi::print(after, tgsi::Style::Exact);
-    let line = first.item.and_then(|k| printed.lines().nth(k + 1)).unwrap_or("").trim().to_string();
+    let line = first.item.and_then(|k| tgsi::print::item_line(&printed, k)).unwrap_or("");
     let detail = format!("the emitted TGSI needs what target `{}` lacks: {} (`{line}`)", target.name(), first.lack);
     Some(Problem { kind: FindingKind::Error, stage: "target", detail, state: None, emitted: Some(printed) })
 }

@@ -41,6 +41,19 @@ pub fn print(shader: &Shader, style: Style) -> String {
     out
 }
 
+/// The line of `printed`, a shader [`print`] wrote, that holds item `k`
+/// of its [`Shader::items`], trimmed: the processor's line comes first,
+/// then one line an item.
+///
+/// ```
+/// let shader = tgsi::parse("FRAG\nDCL OUT[0], COLOR\nMOV OUT[0], OUT[0]\nEND\n").unwrap();
+/// let printed = tgsi::print(&shader, tgsi::Style::Exact);
+/// assert_eq!(tgsi::print::item_line(&printed, 1), Some("0: MOV OUT[0], OUT[0]"));
+/// ```
+pub fn item_line(printed: &str, k: usize) -> Option<&str> {
+    printed.lines().nth(k + 1).map(str::trim)
+}
+
 /// How many nesting levels indent a line, at most: two spaces each. The
 /// default limits (`Limits::DEFAULT.max_nesting`) keep every accepted
 /// shader within it, so Mesa's layout is kept exactly there.

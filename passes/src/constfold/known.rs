@@ -3,7 +3,7 @@
 //! can be a signalling NaN (which decides whether a float identity is
 //! exact).
 
-use ir::{Function, Inst, Op, Source, Value};
+use ir::{Function, Inst, InstData, Op, Source, Value};
 use semantics::{apply_modifiers, eval, saturate};
 use tgsi::{File, Opcode};
 
@@ -26,16 +26,19 @@ pub(super) fn const_of(func: &Function, immediates: &[tgsi::Immediate], v: Value
 /// computes: the backend's own arithmetic, in the backend's order
 /// (modifiers with the opcode's source type, `eval`, then `_SAT`).
 pub(super) fn alu_value(func: &Function, immediates: &[tgsi::Immediate], inst: Inst) -> Option<u64> {
-    let data = func.insts.get(inst)?;
+    alu_value_of(func.insts.get(inst)?, |v| const_of(func, immediates, v))
+}
+
+/// The bits the `Alu` instruction `data` computes when `bits` gives each
+/// operand's value (as [`alu_value`] does for constants).
+pub(super) fn alu_value_of(data: &InstData, bits: impl Fn(Value) -> Option<u64>) -> Option<u64> {
     let Op::Alu { opcode, chan } = data.op else { return None };
     let info = opcode.info();
     let args = data
         .args
         .iter()
         .enumerate()
-        .map(|(i, a)| {
-            const_of(func, immediates, a.value).map(|bits| apply_modifiers(opcode.src_type(i), bits, a.neg, a.abs))
-        })
+        .map(|(i, a)| bits(a.value).map(|b| apply_modifiers(opcode.src_type(i), b, a.neg, a.abs)))
         .collect::<Option<Vec<u64>>>()?;
     let v = match (opcode, args.as_slice()) {
         // Every lane holds a constant (the backend fills it in all lanes,

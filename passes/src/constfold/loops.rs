@@ -21,10 +21,9 @@
 use ir::walk::for_each_region_post_order_mut;
 use ir::{Block, Exit, Function, Inst, LoopNode, Node, Op, Origin, Region, Ty, Value};
 use rustc_hash::FxHashMap as HashMap;
-use semantics::{apply_modifiers, eval, saturate};
 use tgsi::Opcode;
 
-use super::known::{const_of, is_nan};
+use super::known::{alu_value_of, const_of, is_nan};
 use super::Counts;
 use crate::rewrite::{apply, get_mut, merge_block, Rewrites};
 
@@ -185,23 +184,18 @@ impl Run<'_> {
         for &inst in &insts[first..] {
             self.step()?;
             let data = self.func.insts.get(inst)?;
-            let (&[result], Some(ty)) = (data.results.as_slice(), data.results.first().map(|&r| self.ty(r))) else {
-                return None;
-            };
-            if ty != Some(Ty::B32) {
+            let &[result] = data.results.as_slice() else { return None };
+            if self.func.values.get(result).map(|d| d.ty) != Some(Ty::B32) {
                 return None;
             }
             let bits = match data.op {
                 Op::Const(bits) => bits,
-                Op::Alu { opcode, chan } if !is_derivative(opcode) => {
-                    let args = data
-                        .args
-                        .iter()
-                        .enumerate()
-                        .map(|(k, a)| Some(apply_modifiers(opcode.src_type(k), self.value(a.value)?, a.neg, a.abs)))
-                        .collect::<Option<Vec<u64>>>()?;
-                    let v = eval(opcode, chan, &args)?;
-                    let v = if data.saturate { saturate(opcode.info().dst_type, v) } else { v };
+                // A derivative reads other lanes, which a loop inside
+                // divergent flow leaves holding other values: not folded.
+                Op::Alu { opcode, .. }
+                    if !matches!(opcode, Opcode::Ddx | Opcode::Ddy | Opcode::DdxFine | Opcode::DdyFine) =>
+                {
+                    let v = alu_value_of(data, |v| self.value(v))?;
                     if is_nan(opcode.info().dst_type, v) || f32::from_bits(v as u32).is_nan() {
                         return None;
                     }
@@ -224,12 +218,4 @@ impl Run<'_> {
     fn value(&self, v: Value) -> Option<u64> {
         self.env.get(&v).copied().or_else(|| const_of(self.func, self.immediates, v))
     }
-
-    fn ty(&self, v: Value) -> Option<Ty> {
-        self.func.values.get(v).map(|d| d.ty)
-    }
-}
-
-fn is_derivative(opcode: Opcode) -> bool {
-    matches!(opcode, Opcode::Ddx | Opcode::Ddy | Opcode::DdxFine | Opcode::DdyFine)
 }
