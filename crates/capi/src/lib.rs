@@ -170,11 +170,8 @@ fn pipeline(passes: Option<&str>, target: Option<&Target>) -> Result<Pipeline, E
     }
 }
 
-/// The target `text` names: a preset, or a `--caps` list.
+/// The target `text` names: a preset, or a `--caps` list (a preset alone
+/// is a list of one).
 fn target_named(text: Option<&str>) -> Result<Option<Target>, Error> {
-    let Some(text) = text else { return Ok(None) };
-    match Target::preset(text.trim()) {
-        Some(t) => Ok(Some(t)),
-        None => Target::parse(text).map(Some).map_err(|e| Error::BadPasses(e.to_string())),
-    }
+    text.map(|t| Target::parse(t).map_err(|e| Error::BadPasses(e.to_string()))).transpose()
 }

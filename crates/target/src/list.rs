@@ -19,8 +19,8 @@ pub struct UnknownCapability {
 impl Target {
     /// Reads a `--caps` list: items separated by commas, applied in order
     /// to every stage with every capability and no 64-bit opcode native:
-    /// - a preset name: its stages replace the stages so far, its 64-bit
-    ///   opcodes are added;
+    /// - a preset name: its stages and tuning replace those so far, its
+    ///   64-bit opcodes are added;
     /// - `NAME=VALUE`: a capability of every stage (`MAX_TEMPS=16`,
     ///   `INTEGERS=0`; `PIPE_SHADER_CAP_` may prefix the name);
     /// - a 64-bit opcode name (any case): that opcode is native;
@@ -34,6 +34,7 @@ impl Target {
     /// assert!(Target::parse("no-int64,U64ADD").unwrap().wide.is_native(Opcode::U64add));
     /// let t = Target::parse("i915,MAX_TEMPS=8").unwrap();
     /// assert_eq!(t.stage(Processor::Fragment).unwrap().max_temps, 8);
+    /// assert!(t.tuning.whole_texture_writes); // i915's, as its preset has it
     /// assert!(Target::parse("ADD").is_err()); // not a 64-bit opcode
     /// assert!(Target::parse("MAX_TEMPS=many").is_err());
     /// ```
@@ -47,6 +48,7 @@ impl Target {
                 let t = preset.target();
                 target.stages = t.stages;
                 target.wide.add(&t.wide);
+                target.tuning = t.tuning;
             } else if let Some((name, value)) = item.split_once('=') {
                 let cap = Cap::from_name(name.trim()).filter(|c| Cap::STAGE.contains(c)).ok_or_else(unknown)?;
                 let value: u32 = value.trim().parse().map_err(|_| unknown())?;
