@@ -41,7 +41,7 @@ pub fn print(shader: &Shader, style: Style) -> String {
     out
 }
 
-/// The line of `printed`, a shader [`print`] wrote, that holds item `k`
+/// The line of `printed`, a shader [`print()`] wrote, that holds item `k`
 /// of its [`Shader::items`], trimmed: the processor's line comes first,
 /// then one line an item.
 ///
