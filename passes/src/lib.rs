@@ -72,13 +72,14 @@ pub fn registry() -> &'static [&'static dyn Pass] {
     static LEGALIZE_DOUBLES: legalize_doubles::LegalizeDoubles = legalize_doubles::LegalizeDoubles::unconfigured();
     static SELECT: select::Select = select::Select::unconfigured();
     static DCE: dce::Dce = dce::Dce::unconfigured();
+    static GROUP_STORES: group_stores::GroupStores = group_stores::GroupStores::unconfigured();
     static REGISTRY: [&dyn Pass; 8] = [
         &constfold::Constfold,
         &DCE,
         &SELECT,
         &combine::Combine,
         &coalesce::Coalesce,
-        &group_stores::GroupStores,
+        &GROUP_STORES,
         &LEGALIZE_DOUBLES,
         &undef::UndefReads,
     ];

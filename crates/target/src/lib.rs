@@ -58,6 +58,12 @@ pub struct Tuning {
     /// written by an operation a register of its own, and folds a `MOV`
     /// from a TEMP (etnaviv).
     pub outputs_through_temps: bool,
+    /// Outside fragment shaders, each output is stored right after the
+    /// last use of the values it takes rather than where the invocation
+    /// ends: the driver's compiler writes an output where the shader
+    /// does, so a store at the end keeps its values in registers until
+    /// then (nouveau's exports, r300's vertex outputs).
+    pub early_output_stores: bool,
 }
 
 impl Target {

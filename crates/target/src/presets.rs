@@ -181,6 +181,7 @@ fn nvc0() -> Target {
     };
     let mut t = Target::uniform("nvc0", caps, Wide64::full());
     t.set_stage(Processor::Fragment, Caps { indirect_output_addr: false, ..caps });
+    t.tuning.early_output_stores = true;
     t
 }
 
@@ -197,6 +198,7 @@ fn nv50() -> Target {
     };
     let mut t = no_tess_or_compute("nv50", caps, Wide64::none());
     t.set_stage(Processor::Fragment, Caps { indirect_output_addr: false, ..caps });
+    t.tuning.early_output_stores = true;
     t
 }
 
@@ -220,13 +222,17 @@ const R300_VERTEX: Caps = Caps { max_temps: 32, indirect_const_addr: true, max_t
 fn r300() -> Target {
     let vertex = Caps { max_instructions: 256, ..R300_VERTEX };
     let fragment = Caps { max_temps: 32, max_instructions: 96, ..FLOAT_ONLY };
-    Target::vertex_fragment("r300", vertex, fragment, Wide64::none())
+    let mut t = Target::vertex_fragment("r300", vertex, fragment, Wide64::none());
+    t.tuning.early_output_stores = true;
+    t
 }
 
 fn r500() -> Target {
     let vertex = Caps { max_instructions: 1024, max_control_flow_depth: 4, ..R300_VERTEX };
     let fragment = Caps { max_temps: 128, max_instructions: 512, max_control_flow_depth: 64, ..FLOAT_ONLY };
-    Target::vertex_fragment("r500", vertex, fragment, Wide64::none())
+    let mut t = Target::vertex_fragment("r500", vertex, fragment, Wide64::none());
+    t.tuning.early_output_stores = true;
+    t
 }
 
 fn i915() -> Target {
