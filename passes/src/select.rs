@@ -36,7 +36,11 @@
 //! flow control, whatever the target.
 //!
 //! Arms are small: ALU operations from at most two source instructions
-//! each (both arms run on every invocation afterwards).
+//! each (both arms run on every invocation afterwards). For a target
+//! whose compiler predicates short arms itself (nouveau:
+//! `Tuning::predicated_branches`), arms compute nothing at all: only
+//! copies and constants, which the selects replace; an arm that computes
+//! costs such a driver more as a select than as its predicated branch.
 //!
 //! What never moves: derivatives (`DDX`/`DDY` read other invocations of
 //! the quad, whose control flow differs), instructions kept whole
@@ -93,7 +97,8 @@ impl Pass for Select {
 
     fn run(&self, module: &mut ir::Module) -> PassResult {
         let integers = self.target.as_ref().is_none_or(|t| t.caps_for(module.processor).integers);
-        let counts = select(module, integers);
+        let copies_only = self.target.as_ref().is_some_and(|t| t.tuning.predicated_branches);
+        let counts = select(module, Arms { integers, copies_only });
         let mut stats = Stats::default();
         stats.add("IFs converted", counts.converted);
         stats.add("selects made", counts.selects);
@@ -145,11 +150,27 @@ enum Selector {
     NeverNan,
 }
 
+/// What a target lets [`select`] do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arms {
+    /// The target has integers: `UCMP` selects on any condition.
+    pub integers: bool,
+    /// Only arms that compute nothing (copies and constants) are
+    /// converted: the target's compiler predicates an arm that computes
+    /// (`Tuning::predicated_branches`).
+    pub copies_only: bool,
+}
+
+impl Arms {
+    /// Any target with integers.
+    pub const ANY: Arms = Arms { integers: true, copies_only: false };
+}
+
 /// Converts every eligible diamond of `module` whose conversion does not
 /// make the emitted shader larger, innermost first, in one walk over the
-/// tree. Without `integers`, it makes float selects only (see the module
+/// tree. Without integers, it makes float selects only (see the module
 /// documentation).
-pub fn select(module: &mut ir::Module, integers: bool) -> Counts {
+pub fn select(module: &mut ir::Module, arms: Arms) -> Counts {
     let func = &mut module.function;
     let mut counts = Counts::default();
     let mut rw = Rewrites::default();
@@ -163,9 +184,9 @@ pub fn select(module: &mut ir::Module, integers: bool) -> Counts {
                 continue;
             }
             let converted = matches!(region[i], Node::If(_))
-                && eligible(region, i, func, &rw, integers)
+                && eligible(region, i, func, &rw, arms)
                     .is_some_and(|(blocks, selector)| pays(func, region, i, blocks, selector, &rw))
-                && convert_at(region, i, func, &mut rw, &mut next_source, integers)
+                && convert_at(region, i, func, &mut rw, &mut next_source, arms)
                     .map(|selects| {
                         counts.converted += 1;
                         counts.selects += selects;
@@ -267,7 +288,7 @@ fn eligible(
     i: usize,
     func: &Function,
     rw: &Rewrites,
-    integers: bool,
+    arms: Arms,
 ) -> Option<((Block, Block, Block, Block), Selector)> {
     let (Some(Node::Block(bc)), Some(Node::If(n)), Some(Node::Block(bm))) =
         (region.get(i.checked_sub(1)?), region.get(i), region.get(i + 1))
@@ -277,7 +298,7 @@ fn eligible(
     if n.unsigned && (n.cond.neg || n.cond.abs) {
         return None;
     }
-    let selector = match (integers, n.unsigned) {
+    let selector = match (arms.integers, n.unsigned) {
         (true, _) => Selector::Integer,
         (false, true) => return None,
         (false, false) => float_selector(func, n.cond.value)?,
@@ -295,6 +316,9 @@ fn eligible(
     for b in [bt, be] {
         let insts = &func.blocks.get(b)?.insts;
         if insts.len() > MAX_ARM_OPS || !insts.iter().all(|&i| func.insts.get(i).is_some_and(speculable)) {
+            return None;
+        }
+        if arms.copies_only && insts.iter().any(|&i| func.insts.get(i).is_some_and(computes)) {
             return None;
         }
         let mut sources: Vec<Option<u32>> = insts
@@ -330,6 +354,12 @@ fn eligible(
         }
     }
     Some(((*bc, bt, be, *bm), selector))
+}
+
+/// Whether `data` computes something: an ALU operation other than a
+/// plain copy.
+fn computes(data: &InstData) -> bool {
+    matches!(data.op, Op::Alu { opcode, .. } if opcode != Opcode::Mov || data.saturate)
 }
 
 /// How a float test can stand for `IF c` (not `UIF`): `None` when none
@@ -404,9 +434,9 @@ fn convert_at(
     func: &mut Function,
     rw: &mut Rewrites,
     next_source: &mut u32,
-    integers: bool,
+    arms: Arms,
 ) -> Option<u64> {
-    let ((bc, bt, be, bm), selector) = eligible(region, i, func, rw, integers)?;
+    let ((bc, bt, be, bm), selector) = eligible(region, i, func, rw, arms)?;
     let Some(Node::If(n)) = region.get(i) else { return None };
     let (cond, unsigned) = (n.cond, n.unsigned);
     // The arms run unconditionally, after the block before the construct.

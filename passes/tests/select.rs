@@ -149,3 +149,36 @@ fn fires_on_random_programs() {
     }
     assert!(fired >= 10, "select fired on {fired} of 200 random programs");
 }
+
+/// For a driver that predicates short branches itself (nouveau:
+/// `Tuning::predicated_branches`), only arms that compute nothing become
+/// selects: an arm with a `MUL` stays a branch, one that copies a value
+/// or a constant does not. Other targets convert both.
+#[test]
+fn predicated_branches_keep_arms_that_compute() {
+    let shader = |arm: &str| {
+        format!(
+            "FRAG\nDCL IN[0], GENERIC[0], CONSTANT\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
+             IMM[0] FLT32 {{1.0, 2.0, 0.0, 0.0}}\nSLT TEMP[1].x, IN[0].xxxx, IMM[0].zzzz\n\
+             IF TEMP[1].xxxx\n  {arm}\nELSE\n  MOV TEMP[0], IMM[0].yyyy\nENDIF\nMOV OUT[0], TEMP[0]\nEND\n"
+        )
+    };
+    let state = exec::State::parse("invocations 4\ninput 0 * -1 2 3 4\ninput 0 1 1 -2 0 nan\ninput 0 3 0 0 0 0\n")
+        .expect("state");
+    let nvc0 = target::Target::preset("nvc0").expect("a preset");
+    assert!(nvc0.tuning.predicated_branches);
+    for (arm, converted_for_nvc0) in [("MUL TEMP[0], IN[0], IN[0].yyyy", false), ("MOV TEMP[0], IN[0]", true)] {
+        for (target, converts) in
+            [(nvc0.clone(), converted_for_nvc0), (target::Target::preset("llvmpipe").expect("a preset"), true)]
+        {
+            let before = ir::from_tgsi(&tgsi::parse(&shader(arm)).expect("parses")).expect("builds");
+            let mut after = before.clone();
+            let converted = passes::select::Select::new(target.clone()).run(&mut after).stats.get("IFs converted");
+            assert_eq!(converted.unwrap_or(0), u64::from(converts), "{arm} for {}", target.name());
+            ir::verify::verify(&after.function).expect("valid");
+            let want = exec::run(&before, &state, &run_options());
+            let got = exec::run(&after, &state, &run_options());
+            assert!(same_results(&want, &got), "{arm} for {}", target.name());
+        }
+    }
+}

@@ -54,7 +54,8 @@ pub struct Tuning {
     /// a whole write and a `MOV` (i915's `texld`).
     pub whole_texture_writes: bool,
     /// Results the source computed in TEMPs stay there, and `MOV`s copy
-    /// them into the outputs: the driver's compiler gives an output
+    /// them into the outputs (`ir::EmitOptions::outputs_through_temps`):
+    /// the driver's compiler gives an output
     /// written by an operation a register of its own, and folds a `MOV`
     /// from a TEMP (etnaviv).
     pub outputs_through_temps: bool,
@@ -64,6 +65,11 @@ pub struct Tuning {
     /// does, so a store at the end keeps its values in registers until
     /// then (nouveau's exports, r300's vertex outputs).
     pub early_output_stores: bool,
+    /// `select` converts only branches whose arms compute nothing: the
+    /// driver's compiler predicates a short arm itself (nouveau's
+    /// if-conversion), where a select computes it for every invocation
+    /// and holds both arms' results at once.
+    pub predicated_branches: bool,
 }
 
 impl Target {

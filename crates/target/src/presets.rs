@@ -182,6 +182,7 @@ fn nvc0() -> Target {
     let mut t = Target::uniform("nvc0", caps, Wide64::full());
     t.set_stage(Processor::Fragment, Caps { indirect_output_addr: false, ..caps });
     t.tuning.early_output_stores = true;
+    t.tuning.predicated_branches = true;
     t
 }
 
@@ -199,6 +200,7 @@ fn nv50() -> Target {
     let mut t = no_tess_or_compute("nv50", caps, Wide64::none());
     t.set_stage(Processor::Fragment, Caps { indirect_output_addr: false, ..caps });
     t.tuning.early_output_stores = true;
+    t.tuning.predicated_branches = true;
     t
 }
 

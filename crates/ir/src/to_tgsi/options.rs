@@ -25,10 +25,13 @@ pub struct EmitOptions {
     pub check: bool,
     /// Results stay in TEMPs and stores copy them into the outputs: no
     /// result is moved into the output register it is stored to (one the
-    /// source computed in an output stays there). For a driver whose
-    /// compiler gives an output written by an operation a register of its
-    /// own, but folds a `MOV` from a TEMP into the TEMP (etnaviv): more
-    /// TGSI, fewer registers there.
+    /// source computed in an output stays there), except a replicated
+    /// scalar stored to several channels of one output, which is written
+    /// there with their mask. For a driver whose compiler gives an output
+    /// written by an operation a register of its own, but folds a `MOV`
+    /// from a TEMP into the TEMP (etnaviv): more TGSI, fewer registers
+    /// there (a replicated scalar kept in a TEMP costs etnaviv more
+    /// instructions than it saves registers).
     pub outputs_through_temps: bool,
     /// Bugs planted on purpose, for the checker's tests.
     #[cfg(test)]
