@@ -2,8 +2,9 @@
 //! and of the backend's conformance cases (`../shared/corpus`,
 //! `../shared/conformance/exec`; skipped when absent), emitted with no
 //! pass and after `-O1` (also with results going to the outputs through
-//! TEMPs, as for etnaviv): no emission may fail the check. Each failure
-//! is listed with its shader.
+//! TEMPs, as for etnaviv, and with values in their source channels, as
+//! for r300): no emission may fail the check. Each failure is listed with
+//! its shader.
 
 use testdata::{corpus_files, shared, tgsi_files};
 use tgsi_opt::{ir, passes, tgsi};
@@ -21,6 +22,8 @@ fn check(text: &str) -> Result<(), String> {
     ir::to_tgsi_with(&optimized, &checked).map_err(|e| format!("-O1: {e}"))?;
     let through_temps = ir::EmitOptions { outputs_through_temps: true, ..checked };
     ir::to_tgsi_with(&optimized, &through_temps).map_err(|e| format!("-O1, outputs through TEMPs: {e}"))?;
+    let source_channels = ir::EmitOptions { source_channels: true, ..checked };
+    ir::to_tgsi_with(&optimized, &source_channels).map_err(|e| format!("-O1, source channels: {e}"))?;
     Ok(())
 }
 

@@ -32,7 +32,7 @@ mod stats;
 pub mod undef;
 
 pub use manager::{Options, PassManager, PassRun, PrintFormat, PrintOptions, Report, RunError, Timing};
-pub use pipeline::{Config, ConfigError, Pipeline, PipelineError, UnknownPass, O1_PASSES};
+pub use pipeline::{emit_options, Config, ConfigError, Pipeline, PipelineError, UnknownPass, O1_PASSES};
 pub use stats::Stats;
 
 /// A transformation of a module. Implementors are unit structs listed in

@@ -38,6 +38,27 @@ pub struct Config {
     pub undef: Undef,
 }
 
+/// How emission writes a shader of `stage` for `target`: with its
+/// emission tuning (`Tuning::outputs_through_temps`, and in fragment
+/// shaders `Tuning::source_channels`), and with the allocation checker
+/// when `check`.
+///
+/// ```
+/// use tgsi::Processor::{Fragment, Vertex};
+/// let r300 = target::Target::preset("r300");
+/// assert!(passes::emit_options(r300.as_ref(), Fragment, false).source_channels);
+/// assert!(!passes::emit_options(r300.as_ref(), Vertex, false).source_channels);
+/// assert_eq!(passes::emit_options(None, Fragment, true), ir::EmitOptions { check: true, ..Default::default() });
+/// ```
+pub fn emit_options(target: Option<&target::Target>, stage: tgsi::Processor, check: bool) -> ir::EmitOptions {
+    let tuning = target.map(|t| t.tuning).unwrap_or_default();
+    ir::EmitOptions {
+        check,
+        outputs_through_temps: tuning.outputs_through_temps,
+        source_channels: tuning.source_channels && stage == tgsi::Processor::Fragment,
+    }
+}
+
 /// The preset names, comma-separated.
 fn target_names() -> String {
     target::PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")

@@ -17,7 +17,7 @@ fn optimized(before: &ir::Module, target: &target::Target, state: &exec::State) 
     passes::PassManager::new(options)
         .run(&passes::Pipeline::o1_with(&config), &mut after)
         .map_err(|e| e.to_string())?;
-    let emit = ir::EmitOptions { check: true, outputs_through_temps: target.tuning.outputs_through_temps };
+    let emit = passes::emit_options(Some(target), before.processor, true);
     let emitted = ir::to_tgsi_with(&after, &emit).map_err(|e| e.to_string())?;
     let rebuilt = ir::from_tgsi(&emitted).map_err(|e| e.to_string())?;
     let (a, b) = (exec::run(before, state, &run_options()), exec::run(&rebuilt, state, &run_options()));

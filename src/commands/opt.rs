@@ -164,7 +164,7 @@ fn optimize(input: &Input, args: &OptArgs, pipeline: &passes::Pipeline) -> Resul
             && !args.print_after_all,
     };
     let report = run_pipeline(pipeline, &mut module, options, input)?;
-    let emit_options = emit_options(args.verify_each, target.as_ref());
+    let emit_options = emit_options(args.verify_each, target.as_ref(), module.processor);
     let emitted = |module| {
         let shader = emit_compacted(module, input, &emit_options)?;
         if let Some(target) = &target {
@@ -411,11 +411,8 @@ pub(crate) fn emit_compacted(
 /// How `opt` emits: with emission's allocation checker on when `check`
 /// (`--verify-each`) asks for it or debug assertions are on, and with the
 /// target's tuning.
-pub(crate) fn emit_options(check: bool, target: Option<&target::Target>) -> ir::EmitOptions {
-    ir::EmitOptions {
-        check: check || cfg!(debug_assertions),
-        outputs_through_temps: target.is_some_and(|t| t.tuning.outputs_through_temps),
-    }
+pub(crate) fn emit_options(check: bool, target: Option<&target::Target>, stage: tgsi::Processor) -> ir::EmitOptions {
+    passes::emit_options(target, stage, check || cfg!(debug_assertions))
 }
 
 /// The module as a TGSI shader (checked in builds with debug assertions).

@@ -211,7 +211,8 @@ fn count(name: &str, input: &Input, route: &Route) -> Result<ShaderStats, Failur
             let (mut module, _) = build(input, Format::Text)?;
             let options = passes::Options { compact: true, ..Default::default() };
             run_pipeline(pipeline, &mut module, options, input)?;
-            emit_compacted(module, input, &emit_options(false, None))?
+            let emit = emit_options(false, None, module.processor);
+            emit_compacted(module, input, &emit)?
         }
     };
     Ok(ShaderStats { file: name.to_string(), stage: shader.processor, stats: Stats::of(&shader) })

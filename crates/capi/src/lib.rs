@@ -113,10 +113,7 @@ pub fn optimize_with_limits(
     module.function.compact();
     // Verified passes, checked emission: a failure of the check is a bug
     // of emission, not something the shader asked for.
-    let emit_options = ir::EmitOptions {
-        check: options.verify_each,
-        outputs_through_temps: target.as_ref().is_some_and(|t| t.tuning.outputs_through_temps),
-    };
+    let emit_options = passes::emit_options(target.as_ref(), module.processor, options.verify_each);
     let emitted = ir::to_tgsi_with(&module, &emit_options).map_err(|e| match e {
         ir::EmitError::Check(_) => Error::Internal(e.to_string()),
         ir::EmitError::Unwritable(_) => Error::Unsupported(e.to_string()),

@@ -70,6 +70,12 @@ pub struct Tuning {
     /// if-conversion), where a select computes it for every invocation
     /// and holds both arms' results at once.
     pub predicated_branches: bool,
+    /// In fragment shaders, emission keeps every value in the channel the
+    /// source computed it in (`ir::EmitOptions::source_channels`): the
+    /// driver's fragment ALU splits a vector instruction by channels
+    /// (r300's RGB and alpha units), so a result packed from `.xyz` into
+    /// `.yzw` costs it an instruction.
+    pub source_channels: bool,
 }
 
 impl Target {

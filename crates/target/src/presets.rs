@@ -226,6 +226,7 @@ fn r300() -> Target {
     let fragment = Caps { max_temps: 32, max_instructions: 96, ..FLOAT_ONLY };
     let mut t = Target::vertex_fragment("r300", vertex, fragment, Wide64::none());
     t.tuning.early_output_stores = true;
+    t.tuning.source_channels = true;
     t
 }
 

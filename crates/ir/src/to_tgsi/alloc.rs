@@ -219,6 +219,9 @@ struct Allocator<'a> {
     /// Whether results may be written straight into the outputs they are
     /// stored to ([`crate::EmitOptions::outputs_through_temps`]).
     outputs_in_place: bool,
+    /// Whether the values of one source instruction keep the channels the
+    /// source computed them in ([`crate::EmitOptions::source_channels`]).
+    source_channels: bool,
 }
 
 /// The blocks just before an `IF` or a `SWITCH`.
@@ -247,7 +250,7 @@ pub(crate) enum Policy {
     Origins,
 }
 
-pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy, outputs_in_place: bool) -> Allocation {
+pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy, options: &crate::EmitOptions) -> Allocation {
     let placed: Vec<Inst> = layout.inst_pos.keys().collect();
     let uses = UseLists::new(func, &placed);
     drop(placed);
@@ -274,7 +277,8 @@ pub(crate) fn allocate(func: &Function, layout: &Layout, policy: Policy, outputs
         store_runs: groups::find_store_runs(func),
         output_writes: OutputWrites::new(func, layout),
         origins_first: policy == Policy::Origins,
-        outputs_in_place,
+        outputs_in_place: !options.outputs_through_temps,
+        source_channels: options.source_channels,
     };
     let mut order: Vec<(u32, Value)> =
         layout.ranges.iter().map(|(v, r)| (r.first().map_or(0, |i| i.start), v)).collect();

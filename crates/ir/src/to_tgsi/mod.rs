@@ -152,7 +152,7 @@ fn emit(
     options: &EmitOptions,
 ) -> Result<tgsi::Shader, EmitError> {
     let func = &module.function;
-    let mut e = Emitter::new(module, func, layout, copies.clone(), policy, !options.outputs_through_temps);
+    let mut e = Emitter::new(module, func, layout, copies.clone(), policy, options);
     e.notes.enabled = options.check;
     #[cfg(test)]
     {
@@ -233,7 +233,7 @@ impl<'a> Emitter<'a> {
         layout: &'a Layout,
         copies: SecondaryMap<Block, Vec<(Value, Value)>>,
         policy: alloc::Policy,
-        outputs_in_place: bool,
+        options: &EmitOptions,
     ) -> Self {
         let mut imms = ImmediatePool::new(&module.immediates);
         // Indirectly addressed immediates are read by their source numbers.
@@ -249,7 +249,7 @@ impl<'a> Emitter<'a> {
         Emitter {
             func,
             layout,
-            alloc: alloc::allocate(func, layout, policy, outputs_in_place),
+            alloc: alloc::allocate(func, layout, policy, options),
             imms,
             out: Vec::new(),
             copies,
@@ -419,6 +419,28 @@ mod tests {
                     MUL TEMP[0], CONST[0].zwzw, IN[0]\nMOV OUT[0], TEMP[0].yyzx\nMOV OUT[1], TEMP[0].xyww\nEND\n";
         let (insts, temps, printed) = sizes(text);
         assert_eq!((insts, temps), (4, 1), "{printed}");
+    }
+
+    /// With [`EmitOptions::source_channels`] (r300's fragment ALU, whose
+    /// RGB and alpha units split an instruction), the values of a vector
+    /// instruction keep their source channels: packed beside the operand
+    /// it reads, the `MUL` would move to `.yzw` and be read through a
+    /// `.yzww` swizzle, two r300 instructions more.
+    #[test]
+    fn source_channels_keep_a_vector_instruction_in_its_channels() {
+        let text = "FRAG\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0]\nDCL CONST[0..1]\nDCL TEMP[0..3]\n\
+                    IMM[0] FLT32 { 1.0, 0.0, 0.0, 0.0 }\nMUL TEMP[0], IN[0], IN[1]\n\
+                    MAD_SAT TEMP[2].x, IN[1].xxxx, CONST[0].xxxx, CONST[0].yyyy\n\
+                    ADD TEMP[3].x, IMM[0].xxxx, -TEMP[2].xxxx\nMUL TEMP[3].xyz, CONST[1].xyzz, TEMP[3].xxxx\n\
+                    MAD TEMP[0].xyz, TEMP[0].xyzz, TEMP[2].xxxx, TEMP[3].xyzz\nMOV OUT[0], TEMP[0]\nEND\n";
+        let module = crate::from_tgsi(&tgsi::parse(text).unwrap()).unwrap();
+        let emit = |source_channels| {
+            let options = EmitOptions { check: true, source_channels, ..EmitOptions::default() };
+            tgsi::print(&to_tgsi_with(&module, &options).unwrap(), tgsi::Style::Exact)
+        };
+        let (packed, kept) = (emit(false), emit(true));
+        assert!(packed.contains("MUL TEMP[1].yzw, CONST[1].xxyz, TEMP[1].yyyy"), "{packed}");
+        assert!(kept.contains("MUL TEMP[2].xyz, CONST[1], TEMP[2].xxxx"), "{kept}");
     }
 
     /// Two channels of one source instruction where one comes to read the

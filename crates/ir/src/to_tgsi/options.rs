@@ -33,6 +33,12 @@ pub struct EmitOptions {
     /// there (a replicated scalar kept in a TEMP costs etnaviv more
     /// instructions than it saves registers).
     pub outputs_through_temps: bool,
+    /// Values stay in the channel the source computed them in (any
+    /// register): none is packed into another channel. For a driver whose
+    /// ALU splits a vector instruction by channels (r300's RGB and alpha
+    /// units), where a result moved from `.xyz` to `.yzw` costs an
+    /// instruction more.
+    pub source_channels: bool,
     /// Bugs planted on purpose, for the checker's tests.
     #[cfg(test)]
     pub(crate) plant: super::plant::Plant,
@@ -45,6 +51,7 @@ impl EmitOptions {
         EmitOptions {
             check: cfg!(debug_assertions),
             outputs_through_temps: false,
+            source_channels: false,
             #[cfg(test)]
             plant: super::plant::Plant::default(),
         }

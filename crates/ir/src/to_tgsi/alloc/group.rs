@@ -203,9 +203,12 @@ impl Allocator<'_> {
         let mut choice = None;
         let mut partners: Vec<u32> = group.iter().flat_map(|&m| self.partner_registers(m)).collect();
         partners.dedup();
+        // Other channels than the source's only where the target takes
+        // them at no cost.
+        let moved = !self.source_channels;
         for index in partners {
-            choice =
-                try_reg(self, File::Temporary, index, true).or_else(|| try_reg(self, File::Temporary, index, false));
+            choice = try_reg(self, File::Temporary, index, true)
+                .or_else(|| moved.then(|| try_reg(self, File::Temporary, index, false)).flatten());
             if choice.is_some() {
                 break;
             }
@@ -221,8 +224,8 @@ impl Allocator<'_> {
         if choice.is_none() {
             let max = self.max_scan();
             for index in self.unreserved_temps().take_while(|&i| i < max) {
-                if let Some(c) =
-                    try_reg(self, File::Temporary, index, true).or_else(|| try_reg(self, File::Temporary, index, false))
+                if let Some(c) = try_reg(self, File::Temporary, index, true)
+                    .or_else(|| moved.then(|| try_reg(self, File::Temporary, index, false)).flatten())
                 {
                     choice = Some(c);
                     break;

@@ -131,10 +131,14 @@ impl Allocator<'_> {
 
     /// Whether `v` may be given another channel of its register: a 32-bit
     /// value (not a pair; aliases are the caller's to exclude), computed by
-    /// an operation whose channels all compute the same formula.
+    /// an operation whose channels all compute the same formula, and not
+    /// one of several values of a source instruction that keep its
+    /// channels ([`crate::EmitOptions::source_channels`]).
     fn may_change_channel(&self, v: Value) -> bool {
         let data = self.func.def(v);
-        matches!(self.loc.get(&v), Some(Loc::Reg(_)))
+        let keeps = self.source_channels && self.groups.get(&v).is_some_and(|g| g.len() > 1);
+        !keeps
+            && matches!(self.loc.get(&v), Some(Loc::Reg(_)))
             && self.func.ty(v) == Ty::B32
             && !matches!(data.op, Op::Opaque { .. } | Op::Split { .. } | Op::Pack)
             && self.allowed_chans(v) == 0b1111
