@@ -203,8 +203,9 @@ pub struct FuzzArgs {
 
     /// Float-only programs (no opcode that needs integers), checked under
     /// `select` and `-O1` for a target without integers
-    /// (`--caps=INTEGERS=0`): results unchanged, and nothing in the
-    /// emitted TGSI that the target lacks and the program did not need.
+    /// (`--caps=INTEGERS=0`, with every preset's tuning): results
+    /// unchanged, and nothing in the emitted TGSI that the target lacks
+    /// and the program did not need.
     #[arg(long)]
     pub float_only: bool,
 }

@@ -160,7 +160,7 @@ pub const SIZE_CHECKED: [&str; 2] = ["-O0", "-O1"];
 
 /// The pipelines checked: `-O0` (the round trip through emission alone),
 /// every registered pass alone (`legalize-doubles` once per target, named
-/// `legalize-doubles --target=T`), and `-O1`.
+/// `legalize-doubles --target=T`), `-O1`, and `-O1 --target=nvc0`.
 pub fn pipelines() -> Vec<(String, passes::Pipeline)> {
     let mut list = vec![("-O0".to_string(), passes::Pipeline::o0())];
     for pass in passes::registry() {
@@ -176,13 +176,26 @@ pub fn pipelines() -> Vec<(String, passes::Pipeline)> {
         }
     }
     list.push(("-O1".to_string(), passes::Pipeline::o1()));
+    // nouveau's tuning: selects of copies only, stores moved up.
+    let nvc0 = passes::Config { target: target::Target::preset("nvc0"), ..passes::Config::default() };
+    list.push(("-O1 --target=nvc0".to_string(), passes::Pipeline::o1_with(&nvc0)));
     list
 }
 
 /// The target float-only programs are checked for: no integers, every
-/// other capability.
+/// other capability, and every tuning of the presets (so the stores,
+/// selects, texture writes and emission of each driver's `-O` meet
+/// random programs).
 pub fn float_target() -> target::Target {
-    target::Target::parse("INTEGERS=0").expect("a valid list")
+    let mut t = target::Target::parse("INTEGERS=0").expect("a valid list");
+    t.tuning = target::Tuning {
+        whole_texture_writes: true,
+        outputs_through_temps: true,
+        early_output_stores: true,
+        predicated_branches: true,
+        source_channels: true,
+    };
+    t
 }
 
 /// The pipelines a float-only program ([`random_program::float_program`])
@@ -316,11 +329,13 @@ pub fn check_program_for(
     if let Some(detail) = compare_tiers(&module, &parsed, &baseline) {
         report.findings.push(finding(FindingKind::Difference, "tiers", "JIT vs interpreter", detail, None, None));
     }
+    // Emitted as for the target, with its tuning.
+    let emit = passes::emit_options(target.as_ref().map(|(t, _)| *t), module.processor, true);
     for (name, pipeline) in pipelines {
         report.pass_runs += 1;
         let mut reread = None;
         let check = catch_unwind(AssertUnwindSafe(|| {
-            check_pipeline(&module, pipeline, &parsed, &baseline, &cache, &mut reread)
+            check_pipeline(&module, pipeline, &emit, &parsed, &baseline, &cache, &mut reread)
         }));
         let size = reread.as_ref().map(|s: &tgsi::Shader| (s.instruction_count(), s.temp_registers()));
         if let Some((instructions, temps)) = size.filter(|_| SIZE_CHECKED.contains(&name.as_str())) {
@@ -433,6 +448,7 @@ fn outside(target: &target::Target, before: &[target::Finding], after: &tgsi::Sh
 fn check_pipeline(
     module: &ir::Module,
     pipeline: &passes::Pipeline,
+    emit: &ir::EmitOptions,
     states: &[exec::State],
     baseline: &[exec::Outputs],
     cache: &exec::CompileCache,
@@ -444,7 +460,7 @@ fn check_pipeline(
     if let Err(e) = manager.run(pipeline, &mut optimized) {
         return problem(FindingKind::Verify, "after the pass", e.to_string(), None, None);
     }
-    let emitted = match ir::to_tgsi_with(&optimized, &ir::EmitOptions { check: true, ..Default::default() }) {
+    let emitted = match ir::to_tgsi_with(&optimized, emit) {
         Ok(shader) => tgsi::print(&shader, tgsi::Style::Exact),
         Err(e) => return problem(FindingKind::Error, "emission", e.to_string(), None, None),
     };
