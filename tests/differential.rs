@@ -246,7 +246,10 @@ fn output_larger_than_the_program_is_reported() {
 fn every_registered_pass_is_checked() {
     let names: Vec<String> = difftest::pipelines().into_iter().map(|(n, _)| n).collect();
     assert_eq!(names.first().map(String::as_str), Some("-O0"));
-    assert_eq!(names.last().map(String::as_str), Some("-O1"));
+    assert!(names.iter().any(|n| n == "-O1"));
+    // A driver's tuning changes -O1 (nouveau's: selects of copies only,
+    // stores moved up).
+    assert_eq!(names.last().map(String::as_str), Some("-O1 --target=nvc0"));
     for pass in tgsi_opt::passes::registry() {
         // `undef` may change what reads of never-written channels give (it
         // runs only with --undef=any); passes/tests/undef.rs checks it.
