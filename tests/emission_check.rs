@@ -2,8 +2,9 @@
 //! and of the backend's conformance cases (`../shared/corpus`,
 //! `../shared/conformance/exec`; skipped when absent), emitted with no
 //! pass and after `-O1` (also with results going to the outputs through
-//! TEMPs, as for etnaviv, and with values in their source channels, as
-//! for r300): no emission may fail the check. Each failure is listed with
+//! TEMPs, as for etnaviv, with values in their source channels, as for
+//! r300, and with initial zeros read from a TEMP, as for nouveau): no
+//! emission may fail the check. Each failure is listed with
 //! its shader.
 
 use testdata::{corpus_files, shared, tgsi_files};
@@ -24,6 +25,8 @@ fn check(text: &str) -> Result<(), String> {
     ir::to_tgsi_with(&optimized, &through_temps).map_err(|e| format!("-O1, outputs through TEMPs: {e}"))?;
     let source_channels = ir::EmitOptions { source_channels: true, ..checked };
     ir::to_tgsi_with(&optimized, &source_channels).map_err(|e| format!("-O1, source channels: {e}"))?;
+    let zeros_from_temps = ir::EmitOptions { zeros_from_temps: true, ..checked };
+    ir::to_tgsi_with(&optimized, &zeros_from_temps).map_err(|e| format!("-O1, zeros from TEMPs: {e}"))?;
     Ok(())
 }
 

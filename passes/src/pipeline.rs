@@ -56,6 +56,7 @@ pub fn emit_options(target: Option<&target::Target>, stage: tgsi::Processor, che
         check,
         outputs_through_temps: tuning.outputs_through_temps,
         source_channels: tuning.source_channels && stage == tgsi::Processor::Fragment,
+        zeros_from_temps: tuning.zeros_from_temps,
     }
 }
 

@@ -95,3 +95,28 @@ fn texture_write_masks_follow_the_target() {
     assert_eq!(tex("r300"), 0x1);
     assert_eq!(tex("nvc0"), 0x1);
 }
+
+/// Vertex outputs stored from an input and from channels the source
+/// never wrote: for nouveau and etnaviv (`Tuning::zeros_from_temps`) the
+/// zeros are read from a TEMP channel nothing writes, as the source had
+/// them, instead of written from an immediate (which costs nouveau a move
+/// and two exports); the results are the same. A channel once read as a
+/// zero is never written: the second output, whose values would go
+/// there, is written as before.
+#[test]
+fn initial_zeros_come_from_a_temp_for_nouveau() {
+    let text = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\nDCL OUT[2], GENERIC[1]\n\
+                DCL TEMP[0..2]\nMUL TEMP[0], IN[0], IN[0].xxxx\nMOV TEMP[1].xy, IN[0]\nMOV OUT[1], TEMP[1].xyzz\n\
+                MOV TEMP[2].zw, IN[0]\nMOV OUT[2], TEMP[2].xxzw\nMOV OUT[0], TEMP[0]\nEND\n";
+    let before = ir::from_tgsi(&tgsi::parse(text).expect("parses")).expect("builds");
+    let state = exec::State::parse("invocations 4\ninput 0 * 1 -2 3 5\ninput 0 2 0 -0 inf 1\n").expect("state");
+    let movs = |preset: &str| {
+        let target = target::Target::preset(preset).expect("a preset");
+        let emitted = optimized(&before, &target, &state).expect("same results");
+        let printed = tgsi::print(&emitted, tgsi::Style::Exact);
+        let movs = printed.lines().filter_map(|l| l.split_once(": MOV ").map(|(_, m)| m));
+        movs.collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(movs("nvc0"), "TEMP[0].xy, IN[0]\nOUT[1], TEMP[0].xyzz\nOUT[2].xy, IMM[0].xxxx\nOUT[2].zw, IN[0]");
+    assert_eq!(movs("llvmpipe"), "OUT[1].xy, IN[0]\nOUT[1].zw, IMM[0].xxxx\nOUT[2].xy, IMM[0].xxxx\nOUT[2].zw, IN[0]");
+}

@@ -76,6 +76,12 @@ pub struct Tuning {
     /// (r300's RGB and alpha units), so a result packed from `.xyz` into
     /// `.yzw` costs it an instruction.
     pub source_channels: bool,
+    /// Emission reads the initial zeros an output is stored with from a
+    /// TEMP channel nothing writes (`ir::EmitOptions::zeros_from_temps`):
+    /// the driver's compiler takes such a channel as undefined and writes
+    /// nothing for it (nouveau), or folds the `MOV` from the TEMP into the
+    /// output (etnaviv).
+    pub zeros_from_temps: bool,
 }
 
 impl Target {

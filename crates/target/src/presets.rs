@@ -183,6 +183,7 @@ fn nvc0() -> Target {
     t.set_stage(Processor::Fragment, Caps { indirect_output_addr: false, ..caps });
     t.tuning.early_output_stores = true;
     t.tuning.predicated_branches = true;
+    t.tuning.zeros_from_temps = true;
     t
 }
 
@@ -201,6 +202,7 @@ fn nv50() -> Target {
     t.set_stage(Processor::Fragment, Caps { indirect_output_addr: false, ..caps });
     t.tuning.early_output_stores = true;
     t.tuning.predicated_branches = true;
+    t.tuning.zeros_from_temps = true;
     t
 }
 
@@ -260,5 +262,6 @@ fn etnaviv() -> Target {
     };
     let mut t = Target::vertex_fragment("etnaviv", caps, caps, Wide64::none());
     t.tuning.outputs_through_temps = true;
+    t.tuning.zeros_from_temps = true;
     t
 }

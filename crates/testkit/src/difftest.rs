@@ -194,6 +194,7 @@ pub fn float_target() -> target::Target {
         early_output_stores: true,
         predicated_branches: true,
         source_channels: true,
+        zeros_from_temps: true,
     };
     t
 }

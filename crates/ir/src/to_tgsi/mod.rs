@@ -180,6 +180,19 @@ fn last_block(region: &Region) -> Option<Block> {
 
 struct Emitter<'a> {
     func: &'a Function,
+    /// [`EmitOptions::zeros_from_temps`].
+    zeros_from_temps: bool,
+    /// The TEMP register whose never-written channels give initial zeros
+    /// ([`EmitOptions::zeros_from_temps`]), once taken: no scratch use
+    /// writes it.
+    zero_register: Option<u32>,
+    /// The channels of the zero register values were copied into, and
+    /// those read as zeros: a channel is only ever one of the two, so a
+    /// zero is never overwritten, in a loop's next round either.
+    zero_written: u8,
+    zero_read: u8,
+    /// The most scratch registers taken at once so far.
+    scratch_high: u32,
     layout: &'a Layout,
     alloc: Allocation,
     imms: ImmediatePool,
@@ -250,6 +263,11 @@ impl<'a> Emitter<'a> {
             func,
             layout,
             alloc: alloc::allocate(func, layout, policy, options),
+            zeros_from_temps: options.zeros_from_temps,
+            zero_register: None,
+            zero_written: 0,
+            zero_read: 0,
+            scratch_high: 0,
             imms,
             out: Vec::new(),
             copies,
@@ -282,9 +300,22 @@ impl<'a> Emitter<'a> {
     }
 
     fn scratch(&mut self) -> u32 {
-        let r = self.alloc.temp_count + self.scratch_used;
+        let mut r = self.alloc.temp_count + self.scratch_used;
+        if Some(r) == self.zero_register {
+            r += 1;
+            self.scratch_used += 1;
+        }
         self.scratch_used += 1;
+        self.scratch_high = self.scratch_high.max(self.scratch_used);
         r
+    }
+
+    /// The TEMP register no instruction has written, nor will: taken once,
+    /// past every register and scratch register used so far, and skipped
+    /// by later scratch uses.
+    fn zero_register(&mut self) -> u32 {
+        let high = self.scratch_high.max(self.scratch_used);
+        *self.zero_register.get_or_insert(self.alloc.temp_count + high)
     }
 
     /// The register `v` is written to.

@@ -39,6 +39,16 @@ pub struct EmitOptions {
     /// units), where a result moved from `.xyz` to `.yzw` costs an
     /// instruction more.
     pub source_channels: bool,
+    /// Initial zeros an output is stored with, beside values of a
+    /// register that is not a TEMP, are read from a TEMP channel nothing
+    /// writes, the values copied beside them (`MOV TEMP[n].xy, IN[1]`,
+    /// `MOV OUT[1], TEMP[n].xyzz`, as sources that read a channel they
+    /// never wrote have it) rather than written from an immediate zero.
+    /// For a driver whose compiler takes a never-written channel as
+    /// undefined and writes nothing for it, where an immediate zero costs
+    /// it a move and a write (nouveau), or that folds a `MOV` from a TEMP
+    /// into the output (etnaviv).
+    pub zeros_from_temps: bool,
     /// Bugs planted on purpose, for the checker's tests.
     #[cfg(test)]
     pub(crate) plant: super::plant::Plant,
@@ -52,6 +62,7 @@ impl EmitOptions {
             check: cfg!(debug_assertions),
             outputs_through_temps: false,
             source_channels: false,
+            zeros_from_temps: false,
             #[cfg(test)]
             plant: super::plant::Plant::default(),
         }

@@ -99,6 +99,9 @@ impl Emitter<'_> {
         if groups.len() == 2 && self.store_with_zeros(index, &groups)? {
             return Ok(n.max(1));
         }
+        if groups.len() == 2 && self.zeros_from_temps && self.store_with_fresh_zeros(index, &groups)? {
+            return Ok(n.max(1));
+        }
         let same_mods = wanted.iter().all(|(_, o)| o.neg == wanted[0].1.neg && o.abs == wanted[0].1.abs);
         let missing = self.gather_plan(&wanted)?.map(|plan| plan.moves());
         // At equal cost, gathering pays when a later store of the block
@@ -205,6 +208,53 @@ impl Emitter<'_> {
         self.mov_output(index, mask, src, reads);
         // Gathering must not write the channel before `before`.
         self.zero_skips.push((RegChannel { file: File::Temporary, index: r.index, chan: c }, before));
+        Ok(true)
+    }
+
+    /// Stores an output whose channels are values of one register other
+    /// than a TEMP and initial zeros ([`EmitOptions::zeros_from_temps`]):
+    /// the values are copied into the zero register (a TEMP nothing else
+    /// writes), in the channels they are stored to, and the output is
+    /// written from it with one `MOV`, the zeros read from a channel no
+    /// instruction writes. Returns whether it did.
+    fn store_with_fresh_zeros(&mut self, index: u32, groups: &[Wanted]) -> Result<bool, EmitError> {
+        let is_zero = |e: &Self, o: &Operand| {
+            !o.neg && !o.abs && matches!(e.func.def(o.value).op, Op::Initial) && e.func.ty(o.value) == Ty::B32
+        };
+        let (zeros, regs) = match groups {
+            [a, b] if a.iter().all(|(_, o)| is_zero(self, o)) => (a, b),
+            [a, b] if b.iter().all(|(_, o)| is_zero(self, o)) => (b, a),
+            _ => return Ok(false),
+        };
+        let plain = regs.iter().all(|(_, o)| !o.neg && !o.abs);
+        let outside_temps = regs.iter().all(|(_, o)| matches!(self.loc(o.value), Ok(Loc::Src(_)) | Ok(Loc::Const(_))));
+        let values = regs.iter().fold(0u8, |m, &(p, _)| m | 1 << p);
+        // A channel nothing writes, where the values go to no channel read
+        // as zero elsewhere.
+        let written = self.zero_written | values;
+        let Some(zero_chan) = (0..4u8).find(|&c| written & (1 << c) == 0) else { return Ok(false) };
+        if !plain || !outside_temps || values & self.zero_read != 0 {
+            return Ok(false);
+        }
+        self.zero_written = written;
+        self.zero_read |= 1 << zero_chan;
+        let z = self.zero_register();
+        let src = self.operand(regs)?;
+        let mut inst = tgsi::Instruction::new(Opcode::Mov);
+        inst.dst.push(DstOperand { reg: Register::new(File::Temporary, z as i32), write_mask: values });
+        inst.src.push(src);
+        let reads = self.reads(regs);
+        self.push(inst, Note::copy(reads));
+        let mut swizzle = [0u8, 1, 2, 3];
+        for &(p, _) in zeros.iter() {
+            swizzle[p] = zero_chan;
+        }
+        let all: Wanted = groups.iter().flatten().copied().collect();
+        let reads = self.reads(&all);
+        let from =
+            SrcOperand { reg: Register::new(File::Temporary, z as i32), swizzle, negate: false, absolute: false };
+        let mask = values | zeros.iter().fold(0u8, |m, &(p, _)| m | 1 << p);
+        self.mov_output(index, mask, from, reads);
         Ok(true)
     }
 
