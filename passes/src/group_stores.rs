@@ -141,9 +141,9 @@ pub fn store_outputs_early(func: &mut Function) -> u64 {
                 .take_while(|&&s| matches!(func.insts[s].op, Op::StoreOutput { index: j, .. } if j == index))
                 .count();
             let run = block.insts[i..i + len].to_vec();
-            let needs = run.iter().flat_map(|&s| func.insts[s].args.iter()).map(|a| last_use.get(&a.value).copied());
-            let at = needs.flatten().chain([floor, after_register.get(&index).copied().unwrap_or(0)]).max();
-            let at = at.unwrap_or(floor);
+            let earliest = floor.max(after_register.get(&index).copied().unwrap_or(0));
+            let needs = run.iter().flat_map(|&s| func.insts[s].args.iter()).filter_map(|a| last_use.get(&a.value));
+            let at = needs.copied().fold(earliest, usize::max);
             after_register.insert(index, at);
             if at < rest.len() {
                 moved += 1;

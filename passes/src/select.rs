@@ -161,11 +161,6 @@ pub struct Arms {
     pub copies_only: bool,
 }
 
-impl Arms {
-    /// Any target with integers.
-    pub const ANY: Arms = Arms { integers: true, copies_only: false };
-}
-
 /// Converts every eligible diamond of `module` whose conversion does not
 /// make the emitted shader larger, innermost first, in one walk over the
 /// tree. Without integers, it makes float selects only (see the module
