@@ -17,8 +17,9 @@
 //!    (the tree needs them) but are empty.
 //! 3. **Dead channels of whole instructions.** A texture or sample
 //!    instruction kept whole whose result channels are partly unused loses
-//!    those channels from its writemask (not for a target whose compiler
-//!    pays for partial texture writes, `target::Tuning`). ALU channels are separate values
+//!    those channels from its writemask; for a target whose compiler pays
+//!    for partial texture writes (`target::Tuning::whole_texture_writes`)
+//!    it writes all four instead. ALU channels are separate values
 //!    already, so their dead channels go with step 1, and emission writes
 //!    only the channels whose values exist.
 //! 4. **Empty structure.** An `IF` whose arms are empty blocks that fall
@@ -45,6 +46,7 @@ use crate::{Pass, PassResult, Stats};
 
 /// The `dce` pass; see the module documentation.
 pub struct Dce {
+    /// Unused texture channels go; else texture writes take all four.
     shrink_textures: bool,
 }
 
@@ -71,7 +73,8 @@ impl Pass for Dce {
     }
 
     /// A target whose compiler pays for partial texture writes
-    /// (`Tuning::whole_texture_writes`) keeps every texture channel.
+    /// (`Tuning::whole_texture_writes`) gets texture writes of all four
+    /// channels.
     fn configure(&self, config: &crate::Config) -> Result<Option<std::sync::Arc<dyn Pass>>, crate::ConfigError> {
         let whole = config.target.as_ref().is_some_and(|t| t.tuning.whole_texture_writes);
         Ok(whole.then(|| std::sync::Arc::new(Dce { shrink_textures: false }) as std::sync::Arc<dyn Pass>))
@@ -91,6 +94,9 @@ pub struct Counts {
     pub array_stores: u64,
     /// Result channels dropped from texture and sample instructions.
     pub channels: u64,
+    /// Result channels added to texture and sample instructions, for a
+    /// target whose compiler writes them whole.
+    pub channels_added: u64,
     /// Removed `IF` constructs.
     pub ifs: u64,
     /// Removed loops.
@@ -117,6 +123,7 @@ impl Counts {
         s.add("unreachable effects removed", self.unreachable);
         s.add("unread array stores removed", self.array_stores);
         s.add("texture channels removed", self.channels);
+        s.add("texture channels added", self.channels_added);
         s.add("ifs removed", self.ifs);
         s.add("loops removed", self.loops);
         s.add("switches removed", self.switches);
@@ -329,9 +336,11 @@ fn sweep(func: &mut Function, counts: &mut Counts, shrink_textures: bool) -> boo
             block.insts = kept;
         }
     }
-    if shrink_textures {
-        for &inst in shrinkable.iter().rev() {
+    for &inst in shrinkable.iter().rev() {
+        if shrink_textures {
             counts.channels += shrink_channels(func, inst, &used);
+        } else {
+            counts.channels_added += widen_channels(func, inst);
         }
     }
     removed_load
@@ -413,6 +422,40 @@ fn shrink_channels(func: &mut Function, inst: Inst, used: &[bool]) -> u64 {
         }
     }
     dropped.len() as u64
+}
+
+/// Makes a texture or sample instruction with one destination write all
+/// four channels, with new results nothing reads for those its source
+/// left out; returns how many it added. For a target whose compiler
+/// writes a partial mask as a whole write and a `MOV` (i915's `texld`).
+fn widen_channels(func: &mut Function, inst: Inst) -> u64 {
+    let Some(data) = func.insts.get(inst) else { return 0 };
+    let Op::Opaque { inst: template, .. } = &data.op else { return 0 };
+    let info = template.opcode.info();
+    let [dst] = template.dst.as_slice() else { return 0 };
+    let mask = dst.write_mask & 0xf;
+    let whole = mask == 0xf || !ir::is_value_destination(dst.reg.file) || has_effect(data);
+    if whole || !(info.is_tex() || info.has(flags::SAMPLE)) || data.results.len() != mask.count_ones() as usize {
+        return 0;
+    }
+    let old = data.results.clone();
+    let mut results = smallvec_of(&[]);
+    let mut old_values = old.iter();
+    for c in 0..4u8 {
+        if mask & (1 << c) != 0 {
+            results.extend(old_values.next().copied());
+        } else {
+            results.push(func.values.push(ir::ValueData { ty: ir::Ty::B32, def: inst }));
+        }
+    }
+    let Some(data) = get_mut(&mut func.insts, inst) else { return 0 };
+    if let Op::Opaque { inst: template, .. } = &mut data.op {
+        if let Some(dst) = template.dst.first_mut() {
+            dst.write_mask |= 0xf;
+        }
+    }
+    data.results = results;
+    u64::from(4 - mask.count_ones())
 }
 
 fn smallvec_of(values: &[Value]) -> smallvec::SmallVec<[Value; 1]> {

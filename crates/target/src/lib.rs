@@ -49,9 +49,9 @@ pub struct Target {
 /// or what the target takes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tuning {
-    /// Texture and sample instructions keep the channels their source
-    /// wrote, used or not: the driver's compiler writes a partial mask as
-    /// a whole write and a `MOV` (i915's `texld`).
+    /// Texture and sample instructions write all four channels, used or
+    /// not: the driver's compiler writes a partial mask as a whole write
+    /// and a `MOV` (i915's `texld`).
     pub whole_texture_writes: bool,
     /// Results the source computed in TEMPs stay there, and `MOV`s copy
     /// them into the outputs (`ir::EmitOptions::outputs_through_temps`):
