@@ -39,9 +39,10 @@ pub struct Config {
 }
 
 /// How emission writes a shader of `stage` for `target`: with its
-/// emission tuning (`Tuning::outputs_through_temps`, and in fragment
-/// shaders `Tuning::source_channels`), and with the allocation checker
-/// when `check`.
+/// emission tuning (`Tuning::outputs_through_temps`,
+/// `Tuning::zeros_from_temps`, and in fragment shaders
+/// `Tuning::source_channels`), and with the allocation checker when
+/// `check`.
 ///
 /// ```
 /// use tgsi::Processor::{Fragment, Vertex};

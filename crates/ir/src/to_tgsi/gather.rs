@@ -135,7 +135,7 @@ impl Emitter<'_> {
 
     /// Whether `v` is a register's initial zero (the source read a channel
     /// it never wrote).
-    fn is_initial(&self, v: Value) -> bool {
+    pub(super) fn is_initial(&self, v: Value) -> bool {
         matches!(self.func.def(v).op, Op::Initial) && self.func.ty(v) == Ty::B32
     }
 

@@ -33,8 +33,9 @@ pub struct EmitOptions {
     /// there (a replicated scalar kept in a TEMP costs etnaviv more
     /// instructions than it saves registers).
     pub outputs_through_temps: bool,
-    /// Values stay in the channel the source computed them in (any
-    /// register): none is packed into another channel. For a driver whose
+    /// The values of one vector instruction stay in the channels the
+    /// source computed them in (any register): they are neither placed
+    /// nor packed into other channels. For a driver whose
     /// ALU splits a vector instruction by channels (r300's RGB and alpha
     /// units), where a result moved from `.xyz` to `.yzw` costs an
     /// instruction more.

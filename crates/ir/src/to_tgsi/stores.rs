@@ -152,6 +152,19 @@ impl Emitter<'_> {
         same(&mut run)
     }
 
+    /// The two groups of an output store split into its initial zeros (the
+    /// source read channels it never wrote) and its values, read without
+    /// modifiers; `None` when the store is not of that shape.
+    fn zeros_and_values<'w>(&self, groups: &'w [Wanted]) -> Option<(&'w Wanted, &'w Wanted)> {
+        let zeros = |g: &Wanted| g.iter().all(|(_, o)| !o.neg && self.is_initial(o.value));
+        let (zeros, values) = match groups {
+            [a, b] if zeros(a) => (a, b),
+            [a, b] if zeros(b) => (b, a),
+            _ => return None,
+        };
+        values.iter().all(|(_, o)| !o.neg && !o.abs).then_some((zeros, values))
+    }
+
     /// Stores an output whose channels are values of one TEMP register
     /// and initial zeros (channels the source read without writing them)
     /// with one MOV, when a channel of that register still holds its
@@ -160,17 +173,7 @@ impl Emitter<'_> {
     /// initial value. Returns whether it did.
     fn store_with_zeros(&mut self, index: u32, groups: &[Wanted]) -> Result<bool, EmitError> {
         let (Some(pos), Some(block)) = (self.pos, self.cur_block) else { return Ok(false) };
-        let is_zero = |e: &Self, o: &Operand| {
-            !o.neg && matches!(e.func.def(o.value).op, Op::Initial) && e.func.ty(o.value) == Ty::B32
-        };
-        let (zeros, regs) = match groups {
-            [a, b] if a.iter().all(|(_, o)| is_zero(self, o)) => (a, b),
-            [a, b] if b.iter().all(|(_, o)| is_zero(self, o)) => (b, a),
-            _ => return Ok(false),
-        };
-        if regs.iter().any(|(_, o)| o.neg || o.abs) {
-            return Ok(false);
-        }
+        let Some((zeros, regs)) = self.zeros_and_values(groups) else { return Ok(false) };
         let Ok(Loc::Reg(r)) = self.loc(regs[0].1.value) else { return Ok(false) };
         if r.file != File::Temporary {
             return Ok(false);
@@ -218,22 +221,14 @@ impl Emitter<'_> {
     /// written from it with one `MOV`, the zeros read from a channel no
     /// instruction writes. Returns whether it did.
     fn store_with_fresh_zeros(&mut self, index: u32, groups: &[Wanted]) -> Result<bool, EmitError> {
-        let is_zero = |e: &Self, o: &Operand| {
-            !o.neg && !o.abs && matches!(e.func.def(o.value).op, Op::Initial) && e.func.ty(o.value) == Ty::B32
-        };
-        let (zeros, regs) = match groups {
-            [a, b] if a.iter().all(|(_, o)| is_zero(self, o)) => (a, b),
-            [a, b] if b.iter().all(|(_, o)| is_zero(self, o)) => (b, a),
-            _ => return Ok(false),
-        };
-        let plain = regs.iter().all(|(_, o)| !o.neg && !o.abs);
+        let Some((zeros, regs)) = self.zeros_and_values(groups) else { return Ok(false) };
         let outside_temps = regs.iter().all(|(_, o)| matches!(self.loc(o.value), Ok(Loc::Src(_)) | Ok(Loc::Const(_))));
         let values = regs.iter().fold(0u8, |m, &(p, _)| m | 1 << p);
         // A channel nothing writes, where the values go to no channel read
         // as zero elsewhere.
         let written = self.zero_written | values;
         let Some(zero_chan) = (0..4u8).find(|&c| written & (1 << c) == 0) else { return Ok(false) };
-        if !plain || !outside_temps || values & self.zero_read != 0 {
+        if !outside_temps || values & self.zero_read != 0 {
             return Ok(false);
         }
         self.zero_written = written;

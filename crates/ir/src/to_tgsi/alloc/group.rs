@@ -203,12 +203,14 @@ impl Allocator<'_> {
         let mut choice = None;
         let mut partners: Vec<u32> = group.iter().flat_map(|&m| self.partner_registers(m)).collect();
         partners.dedup();
-        // Other channels than the source's only where the target takes
+        // The source's channels first; others only where the target takes
         // them at no cost.
-        let moved = !self.source_channels;
+        let try_temp = |a: &Self, index: u32| {
+            try_reg(a, File::Temporary, index, true)
+                .or_else(|| (!a.source_channels).then(|| try_reg(a, File::Temporary, index, false)).flatten())
+        };
         for index in partners {
-            choice = try_reg(self, File::Temporary, index, true)
-                .or_else(|| moved.then(|| try_reg(self, File::Temporary, index, false)).flatten());
+            choice = try_temp(self, index);
             if choice.is_some() {
                 break;
             }
@@ -224,9 +226,7 @@ impl Allocator<'_> {
         if choice.is_none() {
             let max = self.max_scan();
             for index in self.unreserved_temps().take_while(|&i| i < max) {
-                if let Some(c) = try_reg(self, File::Temporary, index, true)
-                    .or_else(|| moved.then(|| try_reg(self, File::Temporary, index, false)).flatten())
-                {
+                if let Some(c) = try_temp(self, index) {
                     choice = Some(c);
                     break;
                 }
